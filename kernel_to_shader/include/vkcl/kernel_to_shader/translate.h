@@ -1,0 +1,93 @@
+// The translator's public contract: Kernel-model SPIR-V in, Vulkan Shader-model SPIR-V plus a
+// description of each kernel's interface out. Knows nothing of Vulkan handles or CL objects.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vkcl::k2s {
+
+// What the Vulkan device can do; decides which capabilities the output may use and which
+// constructs must be emulated or rejected.
+struct TargetCaps {
+  bool int8 = false;             // shaderInt8
+  bool int16 = false;            // shaderInt16
+  bool int64 = true;             // shaderInt64 (required: pointers are 64-bit)
+  bool float16 = false;          // shaderFloat16
+  bool float64 = false;          // shaderFloat64
+  bool storage8 = false;         // storageBuffer8BitAccess
+  bool storage16 = false;        // storageBuffer16BitAccess
+  bool int64_atomics = false;    // shaderBufferInt64Atomics && shaderSharedInt64Atomics
+  bool subgroups = true;         // GroupNonUniform basic in compute
+  uint32_t max_push_constant_size = 128;
+};
+
+// The push-constant block every translated kernel reads (std430 layout, 80 bytes).
+// The frontend fills one per dispatch (or per region of a split dispatch).
+struct DispatchBlock {
+  uint64_t argument_block_address;  // device address of this enqueue's argument block
+  uint32_t global_offset[3];
+  uint32_t work_dim;
+  uint32_t global_size[3];
+  uint32_t pad0;
+  uint32_t enqueued_local_size[3];
+  uint32_t pad1;
+  uint32_t region_group_offset[3];  // added to gl_WorkGroupID to give the OpenCL group id
+  uint32_t pad2;
+  uint32_t num_groups[3];           // get_num_groups(): ceil(global_size / enqueued_local_size)
+  uint32_t pad3;
+};
+static_assert(sizeof(DispatchBlock) == 80);
+
+// Specialization constant ids every translated kernel declares.
+inline constexpr uint32_t kSpecLocalSizeX = 0;
+inline constexpr uint32_t kSpecLocalSizeY = 1;
+inline constexpr uint32_t kSpecLocalSizeZ = 2;
+// Number of 32-bit words of __local memory: static variables plus all __local arguments.
+inline constexpr uint32_t kSpecLocalMemoryWords = 3;
+
+enum class ArgKind {
+  GlobalPointer,    // __global/__constant buffer: 8-byte device address in the argument block
+  LocalPointer,     // __local pointer: 4-byte byte offset into local memory, set by the frontend
+  ByValue,          // scalar, vector or struct (also by-value structs passed as ByVal pointers)
+  Sampler,          // not supported yet; reported so the frontend can refuse it
+  Image,            // not supported yet
+};
+
+struct KernelArg {
+  ArgKind kind;
+  uint32_t offset;  // byte offset in the argument block
+  uint32_t size;    // bytes the frontend writes at |offset| (8 for global pointers, 4 for local)
+  uint32_t address_space = 0;  // SPIR-V storage class of pointer arguments
+};
+
+struct KernelInterface {
+  std::string name;
+  std::vector<KernelArg> args;
+  uint32_t argument_block_size = 0;    // bytes, a multiple of 16
+  uint32_t static_local_memory_size = 0;  // bytes of __local program-scope/kernel variables
+  uint32_t private_memory_size = 0;    // bytes of emulated private memory per work-item
+  std::optional<std::array<uint32_t, 3>> required_work_group_size;  // reqd_work_group_size
+  std::optional<std::array<uint32_t, 3>> work_group_size_hint;
+  std::string attributes;  // CL_KERNEL_ATTRIBUTES text
+};
+
+struct TranslatedKernel {
+  KernelInterface interface;
+  std::vector<uint32_t> shader;  // Vulkan 1.2 SPIR-V, one GLCompute entry point named "main"
+};
+
+struct TranslateResult {
+  bool ok = false;
+  std::string log;  // why it failed, naming the construct; warnings otherwise
+  std::vector<TranslatedKernel> kernels;
+};
+
+// Translates every kernel of |kernel_spirv| (SPIR-V 1.0-1.6, Kernel capability) for a device
+// with |caps|. Never throws or aborts on bad input: failures come back with ok == false.
+TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps);
+
+}  // namespace vkcl::k2s

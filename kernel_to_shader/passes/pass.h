@@ -1,0 +1,33 @@
+// Translator passes in the style of SPIRV-Tools' source/opt: one pass per file, a name equal
+// to its command-line flag, Process() reporting failure / changed / unchanged.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/module.h"
+#include "vkcl/kernel_to_shader/translate.h"
+
+namespace vkcl::k2s {
+
+enum class PassStatus { Failure, SuccessWithChange, SuccessWithoutChange };
+
+struct PassContext {
+  TargetCaps caps;
+  std::string log;  // diagnostics; a failing pass says here what it could not handle and where
+};
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  virtual const char* name() const = 0;
+  virtual PassStatus Process(ir::Module& module, PassContext& context) = 0;
+};
+
+// Every pass, by name. Returns nullptr for an unknown name.
+std::unique_ptr<Pass> create_pass(std::string_view name);
+std::vector<std::string> pass_names();
+
+}  // namespace vkcl::k2s

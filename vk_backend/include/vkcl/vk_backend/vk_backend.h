@@ -1,0 +1,212 @@
+// vk_backend: Vulkan device, memory, pipelines, batched command buffers, timeline semaphores.
+// Knows nothing of OpenCL. Every Vulkan handle lives in a move-only owner; fallible calls
+// return VkResult (VK_SUCCESS or the failing call's result) and never abort.
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vkcl::vk {
+
+// Human-readable name of |result| ("VK_ERROR_OUT_OF_DEVICE_MEMORY").
+const char* result_name(VkResult result);
+
+// Everything the frontend needs to describe a physical device, read once at instance creation.
+struct DeviceInfo {
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkPhysicalDeviceProperties properties{};
+  VkPhysicalDeviceDriverProperties driver{};
+  VkPhysicalDeviceSubgroupProperties subgroup{};
+  VkPhysicalDeviceMemoryProperties memory{};
+  VkPhysicalDeviceFeatures features{};  // shaderInt64, shaderInt16, shaderFloat64, ...
+  uint32_t compute_queue_family = 0;
+  uint32_t timestamp_valid_bits = 0;
+  // Vulkan 1.1/1.2 features vkcl enables when present.
+  bool shader_int8 = false;
+  bool shader_float16 = false;
+  bool storage_buffer_8bit = false;
+  bool storage_buffer_16bit = false;
+  bool buffer_device_address = false;  // required
+  bool timeline_semaphore = false;     // required
+  bool vulkan_memory_model = false;
+  bool shader_buffer_int64_atomics = false;
+  bool shader_shared_int64_atomics = false;
+  bool subgroup_size_control = false;
+  bool external_memory_host = false;   // VK_EXT_external_memory_host
+  VkDeviceSize min_imported_host_pointer_alignment = 0;
+  bool unified_memory = false;  // a DEVICE_LOCAL memory type is also HOST_VISIBLE|HOST_COHERENT
+  VkDeviceSize device_local_heap_size = 0;
+  VkDeviceSize max_allocation_size = 0;  // maxMemoryAllocationSize
+  // True when the device has everything vkcl requires (compute queue, BDA, timelines, int64).
+  bool usable = false;
+};
+
+// The process-wide Vulkan instance, created on first use with volk. Validation layers are
+// enabled when VKCL_VALIDATION=1 is set; any validation message is then printed to stderr and
+// counted (tests assert the count stays 0).
+class Instance {
+ public:
+  // Returns nullptr if no Vulkan loader/driver is available.
+  static Instance* get();
+  VkInstance handle() const { return instance_; }
+  const std::vector<DeviceInfo>& devices() const { return devices_; }
+  bool validation_enabled() const { return validation_; }
+  // Validation messages of severity warning or error seen so far.
+  static uint64_t validation_message_count();
+  ~Instance();
+
+ private:
+  Instance() = default;
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  std::vector<DeviceInfo> devices_;
+  bool validation_ = false;
+};
+
+// A logical device with one compute queue; shared by every CL object of the device.
+class Device {
+ public:
+  static VkResult create(const DeviceInfo& info, std::shared_ptr<Device>* out);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  VkDevice handle() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  std::mutex& queue_mutex() { return queue_mutex_; }  // held around vkQueueSubmit
+  VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
+  // Memory type index for |type_bits| with all of |required| flags, preferring |preferred|;
+  // UINT32_MAX when none.
+  uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                            VkMemoryPropertyFlags preferred) const;
+
+ private:
+  explicit Device(const DeviceInfo& info) : info_(info) {}
+  DeviceInfo info_;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
+  std::mutex queue_mutex_;
+};
+
+enum class MemoryPlacement {
+  DeviceLocal,   // fastest for the device; host-visible too on unified-memory devices
+  HostVisible,   // host-visible, coherent; for staging and ALLOC_HOST_PTR
+};
+
+// A VkBuffer with its own memory, usable as storage, transfer source/destination and through
+// its device address.
+class Buffer {
+ public:
+  // VK_ERROR_OUT_OF_DEVICE_MEMORY / VK_ERROR_OUT_OF_HOST_MEMORY when |size| cannot be had.
+  static VkResult create(std::shared_ptr<Device> device, VkDeviceSize size,
+                         MemoryPlacement placement, std::unique_ptr<Buffer>* out);
+  // Wraps |host_pointer| (|size| bytes, both aligned to min_imported_host_pointer_alignment)
+  // with VK_EXT_external_memory_host. VK_ERROR_FEATURE_NOT_PRESENT when that cannot be done.
+  static VkResult import_host(std::shared_ptr<Device> device, void* host_pointer,
+                              VkDeviceSize size, std::unique_ptr<Buffer>* out);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  VkBuffer handle() const { return buffer_; }
+  VkDeviceSize size() const { return size_; }
+  uint64_t address() const { return address_; }  // VkDeviceAddress of byte 0
+  void* mapped() const { return mapped_; }        // persistent mapping, or nullptr
+  Device& device() const { return *device_; }
+
+ private:
+  Buffer() = default;
+  std::shared_ptr<Device> device_;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkDeviceSize size_ = 0;
+  uint64_t address_ = 0;
+  void* mapped_ = nullptr;
+};
+
+struct SpecConstant {
+  uint32_t id;
+  uint32_t value;
+};
+
+// A compute pipeline for one translated kernel with fixed specialization constants. The layout
+// has no descriptor sets and |push_constant_size| bytes of push constants.
+class ComputePipeline {
+ public:
+  static VkResult create(std::shared_ptr<Device> device, const std::vector<uint32_t>& spirv,
+                         const std::vector<SpecConstant>& spec_constants,
+                         uint32_t push_constant_size, std::unique_ptr<ComputePipeline>* out);
+  ~ComputePipeline();
+  ComputePipeline(const ComputePipeline&) = delete;
+  ComputePipeline& operator=(const ComputePipeline&) = delete;
+  VkPipeline handle() const { return pipeline_; }
+  VkPipelineLayout layout() const { return layout_; }
+  uint32_t push_constant_size() const { return push_constant_size_; }
+
+ private:
+  ComputePipeline() = default;
+  std::shared_ptr<Device> device_;
+  VkShaderModule module_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  uint32_t push_constant_size_ = 0;
+};
+
+// An ordered stream of GPU commands for one CL queue. Commands are recorded into a batch (one
+// VkCommandBuffer) and submitted by submit(); each submission signals the stream's timeline
+// semaphore with the next value. Not thread-safe: the owner serialises calls.
+class CommandStream {
+ public:
+  static VkResult create(std::shared_ptr<Device> device, std::unique_ptr<CommandStream>* out);
+  ~CommandStream();  // waits for all submitted work
+  CommandStream(const CommandStream&) = delete;
+  CommandStream& operator=(const CommandStream&) = delete;
+
+  // Recording. Each returns an error only when a command buffer could not be had.
+  VkResult dispatch(const ComputePipeline& pipeline, const void* push_constants,
+                    uint32_t push_size, uint32_t groups_x, uint32_t groups_y, uint32_t groups_z);
+  VkResult copy_buffer(const Buffer& src, VkDeviceSize src_offset, const Buffer& dst,
+                       VkDeviceSize dst_offset, VkDeviceSize size);
+  // Fills |size| bytes at |offset| with a repeating 4-byte |pattern| (offset, size multiples
+  // of 4).
+  VkResult fill_buffer(const Buffer& dst, VkDeviceSize offset, VkDeviceSize size,
+                       uint32_t pattern);
+  // Makes everything recorded before visible to everything recorded after (compute, transfer
+  // and host access). Callers insert it only between dependent commands.
+  VkResult barrier();
+  // Records a timestamp; returns its slot in |*slot| for read_timestamp after completion.
+  VkResult write_timestamp(uint32_t* slot);
+  // Nanoseconds on the host's CLOCK_MONOTONIC scale for a completed |slot|.
+  uint64_t read_timestamp(uint32_t slot) const;
+  void release_timestamp(uint32_t slot);
+
+  bool has_pending() const;  // commands recorded but not submitted
+  // Submits the batch (if any commands are pending) after waiting for |wait_points|
+  // (semaphore, value) and returns in |*point| the timeline value that signals when all work
+  // submitted so far is complete.
+  VkResult submit(const std::vector<std::pair<VkSemaphore, uint64_t>>& wait_points,
+                  uint64_t* point);
+  // Timeline value of the last recorded command (submitted or not).
+  uint64_t last_point() const;
+  VkSemaphore timeline() const { return timeline_; }
+  uint64_t completed_point() const;  // value the semaphore has reached
+  // Blocks until the timeline reaches |point| (submitting first if it is not submitted yet).
+  VkResult wait(uint64_t point);
+
+ private:
+  struct Impl;
+  CommandStream() = default;
+  std::shared_ptr<Device> device_;
+  VkSemaphore timeline_ = VK_NULL_HANDLE;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vkcl::vk

@@ -17,6 +17,7 @@ enum class PassStatus { Failure, SuccessWithChange, SuccessWithoutChange };
 struct PassContext {
   TargetCaps caps;
   std::string log;  // diagnostics; a failing pass says here what it could not handle and where
+  std::vector<KernelInterface> kernels;  // filled by lower-to-shader, one per entry point
 };
 
 class Pass {

@@ -25,7 +25,7 @@ struct TargetCaps {
   uint32_t max_push_constant_size = 128;
 };
 
-// The push-constant block every translated kernel reads (std430 layout, 80 bytes).
+// The push-constant block every translated kernel reads (std430 layout, 88 bytes).
 // The frontend fills one per dispatch (or per region of a split dispatch).
 struct DispatchBlock {
   uint64_t argument_block_address;  // device address of this enqueue's argument block
@@ -40,7 +40,7 @@ struct DispatchBlock {
   uint32_t num_groups[3];           // get_num_groups(): ceil(global_size / enqueued_local_size)
   uint32_t pad3;
 };
-static_assert(sizeof(DispatchBlock) == 80);
+static_assert(sizeof(DispatchBlock) == 88);
 
 // Specialization constant ids every translated kernel declares.
 inline constexpr uint32_t kSpecLocalSizeX = 0;

@@ -1,0 +1,151 @@
+// OpenCL built-in variables computed from Vulkan built-ins and the dispatch block, so global
+// offsets, split dispatches and non-uniform work-groups are invisible to the kernel.
+#include "passes/lower_to_shader.h"
+
+namespace vkcl::k2s {
+
+using spv::Op;
+
+namespace {
+// Dispatch block words (after the 64-bit argument block address); see DispatchBlock.
+constexpr uint32_t kGlobalOffset = 0, kWorkDim = 3, kGlobalSize = 4, kEnqueuedLocalSize = 8,
+                   kRegionGroupOffset = 12, kNumGroups = 16;
+}  // namespace
+
+bool Lowering::is_builtin_variable(uint32_t in_id) const {
+  const ir::Instruction* v = def(in_id);
+  return v && v->opcode == Op::OpVariable &&
+         spv::StorageClass(v->operands[0]) == spv::StorageClass::Input;
+}
+
+uint32_t Lowering::vulkan_builtin(spv::BuiltIn b, uint32_t out_type) {
+  auto it = builtin_vars_.find(uint32_t(b));
+  uint32_t var;
+  if (it != builtin_vars_.end()) {
+    var = it->second;
+  } else {
+    var = take_id();
+    out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Input, out_type), var,
+                              std::vector<uint32_t>{uint32_t(spv::StorageClass::Input)});
+    decorate(var, spv::Decoration::BuiltIn, {uint32_t(b)});
+    interface_.push_back(var);
+    builtin_vars_[uint32_t(b)] = var;
+  }
+  return emit(Op::OpLoad, out_type, {var});
+}
+
+uint32_t Lowering::workgroup_size() {
+  if (!workgroup_size_) {
+    uint32_t ids[3];
+    for (uint32_t c = 0; c < 3; ++c) {
+      ids[c] = take_id();
+      out_.globals.emplace_back(Op::OpSpecConstant, t_uint(32), ids[c], std::vector<uint32_t>{1});
+      decorate(ids[c], spv::Decoration::SpecId, {kSpecLocalSizeX + c});
+    }
+    workgroup_size_ = take_id();
+    out_.globals.emplace_back(Op::OpSpecConstantComposite, t_vec(t_uint(32), 3), workgroup_size_,
+                              std::vector<uint32_t>{ids[0], ids[1], ids[2]});
+    decorate(workgroup_size_, spv::Decoration::BuiltIn, {uint32_t(spv::BuiltIn::WorkgroupSize)});
+  }
+  return workgroup_size_;
+}
+
+bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, int component) {
+  const ir::Instruction* d = decoration(variable, spv::Decoration::BuiltIn);
+  if (!d) return fail("load of an Input variable that is not a built-in");
+  auto b = spv::BuiltIn(d->operands[2]);
+  uint32_t u32 = t_uint(32);
+  uint32_t uvec3 = t_vec(u32, 3);
+
+  // Per-component value of a 3-vector built-in, as a 32-bit integer.
+  auto component_of = [&](uint32_t c) -> uint32_t {
+    switch (b) {
+      case spv::BuiltIn::GlobalInvocationId: {
+        uint32_t group = emit(Op::OpCompositeExtract, u32,
+                              {vulkan_builtin(spv::BuiltIn::WorkgroupId, uvec3), c});
+        group = emit(Op::OpIAdd, u32, {group, push_word(kRegionGroupOffset + c)});
+        uint32_t base = emit(Op::OpIMul, u32, {group, push_word(kEnqueuedLocalSize + c)});
+        uint32_t local = emit(Op::OpCompositeExtract, u32,
+                              {vulkan_builtin(spv::BuiltIn::LocalInvocationId, uvec3), c});
+        uint32_t id = emit(Op::OpIAdd, u32, {base, local});
+        return emit(Op::OpIAdd, u32, {id, push_word(kGlobalOffset + c)});
+      }
+      case spv::BuiltIn::LocalInvocationId:
+        return emit(Op::OpCompositeExtract, u32,
+                    {vulkan_builtin(spv::BuiltIn::LocalInvocationId, uvec3), c});
+      case spv::BuiltIn::WorkgroupId: {
+        uint32_t group = emit(Op::OpCompositeExtract, u32,
+                              {vulkan_builtin(spv::BuiltIn::WorkgroupId, uvec3), c});
+        return emit(Op::OpIAdd, u32, {group, push_word(kRegionGroupOffset + c)});
+      }
+      case spv::BuiltIn::WorkgroupSize:
+        return emit(Op::OpCompositeExtract, u32, {workgroup_size(), c});
+      case spv::BuiltIn::EnqueuedWorkgroupSize: return push_word(kEnqueuedLocalSize + c);
+      case spv::BuiltIn::NumWorkgroups: return push_word(kNumGroups + c);
+      case spv::BuiltIn::GlobalSize: return push_word(kGlobalSize + c);
+      case spv::BuiltIn::GlobalOffset: return push_word(kGlobalOffset + c);
+      default: return 0;
+    }
+  };
+
+  auto scalar = [&]() -> uint32_t {
+    switch (b) {
+      case spv::BuiltIn::WorkDim: return push_word(kWorkDim);
+      case spv::BuiltIn::LocalInvocationIndex:
+        return vulkan_builtin(spv::BuiltIn::LocalInvocationIndex, u32);
+      case spv::BuiltIn::SubgroupSize:
+      case spv::BuiltIn::SubgroupMaxSize:
+        need_capability(spv::Capability::GroupNonUniform);
+        return vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);
+      case spv::BuiltIn::NumSubgroups:
+      case spv::BuiltIn::NumEnqueuedSubgroups:
+        need_capability(spv::Capability::GroupNonUniform);
+        return vulkan_builtin(spv::BuiltIn::NumSubgroups, u32);
+      case spv::BuiltIn::SubgroupId:
+        need_capability(spv::Capability::GroupNonUniform);
+        return vulkan_builtin(spv::BuiltIn::SubgroupId, u32);
+      case spv::BuiltIn::SubgroupLocalInvocationId:
+        need_capability(spv::Capability::GroupNonUniform);
+        return vulkan_builtin(spv::BuiltIn::SubgroupLocalInvocationId, u32);
+      case spv::BuiltIn::GlobalLinearId: {
+        // ((id2 - off2) * size1 + (id1 - off1)) * size0 + (id0 - off0), in 64 bits.
+        uint32_t u64 = t_uint(64);
+        uint32_t linear = 0;
+        for (int c = 2; c >= 0; --c) {
+          uint32_t id = emit(Op::OpISub, u32, {component_of(c), push_word(kGlobalOffset + c)});
+          uint32_t id64 = emit(Op::OpUConvert, u64, {id});
+          if (!linear) {
+            linear = id64;
+          } else {
+            uint32_t size = emit(Op::OpUConvert, u64, {push_word(kGlobalSize + c)});
+            linear = emit(Op::OpIAdd, u64, {emit(Op::OpIMul, u64, {linear, size}), id64});
+          }
+        }
+        return linear;
+      }
+      default: return 0;
+    }
+  };
+
+  uint32_t result_type = lower_type(i.type_id);
+  Shape s = shape_of(result_type);
+  uint32_t result = 0;
+  if (s.count == 3 && component < 0) {
+    uint32_t parts[3];
+    for (uint32_t c = 0; c < 3; ++c) {
+      parts[c] = component_of(c);
+      if (!parts[c]) return fail("built-in not supported: " + describe(i));
+    }
+    uint32_t v = emit(Op::OpCompositeConstruct, uvec3, {parts[0], parts[1], parts[2]});
+    result = s.width == 32 ? v : emit(Op::OpUConvert, result_type, {v});
+  } else {
+    uint32_t v = component >= 0 ? component_of(uint32_t(component)) : scalar();
+    if (!v) return fail("built-in not supported: " + describe(i));
+    uint32_t w = (b == spv::BuiltIn::GlobalLinearId && component < 0) ? 64 : 32;
+    result = to_width(v, w, s.width, false);
+  }
+  bind(i.result_id, result_type, result);
+  return !failed_;
+}
+
+}  // namespace vkcl::k2s

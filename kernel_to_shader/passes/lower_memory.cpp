@@ -1,0 +1,587 @@
+// Loads, stores, atomics and pointer arithmetic through the four address formats.
+#include "passes/lower_to_shader.h"
+
+namespace vkcl::k2s {
+
+using spv::Op;
+
+namespace {
+constexpr uint32_t kAligned = 0x2;  // MemoryAccess::Aligned
+constexpr uint64_t kTagShift = 62;
+}  // namespace
+
+Lowering::Shape Lowering::shape_of(uint32_t out_type) const {
+  Shape s;
+  const ir::Instruction* t = nullptr;
+  for (const auto& g : out_.globals)
+    if (g.result_id == out_type) t = &g;
+  if (!t) return s;
+  if (t->opcode == Op::OpTypeVector) {
+    s = shape_of(t->operands[0]);
+    s.count = t->operands[1];
+    return s;
+  }
+  if (t->opcode == Op::OpTypeInt || t->opcode == Op::OpTypeFloat) {
+    s.width = t->operands[0];
+    s.is_float = t->opcode == Op::OpTypeFloat;
+    s.ok = true;
+  }
+  return s;
+}
+
+uint32_t Lowering::c_offset(AddressFormat f, uint64_t bytes) {
+  return address_width(f) == 64 ? c_u64(bytes) : c_u32(uint32_t(bytes));
+}
+
+uint32_t Lowering::add_offset(AddressFormat f, uint32_t address, uint32_t offset) {
+  return emit(Op::OpIAdd, t_uint(address_width(f)), {address, offset});
+}
+
+uint32_t Lowering::word_pointer(AddressFormat f, uint32_t offset32) {
+  bool local = f == AddressFormat::Local32;
+  uint32_t index = emit(Op::OpShiftRightLogical, t_uint(32), {offset32, c_u32(2)});
+  auto storage = local ? spv::StorageClass::Workgroup : spv::StorageClass::Private;
+  return emit(Op::OpAccessChain, t_ptr(storage, t_uint(32)),
+              {local ? local_memory_var_ : private_memory_var_, index});
+}
+
+// Scalars wider or narrower than a word are assembled from, or merged into, 32-bit words.
+uint32_t Lowering::load_words(AddressFormat f, uint32_t off, uint32_t out_type) {
+  Shape s = shape_of(out_type);
+  if (!s.ok) { fail("internal: load of a non-scalar from word memory"); return 0; }
+  if (s.count > 1) {
+    uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);
+    std::vector<uint32_t> parts;
+    for (uint32_t c = 0; c < s.count; ++c) {
+      uint32_t o = c ? emit(Op::OpIAdd, t_uint(32), {off, c_u32(c * s.width / 8)}) : off;
+      parts.push_back(load_words(f, o, element));
+    }
+    return emit(Op::OpCompositeConstruct, out_type, parts);
+  }
+  uint32_t bits = 0;
+  if (s.width == 32) {
+    bits = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off)});
+  } else if (s.width == 64) {
+    uint32_t lo = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off)});
+    uint32_t off_hi = emit(Op::OpIAdd, t_uint(32), {off, c_u32(4)});
+    uint32_t hi = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off_hi)});
+    uint32_t lo64 = emit(Op::OpUConvert, t_uint(64), {lo});
+    uint32_t hi64 = emit(Op::OpUConvert, t_uint(64), {hi});
+    uint32_t shifted = emit(Op::OpShiftLeftLogical, t_uint(64), {hi64, c_u32(32)});
+    bits = emit(Op::OpBitwiseOr, t_uint(64), {lo64, shifted});
+  } else {
+    uint32_t word = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off)});
+    uint32_t byte = emit(Op::OpBitwiseAnd, t_uint(32), {off, c_u32(3)});
+    uint32_t shift = emit(Op::OpShiftLeftLogical, t_uint(32), {byte, c_u32(3)});
+    uint32_t v = emit(Op::OpShiftRightLogical, t_uint(32), {word, shift});
+    bits = emit(Op::OpUConvert, t_uint(s.width), {v});
+  }
+  return s.is_float ? emit(Op::OpBitcast, out_type, {bits}) : bits;
+}
+
+void Lowering::store_words(AddressFormat f, uint32_t off, uint32_t out_type, uint32_t v) {
+  Shape s = shape_of(out_type);
+  if (!s.ok) { fail("internal: store of a non-scalar to word memory"); return; }
+  if (s.count > 1) {
+    uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);
+    for (uint32_t c = 0; c < s.count; ++c) {
+      uint32_t part = emit(Op::OpCompositeExtract, element, {v, c});
+      uint32_t o = c ? emit(Op::OpIAdd, t_uint(32), {off, c_u32(c * s.width / 8)}) : off;
+      store_words(f, o, element, part);
+    }
+    return;
+  }
+  uint32_t bits = s.is_float ? emit(Op::OpBitcast, t_uint(s.width), {v}) : v;
+  if (s.width == 32) {
+    emit_void(Op::OpStore, {word_pointer(f, off), bits});
+    return;
+  }
+  if (s.width == 64) {
+    uint32_t lo = emit(Op::OpUConvert, t_uint(32), {bits});
+    uint32_t hi64 = emit(Op::OpShiftRightLogical, t_uint(64), {bits, c_u32(32)});
+    uint32_t hi = emit(Op::OpUConvert, t_uint(32), {hi64});
+    emit_void(Op::OpStore, {word_pointer(f, off), lo});
+    uint32_t off_hi = emit(Op::OpIAdd, t_uint(32), {off, c_u32(4)});
+    emit_void(Op::OpStore, {word_pointer(f, off_hi), hi});
+    return;
+  }
+  // 8- and 16-bit stores replace their bytes of the word. In local memory other work-items
+  // may write the neighbouring bytes at the same time, so the merge is two atomics there.
+  uint32_t mask = s.width == 8 ? 0xffu : 0xffffu;
+  uint32_t wide = emit(Op::OpUConvert, t_uint(32), {bits});
+  uint32_t byte = emit(Op::OpBitwiseAnd, t_uint(32), {off, c_u32(3)});
+  uint32_t shift = emit(Op::OpShiftLeftLogical, t_uint(32), {byte, c_u32(3)});
+  uint32_t placed = emit(Op::OpShiftLeftLogical, t_uint(32), {wide, shift});
+  uint32_t hole = emit(Op::OpShiftLeftLogical, t_uint(32), {c_u32(mask), shift});
+  uint32_t keep = emit(Op::OpNot, t_uint(32), {hole});
+  uint32_t ptr = word_pointer(f, off);
+  if (f == AddressFormat::Local32) {
+    uint32_t scope = c_u32(uint32_t(spv::Scope::Workgroup));
+    uint32_t relaxed = c_u32(0);
+    emit(Op::OpAtomicAnd, t_uint(32), {ptr, scope, relaxed, keep});
+    emit(Op::OpAtomicOr, t_uint(32), {ptr, scope, relaxed, placed});
+  } else {
+    uint32_t old = emit(Op::OpLoad, t_uint(32), {ptr});
+    uint32_t kept = emit(Op::OpBitwiseAnd, t_uint(32), {old, keep});
+    uint32_t merged = emit(Op::OpBitwiseOr, t_uint(32), {kept, placed});
+    emit_void(Op::OpStore, {ptr, merged});
+  }
+}
+
+namespace {
+struct GenericParts {
+  uint32_t is_local, is_private, global_address, local_offset, private_offset, is_global;
+};
+}  // namespace
+
+// Splits a generic address into three always-safe addresses: the one its tag names, and
+// scratch locations for the other two (so all three accesses can run without branches).
+static GenericParts split_generic(Lowering& L, uint32_t address) {
+  GenericParts p;
+  uint32_t tag = L.emit(Op::OpShiftRightLogical, L.t_uint(64), {address, L.c_u32(kTagShift)});
+  p.is_global = L.emit(Op::OpIEqual, L.t_bool(), {tag, L.c_u64(0)});
+  p.is_local = L.emit(Op::OpIEqual, L.t_bool(), {tag, L.c_u64(1)});
+  p.is_private = L.emit(Op::OpIEqual, L.t_bool(), {tag, L.c_u64(2)});
+  uint32_t scratch = L.arg_block_address();
+  p.global_address = L.emit(Op::OpSelect, L.t_uint(64), {p.is_global, address, scratch});
+  uint32_t low = L.emit(Op::OpUConvert, L.t_uint(32), {address});
+  p.local_offset = L.emit(Op::OpSelect, L.t_uint(32), {p.is_local, low, L.c_u32(0)});
+  p.private_offset = L.emit(Op::OpSelect, L.t_uint(32), {p.is_private, low, L.c_u32(0)});
+  return p;
+}
+
+uint32_t Lowering::load_out(AddressFormat f, uint32_t address, uint32_t out_type,
+                            uint32_t alignment) {
+  switch (f) {
+    case AddressFormat::Global64: {
+      Shape s = shape_of(out_type);
+      if (s.width == 8) {
+        if (!ctx_.caps.storage8) fail("8-bit global memory access needs storageBuffer8BitAccess");
+        need_capability(spv::Capability::StorageBuffer8BitAccess);
+      }
+      if (s.width == 16) {
+        if (!ctx_.caps.storage16)
+          fail("16-bit global memory access needs storageBuffer16BitAccess");
+        need_capability(spv::Capability::StorageBuffer16BitAccess);
+      }
+      uint32_t ptr = emit(Op::OpConvertUToPtr,
+                          t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type), {address});
+      return emit(Op::OpLoad, out_type, {ptr, kAligned, std::max<uint32_t>(alignment, 1)});
+    }
+    case AddressFormat::Local32:
+    case AddressFormat::Private32:
+      return load_words(f, address, out_type);
+    case AddressFormat::Generic64: {
+      GenericParts p = split_generic(*this, address);
+      uint32_t g = load_out(AddressFormat::Global64, p.global_address, out_type, alignment);
+      uint32_t l = load_words(AddressFormat::Local32, p.local_offset, out_type);
+      uint32_t v = load_words(AddressFormat::Private32, p.private_offset, out_type);
+      uint32_t lv = emit(Op::OpSelect, out_type, {p.is_local, l, v});
+      return emit(Op::OpSelect, out_type, {p.is_global, g, lv});
+    }
+  }
+  return 0;
+}
+
+void Lowering::store_out(AddressFormat f, uint32_t address, uint32_t out_type, uint32_t v,
+                         uint32_t alignment) {
+  switch (f) {
+    case AddressFormat::Global64: {
+      Shape s = shape_of(out_type);
+      if (s.width == 8) {
+        if (!ctx_.caps.storage8) fail("8-bit global memory access needs storageBuffer8BitAccess");
+        need_capability(spv::Capability::StorageBuffer8BitAccess);
+      }
+      if (s.width == 16) {
+        if (!ctx_.caps.storage16)
+          fail("16-bit global memory access needs storageBuffer16BitAccess");
+        need_capability(spv::Capability::StorageBuffer16BitAccess);
+      }
+      uint32_t ptr = emit(Op::OpConvertUToPtr,
+                          t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type), {address});
+      emit_void(Op::OpStore, {ptr, v, kAligned, std::max<uint32_t>(alignment, 1)});
+      return;
+    }
+    case AddressFormat::Local32:
+    case AddressFormat::Private32:
+      store_words(f, address, out_type, v);
+      return;
+    case AddressFormat::Generic64: {
+      GenericParts p = split_generic(*this, address);
+      store_out(AddressFormat::Global64, p.global_address, out_type, v, alignment);
+      store_words(AddressFormat::Local32, p.local_offset, out_type, v);
+      store_words(AddressFormat::Private32, p.private_offset, out_type, v);
+      return;
+    }
+  }
+}
+
+uint32_t Lowering::load(AddressFormat f, uint32_t address, uint32_t in_type,
+                        uint32_t alignment) {
+  const ir::Instruction* t = def(in_type);
+  if (!t) { fail("load of unknown type"); return 0; }
+  switch (t->opcode) {
+    case Op::OpTypeStruct:
+    case Op::OpTypeArray: {
+      const Layout& l = layouts().of(in_type);
+      std::vector<uint32_t> parts;
+      size_t n = t->opcode == Op::OpTypeStruct ? t->operands.size() : l.size / std::max(l.stride, 1u);
+      if (n > 1024) { fail("load of an aggregate with more than 1024 elements"); return 0; }
+      for (size_t k = 0; k < n; ++k) {
+        uint32_t member = t->opcode == Op::OpTypeStruct ? t->operands[k] : t->operands[0];
+        uint32_t off = t->opcode == Op::OpTypeStruct ? l.member_offsets[k] : uint32_t(k * l.stride);
+        uint32_t a = off ? add_offset(f, address, c_offset(f, off)) : address;
+        uint32_t ma = std::min(alignment, layouts().of(member).alignment);
+        parts.push_back(load(f, a, member, std::max(ma, 1u)));
+        if (failed_) return 0;
+      }
+      return emit(Op::OpCompositeConstruct, lower_type(in_type), parts);
+    }
+    case Op::OpTypePointer: {
+      uint32_t v = load_out(f, address, t_uint(64), alignment);
+      uint32_t repr = lower_type(in_type);
+      return repr == t_uint(64) ? v : emit(Op::OpUConvert, repr, {v});
+    }
+    case Op::OpTypeBool: {
+      uint32_t byte = load_out(f, address, t_uint(8), 1);
+      return emit(Op::OpINotEqual, t_bool(), {byte, c_uint(8, 0)});
+    }
+    default:
+      return load_out(f, address, lower_type(in_type), alignment);
+  }
+}
+
+void Lowering::store(AddressFormat f, uint32_t address, uint32_t in_type, uint32_t v,
+                     uint32_t alignment) {
+  const ir::Instruction* t = def(in_type);
+  if (!t) { fail("store of unknown type"); return; }
+  switch (t->opcode) {
+    case Op::OpTypeStruct:
+    case Op::OpTypeArray: {
+      const Layout& l = layouts().of(in_type);
+      size_t n = t->opcode == Op::OpTypeStruct ? t->operands.size() : l.size / std::max(l.stride, 1u);
+      if (n > 1024) { fail("store of an aggregate with more than 1024 elements"); return; }
+      for (size_t k = 0; k < n; ++k) {
+        uint32_t member = t->opcode == Op::OpTypeStruct ? t->operands[k] : t->operands[0];
+        uint32_t off = t->opcode == Op::OpTypeStruct ? l.member_offsets[k] : uint32_t(k * l.stride);
+        uint32_t part = emit(Op::OpCompositeExtract, lower_type(member), {v, uint32_t(k)});
+        uint32_t a = off ? add_offset(f, address, c_offset(f, off)) : address;
+        uint32_t ma = std::min(alignment, layouts().of(member).alignment);
+        store(f, a, member, part, std::max(ma, 1u));
+        if (failed_) return;
+      }
+      return;
+    }
+    case Op::OpTypePointer: {
+      uint32_t repr = lower_type(in_type);
+      uint32_t wide = repr == t_uint(64) ? v : emit(Op::OpUConvert, t_uint(64), {v});
+      store_out(f, address, t_uint(64), wide, alignment);
+      return;
+    }
+    case Op::OpTypeBool: {
+      uint32_t byte = emit(Op::OpSelect, t_uint(8), {v, c_uint(8, 1), c_uint(8, 0)});
+      store_out(f, address, t_uint(8), byte, 1);
+      return;
+    }
+    default:
+      store_out(f, address, lower_type(in_type), v, alignment);
+  }
+}
+
+static uint32_t memory_alignment(const ir::Instruction& inst, size_t first_operand) {
+  if (inst.operands.size() > first_operand + 1 && (inst.operands[first_operand] & kAligned))
+    return inst.operands[first_operand + 1];
+  return 0;
+}
+
+bool Lowering::lower_load(const ir::Instruction& i) {
+  uint32_t pointer = i.operands[0];
+  if (logical_vars_.count(pointer)) {
+    bind(i.result_id, memory_type(i.type_id),
+         emit(Op::OpLoad, memory_type(i.type_id), {value(pointer)}));
+    return !failed_;
+  }
+  if (is_builtin_variable(pointer)) return lower_builtin_load(i, pointer, -1);
+  auto bp = builtin_pointers_.find(pointer);
+  if (bp != builtin_pointers_.end())
+    return lower_builtin_load(i, bp->second.first, bp->second.second);
+  const ir::Instruction* p = def(pointer);
+  if (!p) return fail("load through an unknown pointer");
+  AddressFormat f = format_of(pointer_storage(p->type_id));
+  uint32_t a = memory_alignment(i, 1);
+  if (!a) a = layouts().of(i.type_id).alignment;
+  bind(i.result_id, lower_type(i.type_id), load(f, value(pointer), i.type_id, a));
+  return !failed_;
+}
+
+bool Lowering::lower_store(const ir::Instruction& i) {
+  uint32_t pointer = i.operands[0];
+  if (logical_vars_.count(pointer)) {
+    emit_void(Op::OpStore, {value(pointer), value(i.operands[1])});
+    return !failed_;
+  }
+  const ir::Instruction* p = def(pointer);
+  if (!p) return fail("store through an unknown pointer");
+  if (pointer_storage(p->type_id) == spv::StorageClass::UniformConstant)
+    return fail("store to __constant memory: " + describe(i));
+  AddressFormat f = format_of(pointer_storage(p->type_id));
+  uint32_t in_type = pointee(p->type_id);
+  uint32_t a = memory_alignment(i, 2);
+  if (!a) a = layouts().of(in_type).alignment;
+  store(f, value(pointer), in_type, value(i.operands[1]), a);
+  return !failed_;
+}
+
+bool Lowering::lower_access_chain(const ir::Instruction& i) {
+  uint32_t base = i.operands[0];
+  bool ptr_chain = i.opcode == Op::OpPtrAccessChain || i.opcode == Op::OpInBoundsPtrAccessChain;
+  if (is_builtin_variable(base)) {
+    // Built-in vectors are read by component: remember which one.
+    size_t index_pos = ptr_chain ? 2 : 1;
+    int component = -1;
+    if (i.operands.size() > index_pos) {
+      bool ok = false;
+      component = int(constant_value(i.operands[index_pos], &ok));
+      if (!ok) return fail("dynamic index into a built-in variable: " + describe(i));
+    }
+    builtin_pointers_[i.result_id] = {base, component};
+    return true;
+  }
+  if (logical_vars_.count(base)) return fail("internal: access chain on a logical variable");
+  const ir::Instruction* b = def(base);
+  if (!b) return fail("access chain on an unknown pointer");
+  AddressFormat f = format_of(pointer_storage(b->type_id));
+  uint32_t width = address_width(f);
+  uint32_t type = pointee(b->type_id);
+  uint64_t constant_offset = 0;
+  std::vector<uint32_t> dynamic;  // output values to add
+
+  auto add_index = [&](uint32_t index_id, uint64_t stride) {
+    bool ok = false;
+    uint64_t c = constant_value(index_id, &ok);
+    const ir::Instruction* idef = def(index_id);
+    uint32_t iw = 32;
+    if (idef)
+      if (const ir::Instruction* it = def(idef->type_id)) iw = it->operands[0];
+    if (ok) {
+      if (iw < 64) c = uint64_t(int64_t(int32_t(uint32_t(c)) ) );  // indexes are signed
+      constant_offset += c * stride;
+      return;
+    }
+    uint32_t v = to_width(value(index_id), iw, width, true);
+    if (stride != 1) v = emit(Op::OpIMul, t_uint(width), {v, c_offset(f, stride)});
+    dynamic.push_back(v);
+  };
+
+  size_t k = 1;
+  if (ptr_chain) {
+    const Layout& l = layouts().of(type);
+    uint32_t stride = (l.size + l.alignment - 1) / std::max(l.alignment, 1u) * std::max(l.alignment, 1u);
+    add_index(i.operands[1], stride);
+    k = 2;
+  }
+  for (; k < i.operands.size(); ++k) {
+    const ir::Instruction* t = def(type);
+    if (!t) return fail("access chain through an unknown type");
+    const Layout& l = layouts().of(type);
+    if (t->opcode == Op::OpTypeStruct) {
+      bool ok = false;
+      uint64_t m = constant_value(i.operands[k], &ok);
+      if (!ok || m >= t->operands.size()) return fail("bad struct index: " + describe(i));
+      constant_offset += l.member_offsets[m];
+      type = t->operands[m];
+    } else if (t->opcode == Op::OpTypeArray || t->opcode == Op::OpTypeVector) {
+      add_index(i.operands[k], l.stride);
+      type = t->operands[0];
+    } else {
+      return fail("access chain into a non-composite: " + describe(i));
+    }
+  }
+  uint32_t address = value(base);
+  for (uint32_t d : dynamic) address = add_offset(f, address, d);
+  if (constant_offset)
+    address = add_offset(f, address, c_offset(f, width == 64 ? constant_offset
+                                                             : uint32_t(constant_offset)));
+  bind(i.result_id, t_uint(width), address);
+  return !failed_;
+}
+
+bool Lowering::lower_pointer_cast(const ir::Instruction& i) {
+  auto repr_width = [&](uint32_t in_type) -> uint32_t {
+    const ir::Instruction* t = def(in_type);
+    if (!t) return 64;
+    if (t->opcode == Op::OpTypePointer) return address_width(format_of(spv::StorageClass(t->operands[0])));
+    if (t->opcode == Op::OpTypeInt) return t->operands[0];
+    return 0;
+  };
+  uint32_t src = i.operands[0];
+  const ir::Instruction* s = def(src);
+  if (!s) return fail("cast of an unknown value");
+  uint32_t out_type = lower_type(i.type_id);
+  uint32_t v = value(src);
+  switch (i.opcode) {
+    case Op::OpPtrCastToGeneric: {
+      AddressFormat from = format_of(pointer_storage(s->type_id));
+      if (from == AddressFormat::Global64) { bind(i.result_id, out_type, v); return true; }
+      uint32_t wide = emit(Op::OpUConvert, t_uint(64), {v});
+      uint64_t tag = from == AddressFormat::Local32 ? 1 : 2;
+      bind(i.result_id, out_type,
+           emit(Op::OpBitwiseOr, t_uint(64), {wide, c_u64(tag << kTagShift)}));
+      return true;
+    }
+    case Op::OpGenericCastToPtr:
+    case Op::OpGenericCastToPtrExplicit: {
+      AddressFormat to = format_of(pointer_storage(i.type_id));
+      uint32_t converted = to == AddressFormat::Global64 ? v : emit(Op::OpUConvert, t_uint(32), {v});
+      if (i.opcode == Op::OpGenericCastToPtrExplicit) {
+        uint64_t tag = to == AddressFormat::Global64 ? 0 : to == AddressFormat::Local32 ? 1 : 2;
+        uint32_t t = emit(Op::OpShiftRightLogical, t_uint(64), {v, c_u32(kTagShift)});
+        uint32_t match = emit(Op::OpIEqual, t_bool(), {t, c_u64(tag)});
+        converted = emit(Op::OpSelect, out_type, {match, converted, c_null(out_type)});
+      }
+      bind(i.result_id, out_type, converted);
+      return true;
+    }
+    case Op::OpPtrEqual:
+    case Op::OpPtrNotEqual:
+      bind(i.result_id, out_type,
+           emit(i.opcode == Op::OpPtrEqual ? Op::OpIEqual : Op::OpINotEqual, out_type,
+                {v, value(i.operands[1])}));
+      return true;
+    case Op::OpPtrDiff: {
+      uint32_t w = repr_width(s->type_id);
+      uint32_t diff = emit(Op::OpISub, t_uint(w), {v, value(i.operands[1])});
+      const Layout& l = layouts().of(pointee(s->type_id));
+      uint32_t rw = repr_width(i.type_id);
+      diff = to_width(diff, w, rw, true);
+      bind(i.result_id, out_type,
+           emit(Op::OpSDiv, out_type, {diff, c_uint(rw, std::max(l.size, 1u))}));
+      return true;
+    }
+    default: {
+      // OpConvertPtrToU, OpConvertUToPtr, OpBitcast: the value is an integer on both sides.
+      uint32_t from = repr_width(s->type_id), to = repr_width(i.type_id);
+      if (!from || !to) return fail("pointer cast between unsupported types: " + describe(i));
+      bind(i.result_id, out_type, to_width(v, from, to, false));
+      return true;
+    }
+  }
+}
+
+uint32_t Lowering::lower_scope(uint32_t in_scope, AddressFormat f) {
+  bool ok = false;
+  auto s = spv::Scope(constant_value(in_scope, &ok));
+  if (!ok) { fail("scope is not a constant"); return 0; }
+  switch (s) {
+    case spv::Scope::CrossDevice:
+    case spv::Scope::Device: s = spv::Scope::Device; break;
+    case spv::Scope::Workgroup:
+      // OpenCL 1.2 atomics on global memory are device-wide whatever scope they carry.
+      if (f == AddressFormat::Global64) s = spv::Scope::Device;
+      break;
+    default: break;
+  }
+  return c_u32(uint32_t(s));
+}
+
+uint32_t Lowering::lower_semantics(uint32_t in_semantics, Op op) {
+  bool ok = false;
+  uint32_t v = uint32_t(constant_value(in_semantics, &ok));
+  if (!ok) { fail("memory semantics are not a constant"); return 0; }
+  uint32_t order = v & 0x1e;
+  if (!order) return c_u32(0);
+  uint32_t out = 0;
+  if (op == Op::OpAtomicLoad) out = 0x2;        // Acquire
+  else if (op == Op::OpAtomicStore) out = 0x4;  // Release
+  else out = 0x8;                               // AcquireRelease
+  uint32_t storage = 0;
+  if (v & 0x100) storage |= 0x100;              // WorkgroupMemory
+  if (v & 0x200) storage |= 0x40;               // CrossWorkgroupMemory -> UniformMemory
+  if (!storage) storage = 0x140;
+  return c_u32(out | storage);
+}
+
+bool Lowering::lower_atomic(const ir::Instruction& i) {
+  const ir::Instruction* p = def(i.operands[0]);
+  if (!p) return fail("atomic on an unknown pointer");
+  AddressFormat f = format_of(pointer_storage(p->type_id));
+  uint32_t in_type = i.opcode == Op::OpAtomicStore ? pointee(p->type_id) : i.type_id;
+  uint32_t out_type = lower_type(in_type);
+  Shape s = shape_of(out_type);
+  if (s.is_float || !s.ok) return fail("floating-point atomics are not supported yet: " + describe(i));
+  uint32_t ptr = 0;
+  if (f == AddressFormat::Global64) {
+    if (s.width == 64) {
+      if (!ctx_.caps.int64_atomics) return fail("64-bit atomics need shaderBufferInt64Atomics");
+      need_capability(spv::Capability::Int64Atomics);
+    } else if (s.width != 32) {
+      return fail("atomics on " + std::to_string(s.width) + "-bit values: " + describe(i));
+    }
+    ptr = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type),
+               {value(i.operands[0])});
+  } else if (f == AddressFormat::Local32 && s.width == 32) {
+    ptr = word_pointer(f, value(i.operands[0]));
+  } else {
+    return fail("atomics on this address space or width are not supported yet: " + describe(i));
+  }
+  std::vector<uint32_t> ops = {ptr, lower_scope(i.operands[1], f)};
+  switch (i.opcode) {
+    case Op::OpAtomicCompareExchange:
+    case Op::OpAtomicCompareExchangeWeak:
+      ops.push_back(lower_semantics(i.operands[2], i.opcode));
+      ops.push_back(lower_semantics(i.operands[3], Op::OpAtomicLoad));
+      ops.push_back(value(i.operands[4]));
+      ops.push_back(value(i.operands[5]));
+      break;
+    case Op::OpAtomicLoad:
+    case Op::OpAtomicIIncrement:
+    case Op::OpAtomicIDecrement:
+      ops.push_back(lower_semantics(i.operands[2], i.opcode));
+      break;
+    default:
+      ops.push_back(lower_semantics(i.operands[2], i.opcode));
+      ops.push_back(value(i.operands[3]));
+      break;
+  }
+  Op op = i.opcode == Op::OpAtomicCompareExchangeWeak ? Op::OpAtomicCompareExchange : i.opcode;
+  if (op == Op::OpAtomicStore) {
+    emit_void(op, ops);
+  } else {
+    bind(i.result_id, out_type, emit(op, out_type, ops));
+  }
+  return !failed_;
+}
+
+bool Lowering::lower_copy_memory(const ir::Instruction& i) {
+  const ir::Instruction* dst = def(i.operands[0]);
+  const ir::Instruction* src = def(i.operands[1]);
+  if (!dst || !src) return fail("copy between unknown pointers");
+  if (logical_vars_.count(i.operands[0]) || logical_vars_.count(i.operands[1]))
+    return fail("internal: memory copy with a logical variable");
+  uint64_t size = 0;
+  size_t mem_operand = 2;
+  if (i.opcode == Op::OpCopyMemorySized) {
+    bool ok = false;
+    size = constant_value(i.operands[2], &ok);
+    if (!ok) return fail("memory copy of a non-constant size is not supported yet: " + describe(i));
+    mem_operand = 3;
+  } else {
+    size = layouts().of(pointee(dst->type_id)).size;
+  }
+  if (size > 4096) return fail("memory copy larger than 4096 bytes: " + describe(i));
+  uint32_t a = memory_alignment(i, mem_operand);
+  AddressFormat fd = format_of(pointer_storage(dst->type_id));
+  AddressFormat fs = format_of(pointer_storage(src->type_id));
+  uint32_t unit = (a >= 4 && size % 4 == 0) ? 4 : 1;
+  uint32_t unit_type = t_uint(unit * 8);
+  for (uint64_t off = 0; off < size; off += unit) {
+    uint32_t s = off ? add_offset(fs, value(i.operands[1]), c_offset(fs, off)) : value(i.operands[1]);
+    uint32_t d = off ? add_offset(fd, value(i.operands[0]), c_offset(fd, off)) : value(i.operands[0]);
+    uint32_t v = load_out(fs, s, unit_type, unit);
+    store_out(fd, d, unit_type, v, unit);
+    if (failed_) return false;
+  }
+  return true;
+}
+
+}  // namespace vkcl::k2s

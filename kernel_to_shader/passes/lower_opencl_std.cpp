@@ -1,0 +1,378 @@
+// OpenCL.std extended instructions, tier 1 and 2 of DESIGN.md: an exact core or GLSL.std.450
+// instruction, or (native_*) Vulkan's relaxed ones. Everything else is reported by name until
+// polyfills/ provides it (issue 4).
+#include <spirv/unified1/GLSL.std.450.h>
+#include <spirv/unified1/OpenCL.std.h>
+
+#include "passes/lower_to_shader.h"
+
+namespace vkcl::k2s {
+
+using spv::Op;
+namespace cl = OpenCLLIB;
+
+uint32_t Lowering::glsl_import() {
+  if (!glsl_) {
+    glsl_ = take_id();
+    ir::Instruction imp(Op::OpExtInstImport, 0, glsl_);
+    ir::append_string(&imp.operands, "GLSL.std.450");
+    out_.ext_inst_imports.push_back(imp);
+  }
+  return glsl_;
+}
+
+void Lowering::decorate(uint32_t target, spv::Decoration d, std::vector<uint32_t> extra) {
+  std::vector<uint32_t> ops = {target, uint32_t(d)};
+  ops.insert(ops.end(), extra.begin(), extra.end());
+  annotations_.emplace_back(Op::OpDecorate, 0, 0, ops);
+}
+
+namespace {
+const char* opencl_std_name(uint32_t n) {
+  switch (n) {
+#define NAME(x) case cl::x: return #x;
+    NAME(Acos) NAME(Acosh) NAME(Acospi) NAME(Asin) NAME(Asinh) NAME(Asinpi) NAME(Atan)
+    NAME(Atan2) NAME(Atanh) NAME(Atanpi) NAME(Atan2pi) NAME(Cbrt) NAME(Cos) NAME(Cosh)
+    NAME(Cospi) NAME(Erfc) NAME(Erf) NAME(Exp) NAME(Exp2) NAME(Exp10) NAME(Expm1) NAME(Fdim)
+    NAME(Fma) NAME(Fmod) NAME(Fract) NAME(Frexp) NAME(Hypot) NAME(Ilogb) NAME(Ldexp)
+    NAME(Lgamma) NAME(Lgamma_r) NAME(Log) NAME(Log2) NAME(Log10) NAME(Log1p) NAME(Logb)
+    NAME(Maxmag) NAME(Minmag) NAME(Modf) NAME(Nan) NAME(Nextafter) NAME(Pow) NAME(Pown)
+    NAME(Powr) NAME(Remainder) NAME(Remquo) NAME(Round) NAME(Rootn) NAME(Rsqrt) NAME(Sin)
+    NAME(Sincos) NAME(Sinh) NAME(Sinpi) NAME(Sqrt) NAME(Tan) NAME(Tanh) NAME(Tanpi)
+    NAME(Tgamma) NAME(Half_cos) NAME(Half_divide) NAME(Half_exp) NAME(Half_exp2)
+    NAME(Half_exp10) NAME(Half_log) NAME(Half_log2) NAME(Half_log10) NAME(Half_powr)
+    NAME(Half_recip) NAME(Half_rsqrt) NAME(Half_sin) NAME(Half_sqrt) NAME(Half_tan)
+    NAME(Degrees) NAME(Radians) NAME(Smoothstep) NAME(Cross) NAME(Distance) NAME(Length)
+    NAME(Normalize) NAME(Fast_distance) NAME(Fast_length) NAME(Fast_normalize) NAME(SMad_hi)
+    NAME(UMad_sat) NAME(SMad_sat) NAME(U_Upsample) NAME(S_Upsample) NAME(UMad_hi)
+    NAME(Vload_half) NAME(Vload_halfn) NAME(Vstore_half) NAME(Vstore_half_r)
+    NAME(Vstore_halfn) NAME(Vstore_halfn_r) NAME(Vloada_halfn) NAME(Vstorea_halfn)
+    NAME(Vstorea_halfn_r) NAME(Shuffle) NAME(Shuffle2) NAME(Printf) NAME(Prefetch)
+#undef NAME
+    default: return "?";
+  }
+}
+}  // namespace
+
+bool Lowering::lower_opencl_std(const ir::Instruction& i) {
+  uint32_t n = i.operands[1];
+  uint32_t rt = lower_type(i.type_id);
+  Shape s = shape_of(rt);
+  auto arg = [&](size_t k) { return value(i.operands[2 + k]); };
+  auto glsl = [&](GLSLstd450 op, std::vector<uint32_t> args) {
+    std::vector<uint32_t> ops = {glsl_import(), uint32_t(op)};
+    ops.insert(ops.end(), args.begin(), args.end());
+    return emit(Op::OpExtInst, rt, ops);
+  };
+  auto splat = [&](uint32_t scalar_constant) {
+    if (s.count == 1) return scalar_constant;
+    uint32_t id = take_id();
+    out_.globals.emplace_back(Op::OpConstantComposite, rt, id,
+                              std::vector<uint32_t>(s.count, scalar_constant));
+    return id;
+  };
+  auto int_const = [&](uint64_t v) { return splat(c_uint(s.width, v)); };
+  auto bool_type = [&]() { return t_vec(t_bool(), s.count); };
+  uint32_t r = 0;
+  switch (n) {
+    // Exact in Vulkan.
+    case cl::Fabs: r = glsl(GLSLstd450FAbs, {arg(0)}); break;
+    case cl::Floor: r = glsl(GLSLstd450Floor, {arg(0)}); break;
+    case cl::Ceil: r = glsl(GLSLstd450Ceil, {arg(0)}); break;
+    case cl::Trunc: r = glsl(GLSLstd450Trunc, {arg(0)}); break;
+    case cl::Rint: r = glsl(GLSLstd450RoundEven, {arg(0)}); break;
+    case cl::Fmin: case cl::FMin_common: r = glsl(GLSLstd450NMin, {arg(0), arg(1)}); break;
+    case cl::Fmax: case cl::FMax_common: r = glsl(GLSLstd450NMax, {arg(0), arg(1)}); break;
+    case cl::FClamp:
+      r = glsl(GLSLstd450NMin, {glsl(GLSLstd450NMax, {arg(0), arg(1)}), arg(2)});
+      break;
+    case cl::Copysign: {
+      uint32_t it = t_vec(t_uint(s.width), s.count);
+      uint64_t sign = 1ull << (s.width - 1);
+      uint32_t a = emit(Op::OpBitcast, it, {arg(0)});
+      uint32_t b = emit(Op::OpBitcast, it, {arg(1)});
+      uint32_t mag = emit(Op::OpBitwiseAnd, it, {a, splat(c_uint(s.width, sign - 1))});
+      uint32_t sgn = emit(Op::OpBitwiseAnd, it, {b, splat(c_uint(s.width, sign))});
+      r = emit(Op::OpBitcast, rt, {emit(Op::OpBitwiseOr, it, {mag, sgn})});
+      break;
+    }
+    case cl::Sign: {
+      // sign(NaN) is 0 in OpenCL.
+      uint32_t v = glsl(GLSLstd450FSign, {arg(0)});
+      uint32_t nan = emit(Op::OpIsNan, bool_type(), {arg(0)});
+      r = emit(Op::OpSelect, rt, {nan, c_null(rt), v});
+      break;
+    }
+    case cl::Mad: {
+      // mad may be a multiply then an add, each correctly rounded.
+      uint32_t m = emit(Op::OpFMul, rt, {arg(0), arg(1)});
+      decorate(m, spv::Decoration::NoContraction);
+      r = emit(Op::OpFAdd, rt, {m, arg(2)});
+      decorate(r, spv::Decoration::NoContraction);
+      break;
+    }
+    case cl::Mix: r = glsl(GLSLstd450FMix, {arg(0), arg(1), arg(2)}); break;
+    case cl::Step: r = glsl(GLSLstd450Step, {arg(0), arg(1)}); break;
+    // native_*: precision is implementation-defined, so Vulkan's instructions serve.
+    case cl::Native_sin: r = glsl(GLSLstd450Sin, {arg(0)}); break;
+    case cl::Native_cos: r = glsl(GLSLstd450Cos, {arg(0)}); break;
+    case cl::Native_tan: r = glsl(GLSLstd450Tan, {arg(0)}); break;
+    case cl::Native_exp: r = glsl(GLSLstd450Exp, {arg(0)}); break;
+    case cl::Native_exp2: r = glsl(GLSLstd450Exp2, {arg(0)}); break;
+    case cl::Native_log: r = glsl(GLSLstd450Log, {arg(0)}); break;
+    case cl::Native_log2: r = glsl(GLSLstd450Log2, {arg(0)}); break;
+    case cl::Native_sqrt: r = glsl(GLSLstd450Sqrt, {arg(0)}); break;
+    case cl::Native_rsqrt: r = glsl(GLSLstd450InverseSqrt, {arg(0)}); break;
+    case cl::Native_powr: r = glsl(GLSLstd450Pow, {arg(0), arg(1)}); break;
+    case cl::Native_divide: r = emit(Op::OpFDiv, rt, {arg(0), arg(1)}); break;
+    case cl::Native_recip:
+      r = emit(Op::OpFDiv, rt, {splat(constant(t_float(s.width),
+                                                s.width == 64 ? std::vector<uint32_t>{0, 0x3ff00000}
+                                                : s.width == 16 ? std::vector<uint32_t>{0x3c00}
+                                                                : std::vector<uint32_t>{0x3f800000})),
+                                arg(0)});
+      break;
+    case cl::Native_exp10: {
+      uint32_t k = splat(constant(t_float(32), {0x40549a78}));  // log2(10)
+      if (s.width != 32) return fail("native_exp10 is only supported for float");
+      r = glsl(GLSLstd450Exp2, {emit(Op::OpFMul, rt, {arg(0), k})});
+      break;
+    }
+    case cl::Native_log10: {
+      if (s.width != 32) return fail("native_log10 is only supported for float");
+      uint32_t k = splat(constant(t_float(32), {0x3e9a209b}));  // log10(2)
+      r = emit(Op::OpFMul, rt, {glsl(GLSLstd450Log2, {arg(0)}), k});
+      break;
+    }
+    // Integer functions, exact by construction.
+    case cl::SAbs: r = glsl(GLSLstd450SAbs, {arg(0)}); break;
+    case cl::UAbs: r = arg(0); break;
+    case cl::SMin: r = glsl(GLSLstd450SMin, {arg(0), arg(1)}); break;
+    case cl::UMin: r = glsl(GLSLstd450UMin, {arg(0), arg(1)}); break;
+    case cl::SMax: r = glsl(GLSLstd450SMax, {arg(0), arg(1)}); break;
+    case cl::UMax: r = glsl(GLSLstd450UMax, {arg(0), arg(1)}); break;
+    case cl::SClamp:
+      r = glsl(GLSLstd450SMin, {glsl(GLSLstd450SMax, {arg(0), arg(1)}), arg(2)});
+      break;
+    case cl::UClamp:
+      r = glsl(GLSLstd450UMin, {glsl(GLSLstd450UMax, {arg(0), arg(1)}), arg(2)});
+      break;
+    case cl::SAbs_diff:
+    case cl::UAbs_diff: {
+      bool sgn = n == cl::SAbs_diff;
+      uint32_t gt = emit(sgn ? Op::OpSGreaterThan : Op::OpUGreaterThan, bool_type(), {arg(0), arg(1)});
+      uint32_t d1 = emit(Op::OpISub, rt, {arg(0), arg(1)});
+      uint32_t d2 = emit(Op::OpISub, rt, {arg(1), arg(0)});
+      r = emit(Op::OpSelect, rt, {gt, d1, d2});
+      break;
+    }
+    case cl::Popcount:
+      if (s.width != 32) return fail("popcount is only supported for 32-bit integers yet");
+      r = emit(Op::OpBitCount, rt, {arg(0)});
+      break;
+    case cl::Clz: {
+      if (s.width != 32) return fail("clz is only supported for 32-bit integers yet");
+      uint32_t msb = glsl(GLSLstd450FindUMsb, {arg(0)});  // -1 for 0, so clz(0) == 32
+      r = emit(Op::OpISub, rt, {int_const(31), msb});
+      break;
+    }
+    case cl::Ctz: {
+      if (s.width != 32) return fail("ctz is only supported for 32-bit integers yet");
+      uint32_t lsb = glsl(GLSLstd450FindILsb, {arg(0)});
+      uint32_t zero = emit(Op::OpIEqual, bool_type(), {arg(0), int_const(0)});
+      r = emit(Op::OpSelect, rt, {zero, int_const(32), lsb});
+      break;
+    }
+    case cl::Rotate: {
+      uint32_t amount = emit(Op::OpBitwiseAnd, rt, {arg(1), int_const(s.width - 1)});
+      uint32_t left = emit(Op::OpShiftLeftLogical, rt, {arg(0), amount});
+      uint32_t back = emit(Op::OpISub, rt, {int_const(s.width), amount});
+      back = emit(Op::OpBitwiseAnd, rt, {back, int_const(s.width - 1)});
+      uint32_t right = emit(Op::OpShiftRightLogical, rt, {arg(0), back});
+      uint32_t zero = emit(Op::OpIEqual, bool_type(), {amount, int_const(0)});
+      r = emit(Op::OpSelect, rt, {zero, arg(0), emit(Op::OpBitwiseOr, rt, {left, right})});
+      break;
+    }
+    case cl::SMul_hi:
+    case cl::UMul_hi: {
+      uint32_t st = type(Op::OpTypeStruct, {rt, rt});
+      uint32_t wide = emit(n == cl::SMul_hi ? Op::OpSMulExtended : Op::OpUMulExtended, st,
+                           {arg(0), arg(1)});
+      r = emit(Op::OpCompositeExtract, rt, {wide, 1});
+      break;
+    }
+    case cl::SMul24: case cl::UMul24: r = emit(Op::OpIMul, rt, {arg(0), arg(1)}); break;
+    case cl::SMad24: case cl::UMad24:
+      r = emit(Op::OpIAdd, rt, {emit(Op::OpIMul, rt, {arg(0), arg(1)}), arg(2)});
+      break;
+    case cl::UHadd: case cl::URhadd: case cl::SHadd: case cl::SRhadd: {
+      // (a >> 1) + (b >> 1) + carry, with carry = (a & b & 1) or ((a | b) & 1) for rhadd.
+      bool sgn = n == cl::SHadd || n == cl::SRhadd;
+      bool round = n == cl::URhadd || n == cl::SRhadd;
+      Op shr = sgn ? Op::OpShiftRightArithmetic : Op::OpShiftRightLogical;
+      uint32_t a = emit(shr, rt, {arg(0), int_const(1)});
+      uint32_t b = emit(shr, rt, {arg(1), int_const(1)});
+      uint32_t c = emit(round ? Op::OpBitwiseOr : Op::OpBitwiseAnd, rt, {arg(0), arg(1)});
+      c = emit(Op::OpBitwiseAnd, rt, {c, int_const(1)});
+      r = emit(Op::OpIAdd, rt, {emit(Op::OpIAdd, rt, {a, b}), c});
+      break;
+    }
+    case cl::UAdd_sat: {
+      uint32_t sum = emit(Op::OpIAdd, rt, {arg(0), arg(1)});
+      uint32_t overflow = emit(Op::OpULessThan, bool_type(), {sum, arg(0)});
+      r = emit(Op::OpSelect, rt, {overflow, int_const(~0ull), sum});
+      break;
+    }
+    case cl::USub_sat: {
+      uint32_t under = emit(Op::OpULessThan, bool_type(), {arg(0), arg(1)});
+      r = emit(Op::OpSelect, rt, {under, int_const(0), emit(Op::OpISub, rt, {arg(0), arg(1)})});
+      break;
+    }
+    case cl::SAdd_sat:
+    case cl::SSub_sat: {
+      // Overflow when the operands' signs make it possible and the result's sign disagrees.
+      bool add = n == cl::SAdd_sat;
+      uint32_t res = emit(add ? Op::OpIAdd : Op::OpISub, rt, {arg(0), arg(1)});
+      uint32_t x1 = emit(Op::OpBitwiseXor, rt, {arg(0), res});
+      uint32_t x2 = emit(Op::OpBitwiseXor, rt, {add ? arg(1) : arg(0), res});
+      if (!add) x2 = emit(Op::OpBitwiseXor, rt, {arg(0), arg(1)});
+      uint32_t both = emit(Op::OpBitwiseAnd, rt, {x1, add ? x2 : x2});
+      uint32_t overflow = emit(Op::OpSLessThan, bool_type(), {both, int_const(0)});
+      uint64_t max = (1ull << (s.width - 1)) - 1;
+      uint32_t negative = emit(Op::OpSLessThan, bool_type(), {arg(0), int_const(0)});
+      uint32_t limit = emit(Op::OpSelect, rt, {negative, int_const(max + 1), int_const(max)});
+      r = emit(Op::OpSelect, rt, {overflow, limit, res});
+      break;
+    }
+    case cl::Bitselect: {
+      if (s.is_float) {
+        uint32_t it = t_vec(t_uint(s.width), s.count);
+        uint32_t a = emit(Op::OpBitcast, it, {arg(0)});
+        uint32_t b = emit(Op::OpBitcast, it, {arg(1)});
+        uint32_t c = emit(Op::OpBitcast, it, {arg(2)});
+        uint32_t keep = emit(Op::OpBitwiseAnd, it, {a, emit(Op::OpNot, it, {c})});
+        uint32_t take = emit(Op::OpBitwiseAnd, it, {b, c});
+        r = emit(Op::OpBitcast, rt, {emit(Op::OpBitwiseOr, it, {keep, take})});
+      } else {
+        uint32_t keep = emit(Op::OpBitwiseAnd, rt, {arg(0), emit(Op::OpNot, rt, {arg(2)})});
+        uint32_t take = emit(Op::OpBitwiseAnd, rt, {arg(1), arg(2)});
+        r = emit(Op::OpBitwiseOr, rt, {keep, take});
+      }
+      break;
+    }
+    case cl::Select: {
+      // Scalars select on c != 0, vectors on the most significant bit of each component.
+      uint32_t c = arg(2);
+      const ir::Instruction* cdef = def(i.operands[4]);
+      Shape cs = shape_of(lower_type(cdef->type_id));
+      uint32_t ct = t_vec(t_uint(cs.width), cs.count);
+      uint32_t cond = s.count == 1
+          ? emit(Op::OpINotEqual, bool_type(), {c, c_uint(cs.width, 0)})
+          : emit(Op::OpSLessThan, bool_type(), {c, cs.count == 1 ? c_uint(cs.width, 0) : c_null(ct)});
+      r = emit(Op::OpSelect, rt, {cond, arg(1), arg(0)});
+      break;
+    }
+    case cl::Vloadn: {
+      // vloadn(offset, p): n elements at p + offset * n, element-aligned.
+      const ir::Instruction* p = def(i.operands[3]);
+      AddressFormat f = format_of(pointer_storage(p->type_id));
+      uint32_t elem = t_vec(s.is_float ? t_float(s.width) : t_uint(s.width), 1);
+      uint32_t bytes = s.width / 8;
+      const ir::Instruction* odef = def(i.operands[2]);
+      uint32_t ow = def(odef->type_id)->operands[0];
+      uint32_t off = to_width(arg(0), ow, address_width(f), false);
+      off = emit(Op::OpIMul, t_uint(address_width(f)), {off, c_offset(f, uint64_t(s.count) * bytes)});
+      uint32_t base = add_offset(f, arg(1), off);
+      std::vector<uint32_t> parts;
+      for (uint32_t c = 0; c < s.count; ++c) {
+        uint32_t a = c ? add_offset(f, base, c_offset(f, c * bytes)) : base;
+        parts.push_back(load_out(f, a, elem, bytes));
+      }
+      r = emit(Op::OpCompositeConstruct, rt, parts);
+      break;
+    }
+    case cl::Vstoren: {
+      const ir::Instruction* d = def(i.operands[2]);
+      Shape ds = shape_of(lower_type(d->type_id));
+      const ir::Instruction* p = def(i.operands[4]);
+      AddressFormat f = format_of(pointer_storage(p->type_id));
+      uint32_t elem = ds.is_float ? t_float(ds.width) : t_uint(ds.width);
+      uint32_t bytes = ds.width / 8;
+      const ir::Instruction* odef = def(i.operands[3]);
+      uint32_t ow = def(odef->type_id)->operands[0];
+      uint32_t off = to_width(arg(1), ow, address_width(f), false);
+      off = emit(Op::OpIMul, t_uint(address_width(f)), {off, c_offset(f, uint64_t(ds.count) * bytes)});
+      uint32_t base = add_offset(f, arg(2), off);
+      for (uint32_t c = 0; c < ds.count; ++c) {
+        uint32_t part = emit(Op::OpCompositeExtract, elem, {arg(0), c});
+        uint32_t a = c ? add_offset(f, base, c_offset(f, c * bytes)) : base;
+        store_out(f, a, elem, part, bytes);
+      }
+      return !failed_;
+    }
+    default:
+      return fail(std::string("OpenCL built-in ") + opencl_std_name(n) +
+                  " is not supported yet (needs a full-precision implementation; issue 4)");
+  }
+  bind(i.result_id, rt, r);
+  return !failed_;
+}
+
+bool Lowering::lower_kernel_only_op(const ir::Instruction& i) {
+  uint32_t rt = lower_type(i.type_id);
+  auto v = [&](size_t k) { return value(i.operands[k]); };
+  uint32_t r = 0;
+  switch (i.opcode) {
+    case Op::OpIsFinite: {
+      uint32_t nan = emit(Op::OpIsNan, rt, {v(0)});
+      uint32_t inf = emit(Op::OpIsInf, rt, {v(0)});
+      r = emit(Op::OpLogicalNot, rt, {emit(Op::OpLogicalOr, rt, {nan, inf})});
+      break;
+    }
+    case Op::OpIsNormal: {
+      const ir::Instruction* x = def(i.operands[0]);
+      Shape s = shape_of(lower_type(x->type_id));
+      uint32_t mant = s.width == 64 ? 52 : s.width == 16 ? 10 : 23;
+      uint64_t exp_mask = s.width == 64 ? 0x7ff : s.width == 16 ? 0x1f : 0xff;
+      uint32_t it = t_vec(t_uint(s.width), s.count);
+      auto k = [&](uint64_t c) {
+        uint32_t sc = c_uint(s.width, c);
+        if (s.count == 1) return sc;
+        uint32_t id = take_id();
+        out_.globals.emplace_back(Op::OpConstantComposite, it, id, std::vector<uint32_t>(s.count, sc));
+        return id;
+      };
+      uint32_t bits = emit(Op::OpBitcast, it, {v(0)});
+      uint32_t e = emit(Op::OpBitwiseAnd, it, {emit(Op::OpShiftRightLogical, it, {bits, k(mant)}), k(exp_mask)});
+      uint32_t nz = emit(Op::OpINotEqual, rt, {e, k(0)});
+      uint32_t nm = emit(Op::OpINotEqual, rt, {e, k(exp_mask)});
+      r = emit(Op::OpLogicalAnd, rt, {nz, nm});
+      break;
+    }
+    case Op::OpSignBitSet: {
+      const ir::Instruction* x = def(i.operands[0]);
+      Shape s = shape_of(lower_type(x->type_id));
+      uint32_t it = t_vec(t_uint(s.width), s.count);
+      uint32_t bits = emit(Op::OpBitcast, it, {v(0)});
+      r = emit(Op::OpSLessThan, rt, {bits, s.count == 1 ? c_uint(s.width, 0) : c_null(it)});
+      break;
+    }
+    case Op::OpOrdered:
+    case Op::OpUnordered: {
+      uint32_t a = emit(Op::OpIsNan, rt, {v(0)});
+      uint32_t b = emit(Op::OpIsNan, rt, {v(1)});
+      uint32_t any = emit(Op::OpLogicalOr, rt, {a, b});
+      r = i.opcode == Op::OpUnordered ? any : emit(Op::OpLogicalNot, rt, {any});
+      break;
+    }
+    case Op::OpLessOrGreater:
+      r = emit(Op::OpFOrdNotEqual, rt, {v(0), v(1)});
+      break;
+    default:
+      return fail("not supported yet: " + describe(i));
+  }
+  bind(i.result_id, rt, r);
+  return !failed_;
+}
+
+}  // namespace vkcl::k2s

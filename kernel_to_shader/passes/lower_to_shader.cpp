@@ -1,0 +1,861 @@
+#include "passes/lower_to_shader.h"
+
+#include <spirv-tools/libspirv.hpp>
+
+#include <algorithm>
+
+namespace vkcl::k2s {
+
+using spv::Op;
+
+bool Lowering::fail(const std::string& message) {
+  if (!failed_) ctx_.log += "error: " + message + "\n";
+  failed_ = true;
+  return false;
+}
+
+std::string Lowering::describe(const ir::Instruction& inst) const {
+  // Disassemble the instruction alone inside a minimal module header for the log.
+  ir::Module tiny;
+  tiny.bound = out_.bound + in_.bound + 16;
+  tiny.memory_model = ir::Instruction(Op::OpMemoryModel, 0, 0, {2, 2});
+  std::vector<uint32_t> words = ir::serialize(tiny);
+  uint32_t count = 1 + (inst.type_id ? 1 : 0) + (inst.result_id ? 1 : 0) +
+                   uint32_t(inst.operands.size());
+  words.push_back((count << 16) | uint32_t(inst.opcode));
+  if (inst.type_id) words.push_back(inst.type_id);
+  if (inst.result_id) words.push_back(inst.result_id);
+  words.insert(words.end(), inst.operands.begin(), inst.operands.end());
+  spvtools::SpirvTools tools(SPV_ENV_UNIVERSAL_1_6);
+  std::string text;
+  if (tools.Disassemble(words, &text, SPV_BINARY_TO_TEXT_OPTION_NO_HEADER)) {
+    auto pos = text.find("OpMemoryModel");
+    pos = text.find('\n', pos);
+    text = text.substr(pos + 1);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    auto name = names_.find(inst.result_id);
+    if (name != names_.end()) text += "  (" + name->second + ")";
+    return text;
+  }
+  return "opcode " + std::to_string(uint32_t(inst.opcode));
+}
+
+const ir::Instruction* Lowering::def(uint32_t in_id) const {
+  auto it = defs_.find(in_id);
+  return it == defs_.end() ? nullptr : it->second;
+}
+
+const ir::Instruction* Lowering::decoration(uint32_t in_id, spv::Decoration d) const {
+  auto it = decorations_.find(in_id);
+  if (it == decorations_.end()) return nullptr;
+  for (const ir::Instruction* i : it->second)
+    if (i->operands.size() > 1 && spv::Decoration(i->operands[1]) == d) return i;
+  return nullptr;
+}
+
+uint64_t Lowering::constant_value(uint32_t in_id, bool* ok) const {
+  const ir::Instruction* c = def(in_id);
+  *ok = false;
+  if (!c) return 0;
+  if (c->opcode == Op::OpConstantNull) { *ok = true; return 0; }
+  if (c->opcode != Op::OpConstant && c->opcode != Op::OpSpecConstant) return 0;
+  *ok = true;
+  uint64_t v = c->operands[0];
+  if (c->operands.size() > 1) v |= uint64_t(c->operands[1]) << 32;
+  return v;
+}
+
+spv::StorageClass Lowering::pointer_storage(uint32_t in_pointer_type) const {
+  const ir::Instruction* t = def(in_pointer_type);
+  if (!t || t->opcode != Op::OpTypePointer) return spv::StorageClass::Max;
+  return spv::StorageClass(t->operands[0]);
+}
+
+uint32_t Lowering::pointee(uint32_t in_pointer_type) const {
+  const ir::Instruction* t = def(in_pointer_type);
+  return t && t->opcode == Op::OpTypePointer ? t->operands[1] : 0;
+}
+
+AddressFormat Lowering::format_of(spv::StorageClass storage) {
+  switch (storage) {
+    case spv::StorageClass::Workgroup: return AddressFormat::Local32;
+    case spv::StorageClass::Function:
+    case spv::StorageClass::Private: return AddressFormat::Private32;
+    case spv::StorageClass::Generic: return AddressFormat::Generic64;
+    default: return AddressFormat::Global64;
+  }
+}
+
+// ---------------------------------------------------------------- output builders
+
+uint32_t Lowering::type(Op op, std::vector<uint32_t> operands) {
+  std::vector<uint32_t> key = operands;
+  key.insert(key.begin(), uint32_t(op));
+  auto it = type_cache_.find(key);
+  if (it != type_cache_.end()) return it->second;
+  uint32_t id = take_id();
+  out_.globals.emplace_back(op, 0, id, std::move(operands));
+  type_cache_[key] = id;
+  return id;
+}
+
+uint32_t Lowering::t_uint(uint32_t width) {
+  if (width == 8) need_capability(spv::Capability::Int8);
+  if (width == 16) need_capability(spv::Capability::Int16);
+  if (width == 64) need_capability(spv::Capability::Int64);
+  return type(Op::OpTypeInt, {width, 0});
+}
+
+uint32_t Lowering::t_float(uint32_t width) {
+  if (width == 16) need_capability(spv::Capability::Float16);
+  if (width == 64) need_capability(spv::Capability::Float64);
+  return type(Op::OpTypeFloat, {width});
+}
+
+uint32_t Lowering::t_vec(uint32_t element, uint32_t count) {
+  return count == 1 ? element : type(Op::OpTypeVector, {element, count});
+}
+
+uint32_t Lowering::t_ptr(spv::StorageClass storage, uint32_t pointee_type) {
+  return type(Op::OpTypePointer, {uint32_t(storage), pointee_type});
+}
+
+uint32_t Lowering::constant(uint32_t type_id, std::vector<uint32_t> words) {
+  std::vector<uint32_t> key = words;
+  key.insert(key.begin(), type_id);
+  auto it = constant_cache_.find(key);
+  if (it != constant_cache_.end()) return it->second;
+  uint32_t id = take_id();
+  out_.globals.emplace_back(Op::OpConstant, type_id, id, std::move(words));
+  constant_cache_[key] = id;
+  return id;
+}
+
+uint32_t Lowering::c_uint(uint32_t width, uint64_t v) {
+  if (width == 64) return c_u64(v);
+  uint64_t mask = width == 32 ? 0xffffffffull : ((1ull << width) - 1);
+  return constant(t_uint(width), {uint32_t(v & mask)});
+}
+
+uint32_t Lowering::c_bool(bool v) {
+  return type(v ? Op::OpConstantTrue : Op::OpConstantFalse, {t_bool()});
+}
+
+uint32_t Lowering::c_null(uint32_t type_id) {
+  std::vector<uint32_t> key = {0xffffffffu, type_id};
+  auto it = constant_cache_.find(key);
+  if (it != constant_cache_.end()) return it->second;
+  uint32_t id = take_id();
+  out_.globals.emplace_back(Op::OpConstantNull, type_id, id);
+  constant_cache_[key] = id;
+  return id;
+}
+
+uint32_t Lowering::emit(Op op, uint32_t result_type, std::vector<uint32_t> operands) {
+  uint32_t id = take_id();
+  block_->emplace_back(op, result_type, id, std::move(operands));
+  return id;
+}
+
+void Lowering::emit_void(Op op, std::vector<uint32_t> operands) {
+  block_->emplace_back(op, 0, 0, std::move(operands));
+}
+
+uint32_t Lowering::value(uint32_t in_id) {
+  auto it = map_.find(in_id);
+  if (it != map_.end()) return it->second;
+  uint32_t id = take_id();
+  map_[in_id] = id;
+  return id;
+}
+
+void Lowering::bind(uint32_t in_id, uint32_t out_type, uint32_t out_value) {
+  auto it = map_.find(in_id);
+  if (it == map_.end()) {
+    map_[in_id] = out_value;
+    return;
+  }
+  // A forward reference (an OpPhi) already named this value.
+  block_->emplace_back(Op::OpCopyObject, out_type, it->second, std::vector<uint32_t>{out_value});
+}
+
+uint32_t Lowering::width_of_int_type(uint32_t out_type) const {
+  for (const auto& g : out_.globals)
+    if (g.result_id == out_type && g.opcode == Op::OpTypeInt) return g.operands[0];
+  return 0;
+}
+
+uint32_t Lowering::to_width(uint32_t v, uint32_t from, uint32_t to, bool is_signed) {
+  if (from == to) return v;
+  return emit(is_signed && to > from ? Op::OpSConvert : Op::OpUConvert, t_uint(to), {v});
+}
+
+uint32_t Lowering::lower_type(uint32_t in_type) {
+  auto it = type_map_.find(in_type);
+  if (it != type_map_.end()) return it->second;
+  const ir::Instruction* t = def(in_type);
+  if (!t) {
+    fail("unknown type id " + std::to_string(in_type));
+    return t_uint(32);
+  }
+  uint32_t out = 0;
+  switch (t->opcode) {
+    case Op::OpTypeVoid: out = t_void(); break;
+    case Op::OpTypeBool: out = t_bool(); break;
+    case Op::OpTypeInt:
+      if (t->operands[0] == 8 && !ctx_.caps.int8) fail("8-bit integers need shaderInt8");
+      if (t->operands[0] == 16 && !ctx_.caps.int16) fail("16-bit integers need shaderInt16");
+      out = t_uint(t->operands[0]);
+      break;
+    case Op::OpTypeFloat:
+      if (t->operands[0] == 16 && !ctx_.caps.float16) fail("half arithmetic needs shaderFloat16");
+      if (t->operands[0] == 64 && !ctx_.caps.float64) fail("double needs shaderFloat64");
+      out = t_float(t->operands[0]);
+      break;
+    case Op::OpTypeVector:
+      if (t->operands[1] > 4) {
+        fail("vectors of " + std::to_string(t->operands[1]) +
+             " components are not supported yet (" + describe(*t) + ")");
+        return t_uint(32);
+      }
+      out = t_vec(lower_type(t->operands[0]), t->operands[1]);
+      break;
+    case Op::OpTypeArray: {
+      bool ok = false;
+      uint64_t n = constant_value(t->operands[1], &ok);
+      if (!ok) { fail("array length is not a constant: " + describe(*t)); return t_uint(32); }
+      out = type(Op::OpTypeArray, {lower_type(t->operands[0]), c_u32(uint32_t(n))});
+      break;
+    }
+    case Op::OpTypeStruct: {
+      std::vector<uint32_t> members;
+      for (uint32_t m : t->operands) members.push_back(lower_type(m));
+      // Structs are never deduplicated: two OpenCL structs with the same members stay distinct.
+      out = take_id();
+      out_.globals.emplace_back(Op::OpTypeStruct, 0, out, members);
+      break;
+    }
+    case Op::OpTypePointer:
+      switch (format_of(spv::StorageClass(t->operands[0]))) {
+        case AddressFormat::Local32:
+        case AddressFormat::Private32: out = t_uint(32); break;
+        default: out = t_uint(64); break;
+      }
+      break;
+    case Op::OpTypeFunction: {
+      std::vector<uint32_t> ops;
+      for (uint32_t o : t->operands) ops.push_back(lower_type(o));
+      out = type(Op::OpTypeFunction, ops);
+      break;
+    }
+    default:
+      fail("type not supported yet: " + describe(*t));
+      return t_uint(32);
+  }
+  type_map_[in_type] = out;
+  return out;
+}
+
+uint32_t Lowering::memory_type(uint32_t in_type) {
+  const ir::Instruction* t = def(in_type);
+  if (t && t->opcode == Op::OpTypePointer) return t_uint(64);
+  return lower_type(in_type);
+}
+
+// ---------------------------------------------------------------- input indexing
+
+bool Lowering::index_input() {
+  for (const auto& i : in_.ext_inst_imports) {
+    defs_[i.result_id] = &i;
+    std::string name = ir::decode_string(i.operands, 0);
+    if (name == "OpenCL.std") opencl_std_ = i.result_id;
+    else if (name.rfind("NonSemantic.", 0) != 0 && name != "OpenCL.DebugInfo.100")
+      return fail("extended instruction set \"" + name + "\" is not supported");
+  }
+  for (const auto& c : in_.capabilities) {
+    auto cap = spv::Capability(c.operands[0]);
+    switch (cap) {
+      case spv::Capability::Pipes: case spv::Capability::DeviceEnqueue:
+      case spv::Capability::ImageBasic: case spv::Capability::LiteralSampler:
+        return fail("capability " + describe(c) + " is not supported yet");
+      default: break;
+    }
+  }
+  for (const auto& g : in_.globals)
+    if (g.result_id) defs_[g.result_id] = &g;
+  for (const auto& f : in_.functions) {
+    defs_[f.id()] = &f.definition;
+    for (const auto& p : f.parameters) defs_[p.result_id] = &p;
+    for (const auto& b : f.blocks)
+      for (const auto& i : b.instructions)
+        if (i.result_id) defs_[i.result_id] = &i;
+  }
+  for (const auto& a : in_.annotations) {
+    if (a.opcode == Op::OpDecorate || a.opcode == Op::OpDecorateId ||
+        a.opcode == Op::OpDecorateString)
+      decorations_[a.operands[0]].push_back(&a);
+    if (a.opcode == Op::OpDecorationGroup || a.opcode == Op::OpGroupDecorate)
+      return fail("decoration groups are not supported yet");
+  }
+  for (const auto& d : in_.debug)
+    if (d.opcode == Op::OpName) names_[d.operands[0]] = ir::decode_string(d.operands, 1);
+  return true;
+}
+
+// ---------------------------------------------------------------- module-scope values
+
+bool Lowering::lower_globals() {
+  for (const auto& g : in_.globals) {
+    switch (g.opcode) {
+      case Op::OpConstant:
+      case Op::OpSpecConstant: {
+        // Specialization constants keep their default value in this milestone
+        // (clSetProgramSpecializationConstant reports CL_INVALID_OPERATION).
+        const ir::Instruction* t = def(g.type_id);
+        uint32_t out_type = lower_type(g.type_id);
+        if (t && t->opcode == Op::OpTypeInt) {
+          bool ok;
+          map_[g.result_id] = c_uint(t->operands[0], constant_value(g.result_id, &ok));
+        } else {
+          map_[g.result_id] = constant(out_type, g.operands);
+        }
+        break;
+      }
+      case Op::OpConstantTrue:
+      case Op::OpSpecConstantTrue: map_[g.result_id] = c_bool(true); break;
+      case Op::OpConstantFalse:
+      case Op::OpSpecConstantFalse: map_[g.result_id] = c_bool(false); break;
+      case Op::OpConstantNull: map_[g.result_id] = c_null(lower_type(g.type_id)); break;
+      case Op::OpConstantComposite:
+      case Op::OpSpecConstantComposite: {
+        std::vector<uint32_t> parts;
+        for (uint32_t p : g.operands) parts.push_back(value(p));
+        uint32_t id = take_id();
+        out_.globals.emplace_back(Op::OpConstantComposite, lower_type(g.type_id), id, parts);
+        map_[g.result_id] = id;
+        break;
+      }
+      case Op::OpUndef: {
+        uint32_t id = take_id();
+        out_.globals.emplace_back(Op::OpUndef, lower_type(g.type_id), id);
+        map_[g.result_id] = id;
+        break;
+      }
+      case Op::OpVariable: {
+        auto storage = spv::StorageClass(g.operands[0]);
+        if (storage == spv::StorageClass::Input) {
+          if (!decoration(g.result_id, spv::Decoration::BuiltIn))
+            return fail("Input variable without BuiltIn: " + describe(g));
+          break;
+        }
+        if (storage == spv::StorageClass::Workgroup) {
+          // Kernel-scope __local variables get fixed offsets in the local word array.
+          const Layout& l = layout_.of(pointee(g.type_id));
+          uint32_t a = std::max<uint32_t>(l.alignment, 4);
+          static_local_bytes_ = (static_local_bytes_ + a - 1) / a * a;
+          map_[g.result_id] = c_u32(static_local_bytes_);
+          static_local_bytes_ += (l.size + 3) / 4 * 4;
+          if (g.operands.size() > 1)
+            return fail("__local variable with an initializer: " + describe(g));
+          break;
+        }
+        return fail("program-scope variables in " +
+                    std::string(storage == spv::StorageClass::UniformConstant ? "__constant"
+                                                                                : "__global") +
+                    " memory are not supported yet (issue 3): " + describe(g));
+      }
+      case Op::OpSpecConstantOp:
+        return fail("OpSpecConstantOp is not supported yet: " + describe(g));
+      case Op::OpConstantSampler:
+        return fail("samplers are not supported yet: " + describe(g));
+      default:
+        break;  // types are lowered on demand
+    }
+    if (failed_) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- functions
+
+// A Function variable stays a real variable when its address never escapes: every use is a
+// direct load or store of the whole variable. Everything else lives in the private word array.
+bool Lowering::classify_variables(const ir::Function& f) {
+  logical_vars_.clear();
+  std::unordered_set<uint32_t> candidates;
+  for (const auto& b : f.blocks)
+    for (const auto& i : b.instructions)
+      if (i.opcode == Op::OpVariable) candidates.insert(i.result_id);
+  for (const auto& b : f.blocks) {
+    for (const auto& i : b.instructions) {
+      if (i.opcode == Op::OpVariable) continue;
+      auto check = [&](size_t first) {
+        for (size_t k = first; k < i.operands.size(); ++k) candidates.erase(i.operands[k]);
+      };
+      switch (i.opcode) {
+        case Op::OpLoad: check(1); break;     // pointer operand 0 is a direct use
+        case Op::OpStore: check(1); break;    // the stored value escapes, the pointer does not
+        case Op::OpLifetimeStart:
+        case Op::OpLifetimeStop: break;
+        default: check(0); break;
+      }
+      if (i.opcode == Op::OpStore) {
+        // A variable stored as a value escapes.
+        candidates.erase(i.operands.size() > 1 ? i.operands[1] : 0);
+      }
+    }
+  }
+  // Aggregates loaded whole are fine; but a variable whose loads/stores use another type
+  // (reinterpreting casts never reach here: those go through OpBitcast) stays logical.
+  logical_vars_ = candidates;
+  return true;
+}
+
+bool Lowering::lower_function(const ir::Function& f) {
+  if (!classify_variables(f)) return false;
+  ir::Function out;
+  const ir::Instruction& d = f.definition;
+  out.definition = ir::Instruction(Op::OpFunction, lower_type(d.type_id), value(d.result_id),
+                                   {0, lower_type(d.operands[1])});
+  for (const auto& p : f.parameters)
+    out.parameters.emplace_back(Op::OpFunctionParameter, lower_type(p.type_id),
+                                value(p.result_id));
+  variables_.clear();
+  builtin_pointers_.clear();
+  for (const auto& b : f.blocks) {
+    out.blocks.push_back(ir::Block{value(b.label), {}});
+    block_ = &out.blocks.back().instructions;
+    for (const auto& i : b.instructions) {
+      if (!lower_instruction(i)) {
+        if (!failed_) fail("cannot translate " + describe(i));
+        ctx_.log += "  in function " + (names_.count(f.id()) ? names_[f.id()]
+                                                             : std::to_string(f.id())) + "\n";
+        return false;
+      }
+    }
+  }
+  // Vulkan wants every OpVariable at the top of the entry block.
+  auto& entry = out.blocks.front().instructions;
+  entry.insert(entry.begin(), variables_.begin(), variables_.end());
+  out_.functions.push_back(std::move(out));
+  return true;
+}
+
+bool Lowering::copy_instruction(const ir::Instruction& i) {
+  ir::Instruction o = i;
+  if (i.type_id) o.type_id = lower_type(i.type_id);
+  if (failed_) return false;
+  o.result_id = i.result_id ? value(i.result_id) : 0;
+  // Operands that are ids are remapped; literal operands are known per opcode.
+  auto remap_all = [&](size_t first, size_t last) {
+    for (size_t k = first; k < std::min(last, o.operands.size()); ++k)
+      o.operands[k] = value(o.operands[k]);
+  };
+  switch (i.opcode) {
+    case Op::OpCompositeExtract: remap_all(0, 1); break;
+    case Op::OpCompositeInsert: remap_all(0, 2); break;
+    case Op::OpVectorShuffle: remap_all(0, 2); break;
+    case Op::OpBranch: remap_all(0, 1); break;
+    case Op::OpBranchConditional: remap_all(0, 3); break;
+    case Op::OpSwitch: {
+      o.operands[0] = value(i.operands[0]);
+      o.operands[1] = value(i.operands[1]);
+      const ir::Instruction* sel = def(i.type_id ? 0 : 0);
+      (void)sel;
+      uint32_t words = 1;
+      if (const ir::Instruction* s = def(i.operands[0]))
+        if (const ir::Instruction* t = def(s->type_id))
+          if (t->operands[0] > 32) words = 2;
+      for (size_t k = 2 + words; k < o.operands.size(); k += words + 1)
+        o.operands[k] = value(i.operands[k]);
+      break;
+    }
+    case Op::OpSelectionMerge: remap_all(0, 1); break;
+    case Op::OpLoopMerge: remap_all(0, 2); break;
+    case Op::OpReturn: case Op::OpUnreachable: break;
+    default: remap_all(0, o.operands.size()); break;
+  }
+  if (i.opcode == Op::OpFunctionCall) o.operands[0] = value(i.operands[0]);
+  block_->push_back(std::move(o));
+  if (contraction_off_ && (i.opcode == Op::OpFMul || i.opcode == Op::OpFAdd ||
+                           i.opcode == Op::OpFSub || i.opcode == Op::OpFNegate)) {
+    annotations_.emplace_back(Op::OpDecorate, 0, 0,
+        std::vector<uint32_t>{value(i.result_id), uint32_t(spv::Decoration::NoContraction)});
+  }
+  return true;
+}
+
+bool Lowering::lower_instruction(const ir::Instruction& i) {
+  switch (i.opcode) {
+    case Op::OpVariable: {
+      if (logical_vars_.count(i.result_id)) {
+        uint32_t t = t_ptr(spv::StorageClass::Function, memory_type(pointee(i.type_id)));
+        uint32_t id = value(i.result_id);
+        variables_.emplace_back(Op::OpVariable, t, id,
+                                std::vector<uint32_t>{uint32_t(spv::StorageClass::Function)});
+        if (i.operands.size() > 1)
+          emit_void(Op::OpStore, {id, value(i.operands[1])});
+        return !failed_;
+      }
+      const Layout& l = layout_.of(pointee(i.type_id));
+      uint32_t a = std::max<uint32_t>(l.alignment, 4);
+      private_bytes_ = (private_bytes_ + a - 1) / a * a;
+      bind(i.result_id, t_uint(32), c_u32(private_bytes_));
+      private_bytes_ += (l.size + 3) / 4 * 4;
+      if (i.operands.size() > 1)
+        store(AddressFormat::Private32, value(i.result_id), pointee(i.type_id),
+              value(i.operands[1]), a);
+      return !failed_;
+    }
+    case Op::OpLoad: return lower_load(i);
+    case Op::OpStore: return lower_store(i);
+    case Op::OpAccessChain:
+    case Op::OpInBoundsAccessChain:
+    case Op::OpPtrAccessChain:
+    case Op::OpInBoundsPtrAccessChain: return lower_access_chain(i);
+    case Op::OpCopyMemory:
+    case Op::OpCopyMemorySized: return lower_copy_memory(i);
+    case Op::OpPtrCastToGeneric:
+    case Op::OpGenericCastToPtr:
+    case Op::OpGenericCastToPtrExplicit:
+    case Op::OpConvertPtrToU:
+    case Op::OpConvertUToPtr:
+    case Op::OpPtrEqual:
+    case Op::OpPtrNotEqual:
+    case Op::OpPtrDiff: return lower_pointer_cast(i);
+    case Op::OpBitcast: {
+      const ir::Instruction* src = def(i.operands[0]);
+      const ir::Instruction* rt = def(i.type_id);
+      bool src_ptr = src && def(src->type_id) && def(src->type_id)->opcode == Op::OpTypePointer;
+      bool dst_ptr = rt && rt->opcode == Op::OpTypePointer;
+      if (src_ptr || dst_ptr) return lower_pointer_cast(i);
+      return copy_instruction(i);
+    }
+    case Op::OpLifetimeStart:
+    case Op::OpLifetimeStop:
+    case Op::OpNop:
+    case Op::OpLine:
+    case Op::OpNoLine: return true;
+    case Op::OpExtInst:
+      if (i.operands[0] == opencl_std_) return lower_opencl_std(i);
+      if (i.type_id && def(i.type_id) && def(i.type_id)->opcode == Op::OpTypeVoid)
+        return true;  // non-semantic / debug info
+      return fail("extended instruction not supported: " + describe(i));
+    case Op::OpAtomicLoad: case Op::OpAtomicStore: case Op::OpAtomicExchange:
+    case Op::OpAtomicCompareExchange: case Op::OpAtomicCompareExchangeWeak:
+    case Op::OpAtomicIIncrement: case Op::OpAtomicIDecrement: case Op::OpAtomicIAdd:
+    case Op::OpAtomicISub: case Op::OpAtomicSMin: case Op::OpAtomicUMin: case Op::OpAtomicSMax:
+    case Op::OpAtomicUMax: case Op::OpAtomicAnd: case Op::OpAtomicOr: case Op::OpAtomicXor:
+      return lower_atomic(i);
+    case Op::OpControlBarrier: {
+      const ir::Instruction* sem = def(i.operands[2]);
+      (void)sem;
+      emit_void(Op::OpControlBarrier,
+                {lower_scope(i.operands[0], AddressFormat::Local32),
+                 lower_scope(i.operands[1], AddressFormat::Local32),
+                 lower_semantics(i.operands[2], i.opcode)});
+      return !failed_;
+    }
+    case Op::OpMemoryBarrier:
+      emit_void(Op::OpMemoryBarrier, {lower_scope(i.operands[0], AddressFormat::Local32),
+                                      lower_semantics(i.operands[1], i.opcode)});
+      return !failed_;
+    case Op::OpIsFinite: case Op::OpIsNormal: case Op::OpSignBitSet: case Op::OpOrdered:
+    case Op::OpUnordered: case Op::OpLessOrGreater: case Op::OpSatConvertSToU:
+    case Op::OpSatConvertUToS:
+      return lower_kernel_only_op(i);
+    case Op::OpUConvert: case Op::OpSConvert: case Op::OpFConvert: case Op::OpConvertFToU:
+    case Op::OpConvertFToS: case Op::OpConvertSToF: case Op::OpConvertUToF: {
+      if (decoration(i.result_id, spv::Decoration::SaturatedConversion))
+        return fail("saturating conversions are not supported yet: " + describe(i));
+      if (const ir::Instruction* r = decoration(i.result_id, spv::Decoration::FPRoundingMode)) {
+        auto mode = spv::FPRoundingMode(r->operands[2]);
+        bool to_int = i.opcode == Op::OpConvertFToU || i.opcode == Op::OpConvertFToS;
+        bool fine = to_int ? mode == spv::FPRoundingMode::RTZ : mode == spv::FPRoundingMode::RTE;
+        if (!fine) return fail("conversion rounding modes are not supported yet: " + describe(i));
+      }
+      return copy_instruction(i);
+    }
+    case Op::OpGroupAsyncCopy: case Op::OpGroupWaitEvents:
+      return fail("async work-group copies are not supported yet (issue 3): " + describe(i));
+    case Op::OpSizeOf: case Op::OpGenericPtrMemSemantics: case Op::OpAtomicFlagTestAndSet:
+    case Op::OpAtomicFlagClear:
+      return fail("not supported yet (issue 3): " + describe(i));
+    default:
+      break;
+  }
+  // Everything else has the same meaning in the Shader model; check the operand types are
+  // ones the Shader model allows.
+  switch (i.opcode) {
+    case Op::OpPhi: case Op::OpSelect: case Op::OpFunctionCall: case Op::OpReturn:
+    case Op::OpReturnValue: case Op::OpBranch: case Op::OpBranchConditional: case Op::OpSwitch:
+    case Op::OpSelectionMerge: case Op::OpLoopMerge: case Op::OpUnreachable: case Op::OpUndef:
+    case Op::OpCopyObject: case Op::OpCompositeConstruct: case Op::OpCompositeExtract:
+    case Op::OpCompositeInsert: case Op::OpVectorShuffle: case Op::OpVectorExtractDynamic:
+    case Op::OpVectorInsertDynamic: case Op::OpSNegate: case Op::OpFNegate: case Op::OpIAdd:
+    case Op::OpFAdd: case Op::OpISub: case Op::OpFSub: case Op::OpIMul: case Op::OpFMul:
+    case Op::OpUDiv: case Op::OpSDiv: case Op::OpFDiv: case Op::OpUMod: case Op::OpSRem:
+    case Op::OpSMod: case Op::OpFRem: case Op::OpFMod: case Op::OpVectorTimesScalar:
+    case Op::OpDot: case Op::OpIAddCarry: case Op::OpISubBorrow: case Op::OpUMulExtended:
+    case Op::OpSMulExtended: case Op::OpShiftRightLogical: case Op::OpShiftRightArithmetic:
+    case Op::OpShiftLeftLogical: case Op::OpBitwiseOr: case Op::OpBitwiseXor:
+    case Op::OpBitwiseAnd: case Op::OpNot: case Op::OpBitFieldInsert:
+    case Op::OpBitFieldSExtract: case Op::OpBitFieldUExtract: case Op::OpBitReverse:
+    case Op::OpBitCount: case Op::OpAny: case Op::OpAll: case Op::OpIsNan: case Op::OpIsInf:
+    case Op::OpLogicalEqual: case Op::OpLogicalNotEqual: case Op::OpLogicalOr:
+    case Op::OpLogicalAnd: case Op::OpLogicalNot: case Op::OpIEqual: case Op::OpINotEqual:
+    case Op::OpUGreaterThan: case Op::OpSGreaterThan: case Op::OpUGreaterThanEqual:
+    case Op::OpSGreaterThanEqual: case Op::OpULessThan: case Op::OpSLessThan:
+    case Op::OpULessThanEqual: case Op::OpSLessThanEqual: case Op::OpFOrdEqual:
+    case Op::OpFUnordEqual: case Op::OpFOrdNotEqual: case Op::OpFUnordNotEqual:
+    case Op::OpFOrdLessThan: case Op::OpFUnordLessThan: case Op::OpFOrdGreaterThan:
+    case Op::OpFUnordGreaterThan: case Op::OpFOrdLessThanEqual: case Op::OpFUnordLessThanEqual:
+    case Op::OpFOrdGreaterThanEqual: case Op::OpFUnordGreaterThanEqual:
+      return copy_instruction(i);
+    default:
+      return fail("instruction not supported yet: " + describe(i));
+  }
+}
+
+uint32_t Lowering::push_word(uint32_t index) {
+  uint32_t p = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, t_uint(32)),
+                    {push_var_, c_u32(1), c_u32(index)});
+  return emit(Op::OpLoad, t_uint(32), {p});
+}
+
+uint32_t Lowering::arg_block_address() {
+  uint32_t p = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, t_uint(64)),
+                    {push_var_, c_u32(0)});
+  return emit(Op::OpLoad, t_uint(64), {p});
+}
+
+// ---------------------------------------------------------------- kernels
+
+bool Lowering::build_entry_point(const ir::Instruction& entry) {
+  uint32_t fn = entry.operands[1];
+  std::string name = ir::decode_string(entry.operands, 2);
+  const ir::Instruction* fdef = def(fn);
+  const ir::Function* in_fn = nullptr;
+  for (const auto& f : in_.functions)
+    if (f.id() == fn) in_fn = &f;
+  if (!fdef || !in_fn) return fail("entry point " + name + " has no function");
+
+  KernelInterface ki;
+  ki.name = name;
+  for (const auto& m : in_.execution_modes) {
+    if (m.operands[0] != fn) continue;
+    auto mode = spv::ExecutionMode(m.operands[1]);
+    if (mode == spv::ExecutionMode::LocalSize)
+      ki.required_work_group_size = std::array<uint32_t, 3>{m.operands[2], m.operands[3],
+                                                            m.operands[4]};
+    if (mode == spv::ExecutionMode::LocalSizeHint)
+      ki.work_group_size_hint = std::array<uint32_t, 3>{m.operands[2], m.operands[3],
+                                                        m.operands[4]};
+  }
+
+  ir::Function main;
+  uint32_t fn_type = type(Op::OpTypeFunction, {t_void()});
+  uint32_t main_id = take_id();
+  main.definition = ir::Instruction(Op::OpFunction, t_void(), main_id, {0, fn_type});
+  main.blocks.push_back(ir::Block{take_id(), {}});
+  block_ = &main.blocks.back().instructions;
+
+  uint32_t args = arg_block_address();
+  uint32_t offset = kArgumentScratchBytes;
+  std::vector<uint32_t> call = {value(fn)};
+  for (const auto& p : in_fn->parameters) {
+    const ir::Instruction* pt = def(p.type_id);
+    KernelArg arg{};
+    bool byval = false;
+    if (const ir::Instruction* attr = decoration(p.result_id, spv::Decoration::FuncParamAttr))
+      byval = spv::FunctionParameterAttribute(attr->operands[2]) ==
+              spv::FunctionParameterAttribute::ByVal;
+    uint32_t arg_type = p.type_id;
+    if (pt->opcode == Op::OpTypePointer && !byval) {
+      auto storage = spv::StorageClass(pt->operands[0]);
+      arg.address_space = uint32_t(storage);
+      if (storage == spv::StorageClass::Workgroup) {
+        arg.kind = ArgKind::LocalPointer;
+        arg.size = 4;
+      } else if (storage == spv::StorageClass::CrossWorkgroup ||
+                 storage == spv::StorageClass::UniformConstant) {
+        arg.kind = ArgKind::GlobalPointer;
+        arg.size = 8;
+      } else {
+        return fail("kernel " + name + ": pointer argument in storage class " +
+                    std::to_string(uint32_t(storage)) + " is not supported");
+      }
+    } else if (pt->opcode == Op::OpTypeImage || pt->opcode == Op::OpTypeSampler) {
+      return fail("kernel " + name + ": image and sampler arguments are not supported yet");
+    } else {
+      arg.kind = ArgKind::ByValue;
+      if (byval) arg_type = pointee(p.type_id);
+      arg.size = layout_.of(arg_type).size;
+    }
+    uint32_t a = arg.kind == ArgKind::ByValue ? layout_.of(arg_type).alignment : arg.size;
+    offset = (offset + a - 1) / a * a;
+    arg.offset = offset;
+    offset += arg.size;
+    ki.args.push_back(arg);
+
+    uint32_t address = add_offset(AddressFormat::Global64, args, c_u64(arg.offset));
+    if (byval) {
+      // The kernel receives a private copy of the struct.
+      const Layout& l = layout_.of(arg_type);
+      private_bytes_ = (private_bytes_ + 7) / 8 * 8;
+      uint32_t copy = c_u32(private_bytes_);
+      private_bytes_ += (l.size + 3) / 4 * 4;
+      uint32_t v = load(AddressFormat::Global64, address, arg_type, l.alignment);
+      store(AddressFormat::Private32, copy, arg_type, v, l.alignment);
+      call.push_back(copy);
+    } else if (arg.kind == ArgKind::LocalPointer) {
+      call.push_back(load_out(AddressFormat::Global64, address, t_uint(32), 4));
+    } else {
+      call.push_back(load(AddressFormat::Global64, address, arg_type,
+                          arg.kind == ArgKind::GlobalPointer ? 8 : layout_.of(arg_type).alignment));
+    }
+    if (failed_) return false;
+  }
+  ki.argument_block_size = (offset + 15) / 16 * 16;
+  emit(Op::OpFunctionCall, t_void(), call);
+  emit_void(Op::OpReturn, {});
+  out_.functions.push_back(std::move(main));
+
+  ir::Instruction ep(Op::OpEntryPoint, 0, 0, {uint32_t(spv::ExecutionModel::GLCompute), main_id});
+  ir::append_string(&ep.operands, name);
+  ep_instructions_.push_back(ep);
+  out_.execution_modes.emplace_back(Op::OpExecutionMode, 0, 0,
+      std::vector<uint32_t>{main_id, uint32_t(spv::ExecutionMode::LocalSize), 1, 1, 1});
+  kernels_.push_back(ki);
+  return true;
+}
+
+}  // namespace vkcl::k2s
+
+namespace vkcl::k2s {
+
+bool Lowering::run(ir::Module* result) {
+  if (!index_input()) return false;
+  out_ = ir::Module();
+  out_.version = 0x00010500;  // Vulkan 1.2
+  out_.generator = 0;
+  out_.bound = 1;
+
+  // Push constants: { u64 argument block address; u32 words[20] } (see DispatchBlock).
+  uint32_t words = type(Op::OpTypeArray, {t_uint(32), c_u32(20)});
+  decorate(words, spv::Decoration::ArrayStride, {4});
+  uint32_t block = take_id();
+  out_.globals.emplace_back(Op::OpTypeStruct, 0, block, std::vector<uint32_t>{t_uint(64), words});
+  decorate(block, spv::Decoration::Block);
+  annotations_.emplace_back(Op::OpMemberDecorate, 0, 0,
+      std::vector<uint32_t>{block, 0, uint32_t(spv::Decoration::Offset), 0});
+  annotations_.emplace_back(Op::OpMemberDecorate, 0, 0,
+      std::vector<uint32_t>{block, 1, uint32_t(spv::Decoration::Offset), 8});
+  push_var_ = take_id();
+  out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::PushConstant, block),
+                            push_var_, std::vector<uint32_t>{uint32_t(spv::StorageClass::PushConstant)});
+  interface_.push_back(push_var_);
+
+  // Local memory: u32[spec constant] shared by static __local variables and __local arguments.
+  uint32_t local_words = take_id();
+  out_.globals.emplace_back(Op::OpSpecConstant, t_uint(32), local_words, std::vector<uint32_t>{16});
+  decorate(local_words, spv::Decoration::SpecId, {kSpecLocalMemoryWords});
+  uint32_t local_array = take_id();
+  out_.globals.emplace_back(Op::OpTypeArray, 0, local_array,
+                            std::vector<uint32_t>{t_uint(32), local_words});
+  local_memory_var_ = take_id();
+  out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Workgroup, local_array),
+                            local_memory_var_,
+                            std::vector<uint32_t>{uint32_t(spv::StorageClass::Workgroup)});
+  interface_.push_back(local_memory_var_);
+
+  // Private memory: its size is known once every function is lowered; ids are reserved now.
+  private_array_length_ = take_id();
+  private_array_type_ = take_id();
+  private_pointer_type_ = take_id();
+  private_memory_var_ = take_id();
+  interface_.push_back(private_memory_var_);
+
+  workgroup_size();  // every kernel declares its local size as specialization constants
+
+  for (const auto& m : in_.execution_modes)
+    if (spv::ExecutionMode(m.operands[1]) == spv::ExecutionMode::ContractionOff)
+      contraction_off_ = true;
+
+  if (!lower_globals()) return false;
+  for (const auto& f : in_.functions)
+    if (!f.blocks.empty() && !lower_function(f)) return false;
+    else if (f.blocks.empty())
+      return fail("function " + (names_.count(f.id()) ? names_[f.id()] : std::to_string(f.id())) +
+                  " is declared but not defined (linking is not supported yet)");
+  for (const auto& e : in_.entry_points) {
+    if (spv::ExecutionModel(e.operands[0]) != spv::ExecutionModel::Kernel)
+      return fail("entry point is not a Kernel: " + describe(e));
+    if (!build_entry_point(e)) return false;
+  }
+  if (failed_) return false;
+  finish_module();
+  for (auto& k : kernels_) {
+    k.static_local_memory_size = (static_local_bytes_ + 15) / 16 * 16;
+    k.private_memory_size = private_bytes_;
+  }
+  ctx_.kernels = kernels_;
+  *result = std::move(out_);
+  return true;
+}
+
+void Lowering::finish_module() {
+  out_.globals.emplace_back(Op::OpConstant, t_uint(32), private_array_length_,
+                            std::vector<uint32_t>{(private_bytes_ + 3) / 4});
+  out_.globals.emplace_back(Op::OpTypeArray, 0, private_array_type_,
+                            std::vector<uint32_t>{t_uint(32), private_array_length_});
+  out_.globals.emplace_back(Op::OpTypePointer, 0, private_pointer_type_,
+                            std::vector<uint32_t>{uint32_t(spv::StorageClass::Private),
+                                                  private_array_type_});
+  out_.globals.emplace_back(Op::OpVariable, private_pointer_type_, private_memory_var_,
+                            std::vector<uint32_t>{uint32_t(spv::StorageClass::Private)});
+
+  capabilities_.insert(spv::Capability::Shader);
+  capabilities_.insert(spv::Capability::Int64);
+  capabilities_.insert(spv::Capability::PhysicalStorageBufferAddresses);
+  for (auto c : capabilities_)
+    out_.capabilities.emplace_back(Op::OpCapability, 0, 0, std::vector<uint32_t>{uint32_t(c)});
+  out_.memory_model = ir::Instruction(Op::OpMemoryModel, 0, 0,
+      {uint32_t(spv::AddressingModel::PhysicalStorageBuffer64), uint32_t(spv::MemoryModel::GLSL450)});
+  for (auto ep : ep_instructions_) {
+    ep.operands.insert(ep.operands.end(), interface_.begin(), interface_.end());
+    out_.entry_points.push_back(ep);
+  }
+  out_.annotations = annotations_;
+  for (const auto& [in_id, name] : names_) {
+    auto it = map_.find(in_id);
+    if (it == map_.end()) continue;
+    const ir::Instruction* d = def(in_id);
+    if (!d || d->opcode == Op::OpVariable || d->opcode == Op::OpConstant) continue;
+    ir::Instruction n(Op::OpName, 0, 0, {it->second});
+    ir::append_string(&n.operands, name);
+    out_.debug.push_back(n);
+  }
+}
+
+namespace {
+
+class LowerToShaderPass : public Pass {
+ public:
+  const char* name() const override { return "lower-to-shader"; }
+  PassStatus Process(ir::Module& module, PassContext& context) override {
+    ir::Module out;
+    Lowering lowering(module, context);
+    if (!lowering.run(&out)) return PassStatus::Failure;
+    module = std::move(out);
+    return PassStatus::SuccessWithChange;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> create_lower_to_shader_pass() {
+  return std::make_unique<LowerToShaderPass>();
+}
+
+}  // namespace vkcl::k2s

@@ -1,0 +1,181 @@
+// lower-to-shader: rewrites a structured Kernel-model module into a Vulkan Shader-model module.
+// Pointers follow one mechanism parameterised by the storage class's address format (DESIGN.md
+// "Pointer model"): 64-bit device addresses for global/constant, 32-bit byte offsets into a
+// word array for local and private, tagged 64-bit values for generic.
+#pragma once
+
+#include <map>
+#include <set>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "passes/pass.h"
+#include "passes/type_layout.h"
+
+namespace vkcl::k2s {
+
+std::unique_ptr<Pass> create_lower_to_shader_pass();
+
+// How a pointer into one storage class is represented and accessed.
+enum class AddressFormat {
+  Global64,   // PhysicalStorageBuffer device address (CrossWorkgroup, UniformConstant)
+  Local32,    // byte offset into the workgroup word array
+  Private32,  // byte offset into the per-invocation word array
+  Generic64,  // address with the space in bits 62-63 (0 global, 1 local, 2 private)
+};
+
+class Lowering {
+ public:
+  Lowering(const ir::Module& in, PassContext& context) : in_(in), ctx_(context) {}
+  // Builds the Shader module into |*out| with one GLCompute entry point per kernel (named as
+  // the kernel) and fills context.kernels. Returns false with context.log set on failure.
+  bool run(ir::Module* out);
+
+  // ---- used by the per-topic files (memory, builtins, OpenCL.std) ----
+  bool fail(const std::string& message);
+  bool failed() const { return failed_; }
+  std::string describe(const ir::Instruction& inst) const;
+
+  // Input module queries.
+  const ir::Instruction* def(uint32_t in_id) const;
+  const ir::Instruction* decoration(uint32_t in_id, spv::Decoration d) const;
+  uint64_t constant_value(uint32_t in_id, bool* ok) const;  // of an input integer constant
+  spv::StorageClass pointer_storage(uint32_t in_pointer_type) const;
+  uint32_t pointee(uint32_t in_pointer_type) const;
+  static AddressFormat format_of(spv::StorageClass storage);
+  TypeLayout& layouts() { return layout_; }
+
+  // Output builders.
+  uint32_t type(spv::Op op, std::vector<uint32_t> operands);
+  uint32_t t_void() { return type(spv::Op::OpTypeVoid, {}); }
+  uint32_t t_bool() { return type(spv::Op::OpTypeBool, {}); }
+  uint32_t t_uint(uint32_t width);
+  uint32_t t_float(uint32_t width);
+  uint32_t t_vec(uint32_t element, uint32_t count);
+  uint32_t t_ptr(spv::StorageClass storage, uint32_t pointee);
+  uint32_t constant(uint32_t type, std::vector<uint32_t> words);
+  uint32_t c_u32(uint32_t v) { return constant(t_uint(32), {v}); }
+  uint32_t c_u64(uint64_t v) { return constant(t_uint(64), {uint32_t(v), uint32_t(v >> 32)}); }
+  uint32_t c_uint(uint32_t width, uint64_t v);
+  uint32_t c_bool(bool v);
+  uint32_t c_null(uint32_t type);
+  uint32_t emit(spv::Op op, uint32_t result_type, std::vector<uint32_t> operands);
+  void emit_void(spv::Op op, std::vector<uint32_t> operands);
+  void need_capability(spv::Capability c) { capabilities_.insert(c); }
+  uint32_t take_id() { return out_.take_id(); }
+
+  // Value mapping (input id -> output id).
+  uint32_t value(uint32_t in_id);
+  void bind(uint32_t in_id, uint32_t out_type, uint32_t out_value);
+  uint32_t lower_type(uint32_t in_type);
+  // Type a value of |in_type| has in memory after lowering (pointers are always 64-bit there).
+  uint32_t memory_type(uint32_t in_type);
+
+  // Integer width helpers on output values.
+  uint32_t to_width(uint32_t value, uint32_t from_width, uint32_t to_width, bool is_signed);
+  uint32_t width_of_int_type(uint32_t out_type) const;
+
+  // Memory access through any address format (lower_memory.cpp).
+  // load/store take input types (aggregates are split by their OpenCL layout); load_out and
+  // store_out take an output scalar or vector type.
+  uint32_t load(AddressFormat f, uint32_t address, uint32_t in_type, uint32_t alignment);
+  void store(AddressFormat f, uint32_t address, uint32_t in_type, uint32_t value,
+             uint32_t alignment);
+  uint32_t load_out(AddressFormat f, uint32_t address, uint32_t out_type, uint32_t alignment);
+  void store_out(AddressFormat f, uint32_t address, uint32_t out_type, uint32_t value,
+                 uint32_t alignment);
+  // |offset| is an output integer value of the format's width (64 or 32 bits).
+  uint32_t add_offset(AddressFormat f, uint32_t address, uint32_t offset);
+  uint32_t c_offset(AddressFormat f, uint64_t bytes);
+  static uint32_t address_width(AddressFormat f) {
+    return f == AddressFormat::Global64 || f == AddressFormat::Generic64 ? 64 : 32;
+  }
+  // Describes an output type: component count, component width, whether float.
+  struct Shape { uint32_t count = 1; uint32_t width = 32; bool is_float = false; bool ok = false; };
+  Shape shape_of(uint32_t out_type) const;
+  bool lower_access_chain(const ir::Instruction& inst);
+  bool lower_load(const ir::Instruction& inst);
+  bool lower_store(const ir::Instruction& inst);
+  bool lower_atomic(const ir::Instruction& inst);
+  bool lower_copy_memory(const ir::Instruction& inst);
+  bool lower_pointer_cast(const ir::Instruction& inst);
+  uint32_t lower_scope(uint32_t in_scope_id, AddressFormat f);
+  uint32_t lower_semantics(uint32_t in_semantics_id, spv::Op op);
+  // Scalar/vector access to the word arrays.
+  uint32_t load_words(AddressFormat f, uint32_t offset32, uint32_t out_type);
+  void store_words(AddressFormat f, uint32_t offset32, uint32_t out_type, uint32_t value);
+  uint32_t word_pointer(AddressFormat f, uint32_t offset32);
+  uint32_t arg_block_address();
+  uint32_t push_word(uint32_t index);
+
+  // Built-in variables (lower_builtins.cpp).
+  bool is_builtin_variable(uint32_t in_id) const;
+  bool lower_builtin_load(const ir::Instruction& inst, uint32_t variable, int component);
+  uint32_t vulkan_builtin(spv::BuiltIn b, uint32_t out_type);
+  uint32_t workgroup_size();
+
+  // OpenCL.std (lower_opencl_std.cpp).
+  bool lower_opencl_std(const ir::Instruction& inst);
+  bool lower_kernel_only_op(const ir::Instruction& inst);
+
+ private:
+  bool index_input();
+  bool lower_globals();
+  bool lower_function(const ir::Function& f);
+  bool lower_instruction(const ir::Instruction& inst);
+  bool copy_instruction(const ir::Instruction& inst);
+  bool classify_variables(const ir::Function& f);
+  bool build_entry_point(const ir::Instruction& entry);
+  void finish_module();
+
+  const ir::Module& in_;
+  PassContext& ctx_;
+  ir::Module out_;
+  bool failed_ = false;
+  TypeLayout layout_{*this};
+  friend class TypeLayout;
+
+  std::unordered_map<uint32_t, const ir::Instruction*> defs_;
+  std::unordered_map<uint32_t, std::vector<const ir::Instruction*>> decorations_;
+  std::unordered_map<uint32_t, std::string> names_;
+  uint32_t opencl_std_ = 0;
+
+  std::map<std::vector<uint32_t>, uint32_t> type_cache_;
+  std::map<std::vector<uint32_t>, uint32_t> constant_cache_;
+  std::unordered_map<uint32_t, uint32_t> map_;
+  std::unordered_map<uint32_t, uint32_t> type_map_;
+  std::set<spv::Capability> capabilities_;
+  std::vector<ir::Instruction> annotations_;
+  std::vector<uint32_t> interface_;  // global variables every entry point lists
+  std::vector<ir::Instruction> ep_instructions_;
+  uint32_t private_array_length_ = 0, private_array_type_ = 0, private_pointer_type_ = 0;
+  uint32_t glsl_ = 0;
+
+ public:
+  uint32_t glsl_import();
+  void decorate(uint32_t target, spv::Decoration d, std::vector<uint32_t> extra = {});
+
+ public:
+  // Function-scope state.
+  std::vector<ir::Instruction>* block_ = nullptr;  // output instructions of the current block
+  std::vector<ir::Instruction> variables_;         // OpVariables of the current function
+  std::unordered_set<uint32_t> logical_vars_;      // input Function variables kept as variables
+  std::unordered_map<uint32_t, std::pair<uint32_t, int>> builtin_pointers_;  // ptr -> (var, comp)
+  bool contraction_off_ = false;
+
+  // Module-scope memory.
+  uint32_t local_memory_var_ = 0;    // Workgroup u32[spec] word array
+  uint32_t private_memory_var_ = 0;  // Private u32[N] word array
+  uint32_t private_bytes_ = 64;      // first 64 bytes are scratch for generic accesses
+  uint32_t static_local_bytes_ = 64; // likewise
+  uint32_t push_var_ = 0;
+  std::unordered_map<uint32_t, uint32_t> builtin_vars_;  // spv::BuiltIn -> output Input variable
+  uint32_t workgroup_size_ = 0;
+  uint32_t private_words_constant_ = 0;  // patched at the end
+  std::vector<KernelInterface> kernels_;
+  // Bytes [0, kArgumentScratchBytes) of every argument block are scratch for generic accesses.
+  static constexpr uint32_t kArgumentScratchBytes = 64;
+};
+
+}  // namespace vkcl::k2s

@@ -1,0 +1,31 @@
+#include "passes/lower_to_shader.h"
+#include "passes/pass.h"
+#include "passes/structurize.h"
+
+namespace vkcl::k2s {
+
+namespace {
+struct Entry {
+  const char* name;
+  std::unique_ptr<Pass> (*create)();
+};
+// Every pass, in the order translate() runs them.
+const Entry kPasses[] = {
+    {"structurize", create_structurize_pass},
+    {"lower-to-shader", create_lower_to_shader_pass},
+};
+}  // namespace
+
+std::unique_ptr<Pass> create_pass(std::string_view name) {
+  for (const auto& e : kPasses)
+    if (name == e.name) return e.create();
+  return nullptr;
+}
+
+std::vector<std::string> pass_names() {
+  std::vector<std::string> names;
+  for (const auto& e : kPasses) names.push_back(e.name);
+  return names;
+}
+
+}  // namespace vkcl::k2s

@@ -1,0 +1,135 @@
+// vkcl-translate: translates a Kernel SPIR-V module (.spv) or OpenCL C source (.cl) into the
+// Vulkan Shader SPIR-V vkcl would run, and prints each kernel's interface. A debugging aid.
+//
+//   vkcl-translate input.{spv,cl} [-o out-prefix] [--pass NAME] [--build-options "..."]
+//                  [--text]
+//
+// --pass NAME runs that single pass and writes the module it produces (no validation);
+// without it the whole translation runs and one <out-prefix>.<kernel>.spv is written per kernel.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+#include <spirv-tools/libspirv.hpp>
+
+#include "compiler/compiler.h"
+#include "ir/module.h"
+#include "passes/pass.h"
+#include "vkcl/kernel_to_shader/translate.h"
+
+namespace {
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return true;
+}
+
+void write_words(const std::string& path, const std::vector<uint32_t>& words, bool text) {
+  if (text) {
+    spvtools::SpirvTools tools(SPV_ENV_UNIVERSAL_1_6);
+    std::string dis;
+    tools.Disassemble(words, &dis, SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES |
+                                       SPV_BINARY_TO_TEXT_OPTION_INDENT);
+    std::ofstream(path + ".spvasm") << dis;
+    std::cout << "wrote " << path << ".spvasm\n";
+    return;
+  }
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(words.data()), words.size() * 4);
+  std::cout << "wrote " << path << "\n";
+}
+
+const char* kind_name(vkcl::k2s::ArgKind k) {
+  switch (k) {
+    case vkcl::k2s::ArgKind::GlobalPointer: return "global pointer";
+    case vkcl::k2s::ArgKind::LocalPointer: return "local pointer";
+    case vkcl::k2s::ArgKind::ByValue: return "by value";
+    case vkcl::k2s::ArgKind::Sampler: return "sampler";
+    case vkcl::k2s::ArgKind::Image: return "image";
+  }
+  return "?";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string input, out = "out", pass, options;
+  bool text = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-o" && i + 1 < argc) out = argv[++i];
+    else if (a == "--pass" && i + 1 < argc) pass = argv[++i];
+    else if (a == "--build-options" && i + 1 < argc) options = argv[++i];
+    else if (a == "--text") text = true;
+    else if (a == "-h" || a == "--help") input.clear(), i = argc;
+    else input = a;
+  }
+  if (input.empty()) {
+    std::cerr << "usage: vkcl-translate input.{spv,cl} [-o out-prefix] [--pass NAME] "
+                 "[--build-options \"...\"] [--text]\npasses:";
+    for (const auto& n : vkcl::k2s::pass_names()) std::cerr << " " << n;
+    std::cerr << "\n";
+    return 2;
+  }
+  std::string bytes;
+  if (!read_file(input, &bytes)) {
+    std::cerr << "cannot read " << input << "\n";
+    return 1;
+  }
+  std::vector<uint32_t> spirv;
+  if (input.size() > 3 && input.substr(input.size() - 3) == ".cl") {
+    vkcl::compiler::DeviceFeatures features;
+    features.features = {"__opencl_c_int64"};
+    auto compiled = vkcl::compiler::compile(bytes, options, features);
+    std::cerr << compiled.log;
+    if (!compiled.ok) return 1;
+    spirv = compiled.spirv;
+    write_words(out + ".kernel.spv", spirv, text);
+  } else {
+    spirv.resize(bytes.size() / 4);
+    std::copy(bytes.begin(), bytes.begin() + spirv.size() * 4,
+              reinterpret_cast<char*>(spirv.data()));
+  }
+  vkcl::k2s::TargetCaps caps;
+  caps.int8 = caps.int16 = caps.float16 = caps.float64 = caps.storage8 = caps.storage16 = true;
+  caps.int64_atomics = true;
+  if (!pass.empty()) {
+    auto p = vkcl::k2s::create_pass(pass);
+    if (!p) {
+      std::cerr << "unknown pass " << pass << "\n";
+      return 2;
+    }
+    vkcl::ir::Module module;
+    std::string error;
+    if (!vkcl::ir::parse(spirv.data(), spirv.size(), &module, &error)) {
+      std::cerr << error << "\n";
+      return 1;
+    }
+    vkcl::k2s::PassContext context;
+    context.caps = caps;
+    auto status = p->Process(module, context);
+    std::cerr << context.log;
+    if (status == vkcl::k2s::PassStatus::Failure) return 1;
+    std::cout << (status == vkcl::k2s::PassStatus::SuccessWithChange ? "changed\n" : "unchanged\n");
+    write_words(out + "." + pass + ".spv", vkcl::ir::serialize(module), text);
+    return 0;
+  }
+  auto result = vkcl::k2s::translate(spirv, caps);
+  std::cerr << result.log;
+  if (!result.ok) return 1;
+  for (const auto& k : result.kernels) {
+    const auto& ki = k.interface;
+    std::cout << "kernel " << ki.name << ": argument block " << ki.argument_block_size
+              << " bytes, static local " << ki.static_local_memory_size << " bytes, private "
+              << ki.private_memory_size << " bytes\n";
+    for (size_t a = 0; a < ki.args.size(); ++a)
+      std::cout << "  arg " << a << ": " << kind_name(ki.args[a].kind) << " at "
+                << ki.args[a].offset << ", " << ki.args[a].size << " bytes\n";
+    write_words(out + "." + ki.name + ".spv", k.shader, text);
+  }
+  return 0;
+}

@@ -1,5 +1,7 @@
 // OpenCL built-in variables computed from Vulkan built-ins and the dispatch block, so global
 // offsets, split dispatches and non-uniform work-groups are invisible to the kernel.
+#include <functional>
+
 #include "passes/lower_to_shader.h"
 
 namespace vkcl::k2s {
@@ -58,7 +60,8 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
   uint32_t uvec3 = t_vec(u32, 3);
 
   // Per-component value of a 3-vector built-in, as a 32-bit integer.
-  auto component_of = [&](uint32_t c) -> uint32_t {
+  std::function<uint32_t(spv::BuiltIn, uint32_t)> component_for;
+  component_for = [&](spv::BuiltIn b, uint32_t c) -> uint32_t {
     switch (b) {
       case spv::BuiltIn::GlobalInvocationId: {
         uint32_t group = emit(Op::OpCompositeExtract, u32,
@@ -87,6 +90,7 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
       default: return 0;
     }
   };
+  auto component_of = [&](uint32_t c) { return component_for(b, c); };
 
   auto scalar = [&]() -> uint32_t {
     switch (b) {
@@ -112,7 +116,8 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
         uint32_t u64 = t_uint(64);
         uint32_t linear = 0;
         for (int c = 2; c >= 0; --c) {
-          uint32_t id = emit(Op::OpISub, u32, {component_of(c), push_word(kGlobalOffset + c)});
+          uint32_t gid = component_for(spv::BuiltIn::GlobalInvocationId, c);
+          uint32_t id = emit(Op::OpISub, u32, {gid, push_word(kGlobalOffset + c)});
           uint32_t id64 = emit(Op::OpUConvert, u64, {id});
           if (!linear) {
             linear = id64;

@@ -297,8 +297,8 @@ static uint32_t memory_alignment(const ir::Instruction& inst, size_t first_opera
 bool Lowering::lower_load(const ir::Instruction& i) {
   uint32_t pointer = i.operands[0];
   if (logical_vars_.count(pointer)) {
-    bind(i.result_id, memory_type(i.type_id),
-         emit(Op::OpLoad, memory_type(i.type_id), {value(pointer)}));
+    bind(i.result_id, lower_type(i.type_id),
+         emit(Op::OpLoad, lower_type(i.type_id), {value(pointer)}));
     return !failed_;
   }
   if (is_builtin_variable(pointer)) return lower_builtin_load(i, pointer, -1);

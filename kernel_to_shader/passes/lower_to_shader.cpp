@@ -138,7 +138,13 @@ uint32_t Lowering::c_uint(uint32_t width, uint64_t v) {
 }
 
 uint32_t Lowering::c_bool(bool v) {
-  return type(v ? Op::OpConstantTrue : Op::OpConstantFalse, {t_bool()});
+  std::vector<uint32_t> key = {0xfffffffeu, v ? 1u : 0u};
+  auto it = constant_cache_.find(key);
+  if (it != constant_cache_.end()) return it->second;
+  uint32_t id = take_id();
+  out_.globals.emplace_back(v ? Op::OpConstantTrue : Op::OpConstantFalse, t_bool(), id);
+  constant_cache_[key] = id;
+  return id;
 }
 
 uint32_t Lowering::c_null(uint32_t type_id) {
@@ -489,7 +495,7 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
   switch (i.opcode) {
     case Op::OpVariable: {
       if (logical_vars_.count(i.result_id)) {
-        uint32_t t = t_ptr(spv::StorageClass::Function, memory_type(pointee(i.type_id)));
+        uint32_t t = t_ptr(spv::StorageClass::Function, lower_type(pointee(i.type_id)));
         uint32_t id = value(i.result_id);
         variables_.emplace_back(Op::OpVariable, t, id,
                                 std::vector<uint32_t>{uint32_t(spv::StorageClass::Function)});

@@ -1,0 +1,356 @@
+// Kernel tests of issue 2: real OpenCL C kernels through the loader on the default vkcl device,
+// checked against CPU references on fresh random inputs with poisoned outputs. Every test runs
+// at the default optimisation level and at -cl-opt-disable.
+#include <algorithm>
+#include <cstdint>
+
+#include "runtime/cl_harness.h"
+
+namespace vkcl::test {
+namespace {
+
+class Kernels : public KernelTest {};
+
+TEST_P(Kernels, VectorAdd) {
+  const int n = 1000;  // not a multiple of the local size: the kernel guards with n
+  std::uniform_real_distribution<float> dist(-100, 100);
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) a[i] = dist(rng_), b[i] = dist(rng_);
+  Program p = build(R"(
+    __kernel void vadd(__global const float* a, __global const float* b, __global float* c,
+                       int n) {
+      size_t i = get_global_id(0);
+      if (i < n) c[i] = a[i] + b[i];
+    })");
+  Kernel k = kernel(p, "vadd");
+  Mem da = buffer(n * 4, a.data()), db = buffer(n * 4, b.data()), dc = poisoned(n * 4);
+  set_mem_arg(k, 0, da); set_mem_arg(k, 1, db); set_mem_arg(k, 2, dc); set_arg(k, 3, n);
+  size_t global = 1024, local = 64;
+  run(k, 1, &global, &local);
+  auto c = read<float>(dc, n);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << "at " << i;
+}
+
+TEST_P(Kernels, SaxpyWithGlobalOffset) {
+  const size_t n = 4096, offset = 1000, count = 2000;
+  std::uniform_real_distribution<float> dist(-10, 10);
+  std::vector<float> x(n), y(n);
+  for (size_t i = 0; i < n; ++i) x[i] = dist(rng_), y[i] = dist(rng_);
+  Program p = build(R"(
+    __kernel void saxpy(float a, __global const float* x, __global float* y) {
+      size_t i = get_global_id(0);
+      y[i] = a * x[i] + y[i];
+    })");
+  Kernel k = kernel(p, "saxpy");
+  Mem dx = buffer(n * 4, x.data()), dy = buffer(n * 4, y.data());
+  float a = 2.5f;
+  set_arg(k, 0, a); set_mem_arg(k, 1, dx); set_mem_arg(k, 2, dy);
+  run(k, 1, &count, nullptr, &offset);
+  auto out = read<float>(dy, n);
+  for (size_t i = 0; i < n; ++i) {
+    volatile float product = a * x[i];  // the kernel may not contract: same two roundings
+    float expect = (i >= offset && i < offset + count) ? float(product + y[i]) : y[i];
+    ASSERT_EQ(out[i], expect) << "at " << i;
+  }
+}
+
+// Each work-item writes its ids; checked against the NDRange definition.
+static const char* kIdsSource = R"(
+  __kernel void ids(__global uint* out) {
+    size_t x = get_global_id(0) - get_global_offset(0);
+    size_t y = get_global_id(1) - get_global_offset(1);
+    size_t z = get_global_id(2) - get_global_offset(2);
+    size_t linear = (z * get_global_size(1) + y) * get_global_size(0) + x;
+    __global uint* o = out + linear * 12;
+    for (uint d = 0; d < 3; ++d) {
+      o[d] = get_global_id(d);
+      o[3 + d] = get_local_id(d);
+      o[6 + d] = get_group_id(d);
+    }
+    o[9] = get_local_size(0) * 10000 + get_local_size(1) * 100 + get_local_size(2);
+    o[10] = get_num_groups(0) * 10000 + get_num_groups(1) * 100 + get_num_groups(2);
+    o[11] = get_work_dim() * 1000000 + (uint)get_global_linear_id();
+  })";
+
+static void check_ids(const std::vector<uint32_t>& out, cl_uint dims, const size_t* global,
+                      const size_t* local, const size_t* offset) {
+  size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, o[3] = {0, 0, 0};
+  for (cl_uint d = 0; d < dims; ++d) g[d] = global[d], l[d] = local[d], o[d] = offset[d];
+  for (size_t z = 0; z < g[2]; ++z)
+    for (size_t y = 0; y < g[1]; ++y)
+      for (size_t x = 0; x < g[0]; ++x) {
+        size_t linear = (z * g[1] + y) * g[0] + x;
+        const uint32_t* r = &out[linear * 12];
+        size_t id[3] = {x, y, z};
+        for (int d = 0; d < 3; ++d) {
+          ASSERT_EQ(r[d], id[d] + o[d]) << "global id " << d << " at " << linear;
+          ASSERT_EQ(r[3 + d], id[d] % l[d]) << "local id " << d << " at " << linear;
+          ASSERT_EQ(r[6 + d], id[d] / l[d]) << "group id " << d << " at " << linear;
+        }
+        ASSERT_EQ(r[9], l[0] * 10000 + l[1] * 100 + l[2]);
+        ASSERT_EQ(r[10], (g[0] / l[0]) * 10000 + (g[1] / l[1]) * 100 + g[2] / l[2]);
+        ASSERT_EQ(r[11], dims * 1000000 + linear);
+      }
+}
+
+TEST_P(Kernels, Ids2D) {
+  Program p = build(kIdsSource);
+  Kernel k = kernel(p, "ids");
+  size_t global[2] = {24, 12}, local[2] = {8, 4}, offset[2] = {5, 3};
+  Mem out = poisoned(24 * 12 * 12 * 4);
+  set_mem_arg(k, 0, out);
+  run(k, 2, global, local, offset);
+  check_ids(read<uint32_t>(out, 24 * 12 * 12), 2, global, local, offset);
+}
+
+TEST_P(Kernels, Ids3D) {
+  Program p = build(kIdsSource);
+  Kernel k = kernel(p, "ids");
+  size_t global[3] = {8, 6, 4}, local[3] = {4, 2, 2}, offset[3] = {1, 2, 3};
+  Mem out = poisoned(8 * 6 * 4 * 12 * 4);
+  set_mem_arg(k, 0, out);
+  run(k, 3, global, local, offset);
+  check_ids(read<uint32_t>(out, 8 * 6 * 4 * 12), 3, global, local, offset);
+}
+
+TEST_P(Kernels, TiledMatrixMultiplyWithLocalMemory) {
+  const int n = 64, tile = 8;
+  std::uniform_int_distribution<int> dist(-8, 8);  // exact in float
+  std::vector<float> a(n * n), b(n * n);
+  for (auto& v : a) v = float(dist(rng_));
+  for (auto& v : b) v = float(dist(rng_));
+  Program p = build(R"(
+    #define TILE 8
+    __kernel void matmul(__global const float* a, __global const float* b, __global float* c,
+                         int n) {
+      __local float ta[TILE][TILE];
+      __local float tb[TILE][TILE];
+      int row = get_global_id(1), col = get_global_id(0);
+      int lr = get_local_id(1), lc = get_local_id(0);
+      float sum = 0.0f;
+      for (int t = 0; t < n / TILE; ++t) {
+        ta[lr][lc] = a[row * n + t * TILE + lc];
+        tb[lr][lc] = b[(t * TILE + lr) * n + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE; ++k) sum += ta[lr][k] * tb[k][lc];
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      c[row * n + col] = sum;
+    })");
+  Kernel k = kernel(p, "matmul");
+  Mem da = buffer(a.size() * 4, a.data()), db = buffer(b.size() * 4, b.data());
+  Mem dc = poisoned(a.size() * 4);
+  set_mem_arg(k, 0, da); set_mem_arg(k, 1, db); set_mem_arg(k, 2, dc); set_arg(k, 3, n);
+  size_t global[2] = {size_t(n), size_t(n)}, local[2] = {size_t(tile), size_t(tile)};
+  run(k, 2, global, local);
+  auto c = read<float>(dc, n * n);
+  for (int r = 0; r < n; ++r)
+    for (int col = 0; col < n; ++col) {
+      float s = 0;
+      for (int x = 0; x < n; ++x) s += a[r * n + x] * b[x * n + col];
+      ASSERT_EQ(c[r * n + col], s) << "at " << r << "," << col;
+    }
+}
+
+TEST_P(Kernels, ReductionWithLocalArgument) {
+  const size_t n = 4096, local = 128;
+  std::uniform_int_distribution<int> dist(-1000, 1000);
+  std::vector<int> in(n);
+  for (auto& v : in) v = dist(rng_);
+  Program p = build(R"(
+    __kernel void reduce(__global const int* in, __global int* partial, __local int* tmp) {
+      size_t l = get_local_id(0);
+      tmp[l] = in[get_global_id(0)];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (l < s) tmp[l] += tmp[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      if (l == 0) partial[get_group_id(0)] = tmp[0];
+    })");
+  Kernel k = kernel(p, "reduce");
+  Mem din = buffer(n * 4, in.data()), dpart = poisoned(n / local * 4);
+  set_mem_arg(k, 0, din); set_mem_arg(k, 1, dpart);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, local * sizeof(int), nullptr));
+  run(k, 1, &n, &local);
+  auto part = read<int>(dpart, n / local);
+  for (size_t g = 0; g < n / local; ++g) {
+    int s = 0;
+    for (size_t i = 0; i < local; ++i) s += in[g * local + i];
+    ASSERT_EQ(part[g], s) << "group " << g;
+  }
+}
+
+TEST_P(Kernels, AtomicHistogramGlobal) {
+  const size_t n = 8192;
+  const int bins = 16;
+  std::uniform_int_distribution<int> dist(0, 255);
+  std::vector<uint8_t> data(n);
+  for (auto& v : data) v = uint8_t(dist(rng_));
+  Program p = build(R"(
+    __kernel void hist(__global const uchar* data, __global int* bins) {
+      atomic_inc(&bins[data[get_global_id(0)] % 16]);
+    })");
+  Kernel k = kernel(p, "hist");
+  std::vector<int> zero(bins, 0);
+  Mem dd = buffer(n, data.data()), db = buffer(bins * 4, zero.data());
+  set_mem_arg(k, 0, dd); set_mem_arg(k, 1, db);
+  size_t local = 64;
+  run(k, 1, &n, &local);
+  auto got = read<int>(db, bins);
+  std::vector<int> expect(bins, 0);
+  for (auto v : data) expect[v % 16]++;
+  EXPECT_EQ(got, expect);
+}
+
+TEST_P(Kernels, AtomicHistogramLocal) {
+  const size_t n = 8192, local = 128;
+  const int bins = 32;
+  std::uniform_int_distribution<int> dist(0, 1 << 20);
+  std::vector<uint32_t> data(n);
+  for (auto& v : data) v = uint32_t(dist(rng_));
+  Program p = build(R"(
+    __kernel void hist(__global const uint* data, __global uint* bins) {
+      __local uint counts[32];
+      size_t l = get_local_id(0);
+      if (l < 32) counts[l] = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      atomic_add(&counts[data[get_global_id(0)] & 31], 1u);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (l < 32) atomic_add(&bins[l], counts[l]);
+    })");
+  Kernel k = kernel(p, "hist");
+  std::vector<uint32_t> zero(bins, 0);
+  Mem dd = buffer(n * 4, data.data()), db = buffer(bins * 4, zero.data());
+  set_mem_arg(k, 0, dd); set_mem_arg(k, 1, db);
+  run(k, 1, &n, &local);
+  auto got = read<uint32_t>(db, bins);
+  std::vector<uint32_t> expect(bins, 0);
+  for (auto v : data) expect[v & 31]++;
+  EXPECT_EQ(got, expect);
+}
+
+TEST_P(Kernels, StructByValue) {
+  struct Params {
+    cl_float scale;
+    cl_int bias;
+    cl_char shift;
+    cl_long big;
+    cl_float4 weights;
+  };
+  static_assert(sizeof(Params) == 48);
+  Params params{};
+  params.scale = 1.5f;
+  params.bias = -7;
+  params.shift = 3;
+  params.big = (1ll << 40) + 5;
+  params.weights = {{0.5f, 2.0f, -1.0f, 4.0f}};
+  const size_t n = 256;
+  Program p = build(R"(
+    typedef struct { float scale; int bias; char shift; long big; float4 weights; } Params;
+    __kernel void apply(__global const int* in, __global long* out, Params p) {
+      size_t i = get_global_id(0);
+      float w = p.weights[i % 4];
+      out[i] = (long)(in[i] * p.scale * w) + p.bias + ((long)in[i] << p.shift) + p.big;
+    })");
+  Kernel k = kernel(p, "apply");
+  std::uniform_int_distribution<int> dist(-1000, 1000);
+  std::vector<int> in(n);
+  for (auto& v : in) v = dist(rng_);
+  Mem din = buffer(n * 4, in.data()), dout = poisoned(n * 8);
+  set_mem_arg(k, 0, din); set_mem_arg(k, 1, dout); set_arg(k, 2, params);
+  run(k, 1, &n, nullptr);
+  auto out = read<int64_t>(dout, n);
+  for (size_t i = 0; i < n; ++i) {
+    volatile float scaled = in[i] * params.scale;
+    volatile float weighted = scaled * params.weights.s[i % 4];
+    int64_t expect = int64_t(weighted) + params.bias + (int64_t(in[i]) << params.shift) + params.big;
+    ASSERT_EQ(out[i], expect) << "at " << i;
+  }
+}
+
+TEST_P(Kernels, CharShortLongArithmetic) {
+  const size_t n = 512;
+  std::uniform_int_distribution<int> dist(-128, 127);
+  std::uniform_int_distribution<int64_t> ldist(INT64_MIN / 4, INT64_MAX / 4);
+  std::vector<int8_t> c(n);
+  std::vector<int16_t> s(n);
+  std::vector<int64_t> l(n);
+  for (size_t i = 0; i < n; ++i) c[i] = int8_t(dist(rng_)), s[i] = int16_t(dist(rng_) * 200), l[i] = ldist(rng_);
+  Program p = build(R"(
+    __kernel void mix(__global const char* c, __global const short* s, __global const long* l,
+                      __global char* oc, __global short* os, __global long* ol,
+                      __global uchar* ou) {
+      size_t i = get_global_id(0);
+      oc[i] = (char)(c[i] * 3 + 7);            // wraps
+      os[i] = (short)(s[i] / 3 - c[i]);
+      ol[i] = l[i] * 3 + (l[i] >> 7) - (long)s[i] * 100000;
+      ou[i] = (uchar)(c[i] ^ 0x5a) + (uchar)(i & 7);
+    })");
+  Kernel k = kernel(p, "mix");
+  Mem dc = buffer(n, c.data()), ds = buffer(n * 2, s.data()), dl = buffer(n * 8, l.data());
+  Mem oc = poisoned(n), os = poisoned(n * 2), ol = poisoned(n * 8), ou = poisoned(n);
+  set_mem_arg(k, 0, dc); set_mem_arg(k, 1, ds); set_mem_arg(k, 2, dl);
+  set_mem_arg(k, 3, oc); set_mem_arg(k, 4, os); set_mem_arg(k, 5, ol); set_mem_arg(k, 6, ou);
+  size_t local = 32;
+  run(k, 1, &n, &local);
+  auto rc = read<int8_t>(oc, n);
+  auto rs = read<int16_t>(os, n);
+  auto rl = read<int64_t>(ol, n);
+  auto ru = read<uint8_t>(ou, n);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(rc[i], int8_t(c[i] * 3 + 7)) << i;
+    ASSERT_EQ(rs[i], int16_t(s[i] / 3 - c[i])) << i;
+    ASSERT_EQ(rl[i], int64_t(uint64_t(l[i]) * 3 + uint64_t(l[i] >> 7) - uint64_t(int64_t(s[i]) * 100000))) << i;
+    ASSERT_EQ(ru[i], uint8_t(uint8_t(c[i] ^ 0x5a) + uint8_t(i & 7))) << i;
+  }
+}
+
+TEST_P(Kernels, PrivateArrayWithDynamicIndex) {
+  const size_t n = 256;
+  std::uniform_int_distribution<int> dist(0, 1000);
+  std::vector<int> in(n);
+  for (auto& v : in) v = dist(rng_);
+  Program p = build(R"(
+    int pick(int* table, int i) { return table[i & 7]; }
+    __kernel void lut(__global const int* in, __global int* out) {
+      int table[8];
+      for (int k = 0; k < 8; ++k) table[k] = k * k + in[get_global_id(0)];
+      out[get_global_id(0)] = pick(table, in[get_global_id(0)]);
+    })");
+  Kernel k = kernel(p, "lut");
+  Mem din = buffer(n * 4, in.data()), dout = poisoned(n * 4);
+  set_mem_arg(k, 0, din); set_mem_arg(k, 1, dout);
+  run(k, 1, &n, nullptr);
+  auto out = read<int>(dout, n);
+  for (size_t i = 0; i < n; ++i) {
+    int idx = in[i] & 7;
+    ASSERT_EQ(out[i], idx * idx + in[i]) << i;
+  }
+}
+
+TEST_P(Kernels, NonUniformWorkGroups) {
+  const size_t n = 1000, local = 64;  // 15 full groups and one of 40
+  Program p = build(R"(
+    __kernel void sizes(__global uint* out) {
+      size_t i = get_global_id(0);
+      out[i] = get_local_size(0) * 1000 + get_enqueued_local_size(0) * 10 + get_group_id(0) % 10;
+    })", "-cl-std=CL3.0");
+  Kernel k = kernel(p, "sizes");
+  Mem dout = poisoned(n * 4);
+  set_mem_arg(k, 0, dout);
+  run(k, 1, &n, &local);
+  auto out = read<uint32_t>(dout, n);
+  for (size_t i = 0; i < n; ++i) {
+    size_t group = i / local;
+    size_t size = group == n / local ? n % local : local;
+    ASSERT_EQ(out[i], size * 1000 + local * 10 + group % 10) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Options, Kernels, ::testing::Values(std::string(""),
+                                                             std::string("-cl-opt-disable")),
+                         options_name);
+
+}  // namespace
+}  // namespace vkcl::test

@@ -33,11 +33,11 @@ const char* opencl_std_name(uint32_t n) {
 #define NAME(x) case cl::x: return #x;
     NAME(Acos) NAME(Acosh) NAME(Acospi) NAME(Asin) NAME(Asinh) NAME(Asinpi) NAME(Atan)
     NAME(Atan2) NAME(Atanh) NAME(Atanpi) NAME(Atan2pi) NAME(Cbrt) NAME(Cos) NAME(Cosh)
-    NAME(Cospi) NAME(Erfc) NAME(Erf) NAME(Exp) NAME(Exp2) NAME(Exp10) NAME(Expm1) NAME(Fdim)
+    NAME(Cospi) NAME(Erfc) NAME(Erf) NAME(Exp) NAME(Exp2) NAME(Exp10) NAME(Expm1)
     NAME(Fma) NAME(Fmod) NAME(Fract) NAME(Frexp) NAME(Hypot) NAME(Ilogb) NAME(Ldexp)
     NAME(Lgamma) NAME(Lgamma_r) NAME(Log) NAME(Log2) NAME(Log10) NAME(Log1p) NAME(Logb)
     NAME(Maxmag) NAME(Minmag) NAME(Modf) NAME(Nan) NAME(Nextafter) NAME(Pow) NAME(Pown)
-    NAME(Powr) NAME(Remainder) NAME(Remquo) NAME(Round) NAME(Rootn) NAME(Rsqrt) NAME(Sin)
+    NAME(Powr) NAME(Remainder) NAME(Remquo) NAME(Rootn) NAME(Rsqrt) NAME(Sin)
     NAME(Sincos) NAME(Sinh) NAME(Sinpi) NAME(Sqrt) NAME(Tan) NAME(Tanh) NAME(Tanpi)
     NAME(Tgamma) NAME(Half_cos) NAME(Half_divide) NAME(Half_exp) NAME(Half_exp2)
     NAME(Half_exp10) NAME(Half_log) NAME(Half_log2) NAME(Half_log10) NAME(Half_powr)
@@ -81,6 +81,26 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
     case cl::Ceil: r = glsl(GLSLstd450Ceil, {arg(0)}); break;
     case cl::Trunc: r = glsl(GLSLstd450Trunc, {arg(0)}); break;
     case cl::Rint: r = glsl(GLSLstd450RoundEven, {arg(0)}); break;
+    case cl::Round: {
+      // Halfway cases away from zero (GLSL's Round leaves their direction open):
+      // t = trunc(x); |x - t| is exact, and t moves one step away from zero when it is >= 0.5.
+      uint32_t t = glsl(GLSLstd450Trunc, {arg(0)});
+      uint32_t diff = glsl(GLSLstd450FAbs, {emit(Op::OpFSub, rt, {arg(0), t})});
+      uint32_t half = splat(constant(t_float(s.width), s.width == 64 ? std::vector<uint32_t>{0, 0x3fe00000}
+                                                        : s.width == 16 ? std::vector<uint32_t>{0x3800}
+                                                                        : std::vector<uint32_t>{0x3f000000}));
+      uint32_t up = emit(Op::OpFOrdGreaterThanEqual, bool_type(), {diff, half});
+      uint32_t step = glsl(GLSLstd450FSign, {arg(0)});
+      r = emit(Op::OpSelect, rt, {up, emit(Op::OpFAdd, rt, {t, step}), t});
+      break;
+    }
+    case cl::Fdim: {
+      // x - y when x > y, +0 when x <= y, NaN when either is NaN.
+      uint32_t d = emit(Op::OpFSub, rt, {arg(0), arg(1)});
+      uint32_t le = emit(Op::OpFOrdLessThanEqual, bool_type(), {arg(0), arg(1)});
+      r = emit(Op::OpSelect, rt, {le, c_null(rt), d});
+      break;
+    }
     case cl::Fmin: case cl::FMin_common: r = glsl(GLSLstd450NMin, {arg(0), arg(1)}); break;
     case cl::Fmax: case cl::FMax_common: r = glsl(GLSLstd450NMax, {arg(0), arg(1)}); break;
     case cl::FClamp:

@@ -466,9 +466,7 @@ bool Lowering::copy_instruction(const ir::Instruction& i) {
     case Op::OpSwitch: {
       o.operands[0] = value(i.operands[0]);
       o.operands[1] = value(i.operands[1]);
-      const ir::Instruction* sel = def(i.type_id ? 0 : 0);
-      (void)sel;
-      uint32_t words = 1;
+      uint32_t words = 1;  // case literals are as wide as the selector
       if (const ir::Instruction* s = def(i.operands[0]))
         if (const ir::Instruction* t = def(s->type_id))
           if (t->operands[0] > 32) words = 2;

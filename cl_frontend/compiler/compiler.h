@@ -41,6 +41,11 @@ struct KernelInfo {
 
 struct CompileResult {
   bool ok = false;
+  // OpenCL C version the program was compiled for (100, 110, 120 or 300) and whether
+  // -cl-uniform-work-group-size was given: together they decide whether non-uniform
+  // work-groups may be enqueued.
+  int language_version = 120;
+  bool uniform_work_group_size = false;
   std::string log;                // clang's diagnostics (and the translator's, on failure)
   std::vector<uint32_t> spirv;    // Kernel SPIR-V
   std::vector<KernelInfo> kernels;

@@ -9,11 +9,14 @@ find_package(LLVM 15 REQUIRED CONFIG PATHS /usr/lib/llvm-15/lib/cmake/llvm NO_DE
 find_package(Clang REQUIRED CONFIG PATHS /usr/lib/llvm-15/lib/cmake/clang NO_DEFAULT_PATH)
 pkg_check_modules(LLVMSPIRVLib REQUIRED IMPORTED_TARGET GLOBAL LLVMSPIRVLib)
 find_package(OpenCL REQUIRED)
+add_library(vkcl_opencl_headers INTERFACE)
+target_include_directories(vkcl_opencl_headers INTERFACE ${OpenCL_INCLUDE_DIRS})
+add_library(OpenCL::Headers ALIAS vkcl_opencl_headers)
 
 # volk ships as volk.h + volk.c in /usr/include (libvulkan-volk-dev); build it once.
 find_file(VOLK_SOURCE volk.c PATHS /usr/include REQUIRED)
 add_library(vkcl_volk STATIC ${VOLK_SOURCE})
-target_include_directories(vkcl_volk PUBLIC /usr/include)
+target_include_directories(vkcl_volk SYSTEM PUBLIC ${Vulkan_INCLUDE_DIRS})
 target_compile_definitions(vkcl_volk PUBLIC VK_NO_PROTOTYPES)
 target_link_libraries(vkcl_volk PUBLIC Vulkan::Headers ${CMAKE_DL_LIBS})
 add_library(vkcl::volk ALIAS vkcl_volk)
@@ -32,5 +35,5 @@ add_library(vkcl::clang ALIAS vkcl_clang)
 
 if(VKCL_BUILD_TESTS)
   find_package(GTest REQUIRED)
-  pkg_check_modules(MPFR IMPORTED_TARGET GLOBAL mpfr)
+  pkg_check_modules(MPFR IMPORTED_TARGET mpfr)
 endif()

@@ -1,0 +1,260 @@
+#include "compiler/compiler.h"
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <LLVMSPIRVLib/LLVMSPIRVLib.h>
+
+#include <mutex>
+#include <sstream>
+
+namespace vkcl::compiler {
+
+namespace {
+
+// Splits build options on whitespace; double quotes group (as in -D "NAME=a b").
+std::vector<std::string> split_options(const std::string& options) {
+  std::vector<std::string> out;
+  std::string current;
+  bool quoted = false, has = false;
+  for (char c : options) {
+    if (c == '"') { quoted = !quoted; has = true; continue; }
+    if (!quoted && (c == ' ' || c == '\t' || c == '\n')) {
+      if (has) out.push_back(current);
+      current.clear();
+      has = false;
+      continue;
+    }
+    current.push_back(c);
+    has = true;
+  }
+  if (has) out.push_back(current);
+  return out;
+}
+
+struct Translation {
+  std::vector<std::string> args;  // cc1 arguments
+  std::string error;              // set when an option is invalid
+  int language_version = 120;
+  bool uniform_work_group_size = false;
+};
+
+// Maps the application's build options to clang -cc1 arguments.
+Translation translate_options(const std::string& options) {
+  Translation t;
+  bool optimize = true;
+  std::vector<std::string> opts = split_options(options);
+  std::string std_option = "-cl-std=CL1.2";
+  for (size_t i = 0; i < opts.size(); ++i) {
+    const std::string& o = opts[i];
+    auto takes_value = [&](const char* flag) {
+      if (o == flag) {
+        if (i + 1 >= opts.size()) { t.error = std::string(flag) + " needs a value"; return true; }
+        t.args.push_back(flag);
+        t.args.push_back(opts[++i]);
+        return true;
+      }
+      if (o.rfind(flag, 0) == 0) {
+        t.args.push_back(o);
+        return true;
+      }
+      return false;
+    };
+    if (takes_value("-D") || takes_value("-I")) continue;
+    if (o == "-w" || o == "-Werror" || o == "-cl-mad-enable" || o == "-cl-no-signed-zeros" ||
+        o == "-cl-unsafe-math-optimizations" || o == "-cl-finite-math-only" ||
+        o == "-cl-fast-relaxed-math" || o == "-cl-denorms-are-zero" ||
+        o == "-cl-single-precision-constant" || o == "-cl-fp32-correctly-rounded-divide-sqrt") {
+      t.args.push_back(o);
+    } else if (o == "-cl-uniform-work-group-size") {
+      t.args.push_back(o);
+      t.uniform_work_group_size = true;
+    } else if (o == "-cl-opt-disable") {
+      optimize = false;
+    } else if (o == "-cl-kernel-arg-info" || o == "-g" || o == "-cl-strict-aliasing" ||
+               o == "-cl-no-subgroup-ifp") {
+      // Argument info is always kept; the others do not change the code vkcl makes.
+    } else if (o.rfind("-cl-std=", 0) == 0) {
+      std::string v = o.substr(8);
+      if (v == "CL1.0") t.language_version = 100;
+      else if (v == "CL1.1") t.language_version = 110;
+      else if (v == "CL1.2") t.language_version = 120;
+      else if (v == "CL3.0") t.language_version = 300;
+      else { t.error = "the device does not support " + o; continue; }
+      std_option = o;
+    } else {
+      t.error = "unknown build option " + o;
+    }
+  }
+  t.args.push_back(std_option);
+  t.args.push_back(optimize ? "-O2" : "-O0");
+  return t;
+}
+
+std::string metadata_string(const llvm::MDNode* md, unsigned i) {
+  if (!md || i >= md->getNumOperands()) return "";
+  if (auto* s = llvm::dyn_cast_or_null<llvm::MDString>(md->getOperand(i).get()))
+    return s->getString().str();
+  return "";
+}
+
+int64_t metadata_int(const llvm::MDNode* md, unsigned i) {
+  if (!md || i >= md->getNumOperands()) return 0;
+  if (auto* c = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(md->getOperand(i)))
+    return c->getSExtValue();
+  return 0;
+}
+
+KernelInfo kernel_info(const llvm::Function& f) {
+  KernelInfo k;
+  k.name = f.getName().str();
+  const llvm::MDNode* space = f.getMetadata("kernel_arg_addr_space");
+  const llvm::MDNode* access = f.getMetadata("kernel_arg_access_qual");
+  const llvm::MDNode* type = f.getMetadata("kernel_arg_type");
+  const llvm::MDNode* qual = f.getMetadata("kernel_arg_type_qual");
+  const llvm::MDNode* name = f.getMetadata("kernel_arg_name");
+  for (unsigned i = 0; i < f.arg_size(); ++i) {
+    KernelArgInfo a;
+    a.name = metadata_string(name, i);
+    a.type_name = metadata_string(type, i);
+    switch (metadata_int(space, i)) {
+      case 1: a.address_qualifier = CL_KERNEL_ARG_ADDRESS_GLOBAL; break;
+      case 2: a.address_qualifier = CL_KERNEL_ARG_ADDRESS_CONSTANT; break;
+      case 3: a.address_qualifier = CL_KERNEL_ARG_ADDRESS_LOCAL; break;
+      default: a.address_qualifier = CL_KERNEL_ARG_ADDRESS_PRIVATE; break;
+    }
+    std::string acc = metadata_string(access, i);
+    a.access_qualifier = acc == "read_only" ? CL_KERNEL_ARG_ACCESS_READ_ONLY
+                         : acc == "write_only" ? CL_KERNEL_ARG_ACCESS_WRITE_ONLY
+                         : acc == "read_write" ? CL_KERNEL_ARG_ACCESS_READ_WRITE
+                                               : CL_KERNEL_ARG_ACCESS_NONE;
+    std::string q = metadata_string(qual, i);
+    a.type_qualifier = CL_KERNEL_ARG_TYPE_NONE;
+    if (q.find("const") != std::string::npos) a.type_qualifier |= CL_KERNEL_ARG_TYPE_CONST;
+    if (q.find("restrict") != std::string::npos) a.type_qualifier |= CL_KERNEL_ARG_TYPE_RESTRICT;
+    if (q.find("volatile") != std::string::npos) a.type_qualifier |= CL_KERNEL_ARG_TYPE_VOLATILE;
+    if (q.find("pipe") != std::string::npos) a.type_qualifier |= CL_KERNEL_ARG_TYPE_PIPE;
+    // __constant arguments are reported const, as the specification's examples do.
+    if (a.address_qualifier == CL_KERNEL_ARG_ADDRESS_CONSTANT)
+      a.type_qualifier |= CL_KERNEL_ARG_TYPE_CONST;
+    k.args.push_back(a);
+  }
+  auto three = [&](const char* attr) -> std::string {
+    const llvm::MDNode* md = f.getMetadata(attr);
+    if (!md) return "";
+    return std::string(attr) + "(" + std::to_string(metadata_int(md, 0)) + "," +
+           std::to_string(metadata_int(md, 1)) + "," + std::to_string(metadata_int(md, 2)) + ")";
+  };
+  std::string attributes;
+  for (const char* attr : {"reqd_work_group_size", "work_group_size_hint"}) {
+    std::string a = three(attr);
+    if (a.empty()) continue;
+    if (!attributes.empty()) attributes += " ";
+    attributes += a;
+  }
+  if (const llvm::MDNode* hint = f.getMetadata("vec_type_hint")) {
+    std::string type_name;
+    llvm::raw_string_ostream os(type_name);
+    if (auto* v = llvm::mdconst::dyn_extract_or_null<llvm::Constant>(hint->getOperand(0)))
+      v->getType()->print(os);
+    os.flush();
+    if (!attributes.empty()) attributes += " ";
+    attributes += "vec_type_hint(" + type_name + ")";
+  }
+  k.attributes = attributes;
+  return k;
+}
+
+std::mutex g_compile_mutex;
+
+}  // namespace
+
+CompileResult compile(const std::string& source, const std::string& options,
+                      const DeviceFeatures& features, bool* invalid_options) {
+  CompileResult result;
+  if (invalid_options) *invalid_options = false;
+  Translation t = translate_options(options);
+  if (!t.error.empty()) {
+    if (invalid_options) *invalid_options = true;
+    result.log = "error: " + t.error + "\n";
+    return result;
+  }
+  result.language_version = t.language_version;
+  result.uniform_work_group_size = t.uniform_work_group_size;
+
+  std::string ext = "-cl-ext=-all";
+  for (const auto& e : features.extensions) ext += ",+" + e;
+  for (const auto& f : features.features) ext += ",+" + f;
+  if (features.fp64) ext += ",+cl_khr_fp64,+__opencl_c_fp64";
+  if (features.fp16) ext += ",+cl_khr_fp16";
+  if (features.int64) ext += ",+__opencl_c_int64";
+
+  std::vector<std::string> args = {"-triple", "spir64-unknown-unknown", "-x", "cl",
+                                   "-emit-llvm-bc", "-finclude-default-header",
+                                   "-fdeclare-opencl-builtins", "-no-opaque-pointers",
+                                   "-cl-kernel-arg-info", "-resource-dir", VKCL_CLANG_RESOURCE_DIR,
+                                   ext};
+  args.insert(args.end(), t.args.begin(), t.args.end());
+  args.push_back("input.cl");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+
+  std::lock_guard<std::mutex> lock(g_compile_mutex);
+  std::string log;
+  llvm::raw_string_ostream log_stream(log);
+  clang::CompilerInstance ci;
+  auto* printer = new clang::TextDiagnosticPrinter(log_stream, new clang::DiagnosticOptions());
+  ci.createDiagnostics(printer, /*ShouldOwnClient=*/true);
+  if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics())) {
+    log_stream.flush();
+    result.log = log;
+    if (invalid_options) *invalid_options = true;
+    return result;
+  }
+  ci.getPreprocessorOpts().addRemappedFile(
+      "input.cl", llvm::MemoryBuffer::getMemBufferCopy(source, "input.cl").release());
+  ci.getPreprocessorOpts().RetainRemappedFileBuffers = false;
+  ci.getDiagnosticOpts().ShowCarets = true;
+
+  llvm::LLVMContext context;
+  clang::EmitLLVMOnlyAction action(&context);
+  bool compiled = ci.ExecuteAction(action);
+  log_stream.flush();
+  result.log = log;
+  if (!compiled) return result;
+  std::unique_ptr<llvm::Module> module = action.takeModule();
+  if (!module) {
+    result.log += "error: clang produced no module\n";
+    return result;
+  }
+  for (const llvm::Function& f : *module)
+    if (f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && !f.isDeclaration())
+      result.kernels.push_back(kernel_info(f));
+
+  SPIRV::TranslatorOpts opts(SPIRV::VersionNumber::SPIRV_1_0);
+  std::ostringstream spirv;
+  std::string error;
+  if (!llvm::writeSpirv(module.get(), opts, spirv, error)) {
+    result.log += "error: SPIR-V translation failed: " + error + "\n";
+    return result;
+  }
+  std::string bytes = spirv.str();
+  result.spirv.resize(bytes.size() / 4);
+  std::copy(bytes.begin(), bytes.begin() + result.spirv.size() * 4,
+            reinterpret_cast<char*>(result.spirv.data()));
+  result.ok = true;
+  return result;
+}
+
+}  // namespace vkcl::compiler

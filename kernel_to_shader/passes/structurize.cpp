@@ -1,0 +1,897 @@
+// The structurizer. Steps, each on a freshly analysed CFG:
+//   1. canonicalise terminators, drop unreachable blocks, reject irreducible graphs;
+//   2. loops, outermost first: a dedicated continue block for the back edges, one merge block
+//      for all exits (a dispatch block with a selector when the exits go to several places);
+//   3. selections in reverse post-order: the merge is the immediate post-dominator within the
+//      enclosing loop body (paths that break, continue or return do not count); a block that
+//      is already a merge gets a fresh forwarding block; a join that no header can own (the
+//      `a || b` shape) is duplicated along the offending edge;
+//   4. blocks in structured order (each construct before its merge);
+//   5. SSA repair: values whose uses are no longer dominated go through Function variables.
+#include "passes/structurize.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/cfg.h"
+
+namespace vkcl::k2s {
+
+using ir::Block;
+using ir::Cfg;
+using ir::Instruction;
+using spv::Op;
+
+namespace {
+
+bool is_return(const Block& b) {
+  Op op = b.terminator().opcode;
+  return op == Op::OpReturn || op == Op::OpReturnValue;
+}
+
+class Structurizer {
+ public:
+  Structurizer(ir::Module& m, ir::Function& f, PassContext& ctx) : m_(m), f_(f), ctx_(ctx) {}
+
+  bool run() {
+    if (f_.blocks.size() < 2 && !f_.blocks.empty() &&
+        f_.blocks[0].terminator().opcode != Op::OpBranchConditional &&
+        f_.blocks[0].terminator().opcode != Op::OpSwitch)
+      return true;
+    canonicalize();
+    if (!remove_unreachable()) return false;
+    duplicate_return_blocks();
+    if (!check_reducible()) return false;
+    if (!normalize_loops()) return false;
+    if (!structure_selections()) return false;
+    order_blocks();
+    repair_ssa();
+    changed_ = true;
+    return true;
+  }
+  bool changed() const { return changed_; }
+
+ private:
+  struct Loop {
+    uint32_t header, merge, cont;
+  };
+
+  bool fail(const std::string& why) {
+    ctx_.log += "error: cannot structure the control flow of function " + name() + ": " + why + "\n";
+    return false;
+  }
+  std::string name() const {
+    for (const auto& d : m_.debug)
+      if (d.opcode == Op::OpName && d.operands[0] == f_.id()) return ir::decode_string(d.operands, 1);
+    return "%" + std::to_string(f_.id());
+  }
+
+  // ---- module helpers
+  uint32_t uint_type() {
+    for (const auto& g : m_.globals)
+      if (g.opcode == Op::OpTypeInt && g.operands[0] == 32 && g.operands[1] == 0) return g.result_id;
+    uint32_t id = m_.take_id();
+    m_.globals.emplace_back(Op::OpTypeInt, 0, id, std::vector<uint32_t>{32, 0});
+    return id;
+  }
+  uint32_t bool_type() {
+    for (const auto& g : m_.globals)
+      if (g.opcode == Op::OpTypeBool) return g.result_id;
+    uint32_t id = m_.take_id();
+    m_.globals.emplace_back(Op::OpTypeBool, 0, id);
+    return id;
+  }
+  uint32_t uint_constant(uint32_t v) {
+    uint32_t t = uint_type();
+    for (const auto& g : m_.globals)
+      if (g.opcode == Op::OpConstant && g.type_id == t && g.operands[0] == v) return g.result_id;
+    uint32_t id = m_.take_id();
+    m_.globals.emplace_back(Op::OpConstant, t, id, std::vector<uint32_t>{v});
+    return id;
+  }
+  uint32_t undef(uint32_t type) {
+    auto it = undefs_.find(type);
+    if (it != undefs_.end()) return it->second;
+    uint32_t id = m_.take_id();
+    m_.globals.emplace_back(Op::OpUndef, type, id);
+    undefs_[type] = id;
+    return id;
+  }
+  uint32_t new_block(std::vector<Instruction> instructions) {
+    uint32_t label = m_.take_id();
+    f_.blocks.push_back(Block{label, std::move(instructions)});
+    return label;
+  }
+  Block& block(uint32_t label) { return *f_.find_block(label); }
+
+  // ---- step 1
+  void canonicalize() {
+    for (Block& b : f_.blocks) {
+      Instruction& t = b.terminator();
+      if (t.opcode == Op::OpBranchConditional && t.operands[1] == t.operands[2]) {
+        t = Instruction(Op::OpBranch, 0, 0, {t.operands[1]});
+      } else if (t.opcode == Op::OpSwitch) {
+        std::vector<uint32_t> targets = ir::successor_labels(m_, f_, b);
+        if (std::all_of(targets.begin(), targets.end(), [&](uint32_t l) { return l == targets[0]; }))
+          t = Instruction(Op::OpBranch, 0, 0, {targets[0]});
+      }
+    }
+  }
+
+  // A small block that returns, reached from several places, is copied for each of them:
+  // a return inside a construct then needs no branch out of it.
+  void duplicate_return_blocks() {
+    for (size_t r = 0; r < f_.blocks.size(); ++r) {
+      if (!is_return(f_.blocks[r]) || f_.blocks[r].instructions.size() > 32 || r == 0) continue;
+      Cfg cfg(m_, f_);
+      std::vector<int> preds = cfg.predecessors(int(r));
+      if (preds.size() < 2) continue;
+      uint32_t label = f_.blocks[r].label;
+      std::vector<uint32_t> pred_labels;
+      for (int p : preds) pred_labels.push_back(f_.blocks[p].label);
+      for (size_t k = 1; k < pred_labels.size(); ++k) {
+        uint32_t pred = pred_labels[k];
+        const Block original = block(label);
+        std::unordered_map<uint32_t, uint32_t> remap;
+        Block copy{m_.take_id(), {}};
+        for (const Instruction& i : original.instructions) {
+          if (i.opcode == Op::OpPhi) {
+            for (size_t o = 0; o + 1 < i.operands.size(); o += 2)
+              if (i.operands[o + 1] == pred) remap[i.result_id] = i.operands[o];
+            continue;
+          }
+          Instruction c = i;
+          if (c.result_id) remap[c.result_id] = m_.take_id(), c.result_id = remap[i.result_id];
+          for (uint32_t& o : c.operands) {
+            auto it = remap.find(o);
+            if (it != remap.end()) o = it->second;
+          }
+          copy.instructions.push_back(c);
+        }
+        uint32_t copy_label = copy.label;
+        f_.blocks.push_back(std::move(copy));
+        ir::retarget(m_, f_, block(pred), label, copy_label);
+        for (Instruction& phi : block(label).instructions) {
+          if (phi.opcode != Op::OpPhi) break;
+          std::vector<uint32_t> ops;
+          for (size_t o = 0; o + 1 < phi.operands.size(); o += 2)
+            if (phi.operands[o + 1] != pred) ops.insert(ops.end(), {phi.operands[o], phi.operands[o + 1]});
+          phi.operands = ops;
+        }
+      }
+    }
+  }
+
+  bool remove_unreachable() {
+    Cfg cfg(m_, f_);
+    std::unordered_set<uint32_t> dead;
+    for (size_t i = 0; i < f_.blocks.size(); ++i)
+      if (!cfg.reachable(int(i))) dead.insert(f_.blocks[i].label);
+    if (dead.empty()) return true;
+    std::vector<Block> kept;
+    for (Block& b : f_.blocks)
+      if (!dead.count(b.label)) kept.push_back(std::move(b));
+    f_.blocks = std::move(kept);
+    for (Block& b : f_.blocks)
+      for (Instruction& i : b.instructions) {
+        if (i.opcode != Op::OpPhi) break;
+        std::vector<uint32_t> ops;
+        for (size_t k = 0; k + 1 < i.operands.size(); k += 2)
+          if (!dead.count(i.operands[k + 1])) {
+            ops.push_back(i.operands[k]);
+            ops.push_back(i.operands[k + 1]);
+          }
+        i.operands = ops;
+      }
+    return true;
+  }
+
+  bool check_reducible() {
+    Cfg cfg(m_, f_);
+    for (int u : cfg.rpo())
+      for (int v : cfg.successors(u))
+        if (cfg.rpo_number(v) <= cfg.rpo_number(u) && !cfg.dominates(v, u))
+          return fail("irreducible control flow (a loop with more than one entry) is not "
+                      "supported yet");
+    return true;
+  }
+
+  // Natural loop of |header|: the header and every block that reaches a back edge without
+  // passing through the header.
+  std::set<int> loop_body(Cfg& cfg, int header) {
+    std::set<int> body = {header};
+    std::vector<int> work;
+    for (int p : cfg.predecessors(header))
+      if (cfg.dominates(header, p) && !body.count(p)) body.insert(p), work.push_back(p);
+    while (!work.empty()) {
+      int x = work.back();
+      work.pop_back();
+      for (int p : cfg.predecessors(x))
+        if (cfg.reachable(p) && !body.count(p)) body.insert(p), work.push_back(p);
+    }
+    return body;
+  }
+
+  const Loop* innermost_loop_containing(Cfg& cfg, int b, std::set<int>* body_out = nullptr,
+                                        uint32_t exclude_header = 0) {
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
+      if (it->header == exclude_header) continue;
+      int h = cfg.index(it->header);
+      std::set<int> body = loop_body(cfg, h);
+      if (body.count(b)) {
+        if (body_out) *body_out = body;
+        return &*it;
+      }
+    }
+    return nullptr;
+  }
+
+  // ---- step 2
+  bool normalize_loops() {
+    std::unordered_set<uint32_t> done;
+    while (true) {
+      Cfg cfg(m_, f_);
+      int header = -1;
+      for (int b : cfg.rpo()) {
+        if (done.count(f_.blocks[b].label)) continue;
+        for (int p : cfg.predecessors(b))
+          if (cfg.dominates(b, p)) header = b;
+        if (header >= 0) break;
+      }
+      if (header < 0) return true;
+      uint32_t h = f_.blocks[header].label;
+      done.insert(h);
+      if (!normalize_loop(h)) return false;
+    }
+  }
+
+  bool normalize_loop(uint32_t h) {
+    // a. A dedicated continue block receives every back edge.
+    {
+      Cfg cfg(m_, f_);
+      int hi = cfg.index(h);
+      std::vector<uint32_t> latches;
+      for (int p : cfg.predecessors(hi))
+        if (cfg.dominates(hi, p)) latches.push_back(f_.blocks[p].label);
+      std::vector<Instruction> cont;
+      for (Instruction& phi : block(h).instructions) {
+        if (phi.opcode != Op::OpPhi) break;
+        Instruction merged(Op::OpPhi, phi.type_id, m_.take_id());
+        std::vector<uint32_t> kept;
+        for (size_t k = 0; k + 1 < phi.operands.size(); k += 2) {
+          bool from_latch = std::count(latches.begin(), latches.end(), phi.operands[k + 1]);
+          auto& dst = from_latch ? merged.operands : kept;
+          dst.push_back(phi.operands[k]);
+          dst.push_back(phi.operands[k + 1]);
+        }
+        phi.operands = kept;
+        cont.push_back(merged);
+      }
+      cont.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{h});
+      uint32_t c = new_block(cont);
+      size_t n = 0;
+      for (Instruction& phi : block(h).instructions) {
+        if (phi.opcode != Op::OpPhi) break;
+        phi.operands.push_back(block(c).instructions[n++].result_id);
+        phi.operands.push_back(c);
+      }
+      for (uint32_t l : latches) ir::retarget(m_, f_, block(l), h, c);
+      pending_cont_ = c;
+    }
+    uint32_t c = pending_cont_;
+
+    // b. One merge block for every exit.
+    Cfg cfg(m_, f_);
+    int hi = cfg.index(h);
+    std::set<int> body = loop_body(cfg, hi);
+    std::vector<std::pair<uint32_t, uint32_t>> exits;  // (from, to)
+    std::vector<uint32_t> targets;
+    for (int u : body)
+      for (int t : cfg.successors(u))
+        if (!body.count(t)) {
+          exits.push_back({f_.blocks[u].label, f_.blocks[t].label});
+          if (std::find(targets.begin(), targets.end(), f_.blocks[t].label) == targets.end())
+            targets.push_back(f_.blocks[t].label);
+        }
+    std::set<int> parent_body;
+    const Loop* parent = innermost_loop_containing(cfg, hi, &parent_body);
+    auto acceptable = [&](uint32_t x) {
+      if (merges_.count(x) || continues_.count(x)) return false;
+      // The merge must belong to this loop: a block also reached around the loop (a
+      // zero-trip path) gets a forwarding block instead.
+      if (!cfg.dominates(hi, cfg.index(x))) return false;
+      if (!parent) return true;
+      return parent_body.count(cfg.index(x)) && x != parent->cont;
+    };
+    uint32_t merge;
+    if (targets.size() == 1 && acceptable(targets[0])) {
+      merge = targets[0];
+    } else {
+      merge = make_dispatch(exits, targets);
+    }
+
+    // c. The header ends in an unconditional branch, or a conditional one that leaves the
+    //    loop; anything else moves into a block of its own.
+    Block& hb = block(h);
+    const Instruction& t = hb.terminator();
+    bool simple = t.opcode == Op::OpBranch ||
+                  (t.opcode == Op::OpBranchConditional &&
+                   (t.operands[1] == merge || t.operands[2] == merge));
+    if (!simple) split_after_phis(h);
+    Block& header = block(h);
+    header.instructions.insert(header.instructions.end() - 1,
+                               Instruction(Op::OpLoopMerge, 0, 0, {merge, c, 0}));
+    loops_.push_back({h, merge, c});
+    merges_.insert(merge);
+    continues_.insert(c);
+    return true;
+  }
+
+  // Redirects every exit edge to a new block that branches on to the original target, chosen
+  // by a selector phi when there are several.
+  uint32_t make_dispatch(const std::vector<std::pair<uint32_t, uint32_t>>& exits,
+                         const std::vector<uint32_t>& targets) {
+    if (targets.empty())
+      return new_block({Instruction(Op::OpUnreachable, 0, 0)});
+    uint32_t label = m_.take_id();
+    std::vector<Instruction> code;
+    uint32_t selector = 0;
+    if (targets.size() > 1) {
+      Instruction phi(Op::OpPhi, uint_type(), m_.take_id());
+      for (auto [u, t] : exits) {
+        size_t index = std::find(targets.begin(), targets.end(), t) - targets.begin();
+        phi.operands.push_back(uint_constant(uint32_t(index)));
+        phi.operands.push_back(u);
+      }
+      selector = phi.result_id;
+      code.push_back(phi);
+    }
+    // Phis of the targets move into the dispatch block.
+    for (uint32_t t : targets) {
+      for (Instruction& p : block(t).instructions) {
+        if (p.opcode != Op::OpPhi) break;
+        Instruction moved(Op::OpPhi, p.type_id, m_.take_id());
+        std::vector<uint32_t> kept;
+        for (auto [u, t2] : exits) {
+          uint32_t v = undef(p.type_id);
+          if (t2 == t)
+            for (size_t k = 0; k + 1 < p.operands.size(); k += 2)
+              if (p.operands[k + 1] == u) v = p.operands[k];
+          moved.operands.push_back(v);
+          moved.operands.push_back(u);
+        }
+        for (size_t k = 0; k + 1 < p.operands.size(); k += 2) {
+          bool exiting = false;
+          for (auto [u, t2] : exits) exiting |= (t2 == t && u == p.operands[k + 1]);
+          if (!exiting) {
+            kept.push_back(p.operands[k]);
+            kept.push_back(p.operands[k + 1]);
+          }
+        }
+        kept.push_back(moved.result_id);
+        kept.push_back(label);
+        p.operands = kept;
+        code.push_back(moved);
+      }
+    }
+    if (targets.size() == 1) {
+      code.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{targets[0]});
+    } else {
+      Instruction sw(Op::OpSwitch, 0, 0, {selector, targets[0]});
+      for (size_t k = 1; k < targets.size(); ++k) {
+        sw.operands.push_back(uint32_t(k));
+        sw.operands.push_back(targets[k]);
+      }
+      code.push_back(sw);
+    }
+    f_.blocks.push_back(Block{label, code});
+    for (auto [u, t] : exits) ir::retarget(m_, f_, block(u), t, label);
+    return label;
+  }
+
+  // Moves everything after |label|'s phis into a new block; returns the new block.
+  uint32_t split_after_phis(uint32_t label) {
+    Block& b = block(label);
+    size_t first = 0;
+    while (first < b.instructions.size() && b.instructions[first].opcode == Op::OpPhi) ++first;
+    std::vector<Instruction> tail(b.instructions.begin() + first, b.instructions.end());
+    b.instructions.resize(first);
+    uint32_t next = m_.take_id();
+    block(label).instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{next});
+    f_.blocks.push_back(Block{next, tail});
+    for (uint32_t s : ir::successor_labels(m_, f_, f_.blocks.back()))
+      ir::rename_phi_predecessor(block(s), label, next);
+    return next;
+  }
+
+  // A block that forwards to |target|; the edges into |target| from blocks |from| selects are
+  // redirected to it (with their phi values).
+  uint32_t forwarding_block(uint32_t target, const std::function<bool(uint32_t)>& from) {
+    Cfg cfg(m_, f_);
+    std::vector<uint32_t> preds;
+    for (int p : cfg.predecessors(cfg.index(target)))
+      if (from(f_.blocks[p].label)) preds.push_back(f_.blocks[p].label);
+    uint32_t label = m_.take_id();
+    std::vector<Instruction> code;
+    for (Instruction& p : block(target).instructions) {
+      if (p.opcode != Op::OpPhi) break;
+      Instruction moved(Op::OpPhi, p.type_id, m_.take_id());
+      std::vector<uint32_t> kept;
+      for (size_t k = 0; k + 1 < p.operands.size(); k += 2) {
+        bool redirected = std::count(preds.begin(), preds.end(), p.operands[k + 1]);
+        auto& dst = redirected ? moved.operands : kept;
+        dst.push_back(p.operands[k]);
+        dst.push_back(p.operands[k + 1]);
+      }
+      kept.push_back(moved.result_id);
+      kept.push_back(label);
+      p.operands = kept;
+      code.push_back(moved);
+    }
+    code.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{target});
+    f_.blocks.push_back(Block{label, code});
+    for (uint32_t p : preds) ir::retarget(m_, f_, block(p), target, label);
+    return label;
+  }
+
+  // ---- step 3
+  struct Region {
+    std::set<int> nodes;
+    int sink = -1;                          // the loop's continue block, or -1 (returns)
+    std::unordered_map<int, int> collapsed;  // inner loop header -> its merge
+  };
+
+  Region region_of(Cfg& cfg, int b) {
+    Region r;
+    std::set<int> body;
+    const Loop* loop = innermost_loop_containing(cfg, b, &body);
+    if (loop) {
+      r.nodes = body;
+      r.nodes.erase(cfg.index(loop->cont));
+      r.sink = cfg.index(loop->cont);
+    } else {
+      for (int x : cfg.rpo()) r.nodes.insert(x);
+    }
+    for (const Loop& inner : loops_) {
+      int ih = cfg.index(inner.header);
+      if (!r.nodes.count(ih) || (loop && inner.header == loop->header)) continue;
+      for (int x : loop_body(cfg, ih))
+        if (x != ih) r.nodes.erase(x);
+      r.collapsed[ih] = cfg.index(inner.merge);
+    }
+    if (loop) r.nodes.insert(cfg.index(loop->header));
+    return r;
+  }
+
+  // Immediate post-dominator of |b| in |r|, ignoring paths that leave the region. Returns
+  // -2 when the region's sink (continue block or function exit) is the answer, -3 when no
+  // path from |b| reaches the sink.
+  int region_ipdom(Cfg& cfg, const Region& r, int b) {
+    const int kSink = int(f_.blocks.size());
+    auto succs = [&](int x) {
+      std::vector<int> out;
+      if (x == kSink) return out;
+      auto c = r.collapsed.find(x);
+      if (c != r.collapsed.end()) {
+        if (r.nodes.count(c->second)) out.push_back(c->second);
+        else if (c->second == r.sink) out.push_back(kSink);
+        return out;
+      }
+      if (r.sink < 0 && is_return(f_.blocks[x])) out.push_back(kSink);
+      for (int t : cfg.successors(x)) {
+        if (t == r.sink) out.push_back(kSink);
+        else if (r.nodes.count(t)) out.push_back(t);
+      }
+      return out;
+    };
+    // Reverse graph from the sink: post-order numbering, then dominators of the reverse.
+    std::unordered_map<int, std::vector<int>> rpreds;  // reverse successors = predecessors
+    for (int x : r.nodes)
+      for (int s : succs(x)) rpreds[s].push_back(x);
+    std::unordered_map<int, int> number;
+    std::vector<int> order;
+    std::vector<std::pair<int, size_t>> stack = {{kSink, 0}};
+    std::unordered_set<int> seen = {kSink};
+    std::vector<int> post;
+    while (!stack.empty()) {
+      auto& [x, next] = stack.back();
+      auto& ps = rpreds[x];
+      if (next < ps.size()) {
+        int p = ps[next++];
+        if (!seen.count(p)) seen.insert(p), stack.push_back({p, 0});
+      } else {
+        post.push_back(x);
+        stack.pop_back();
+      }
+    }
+    if (!seen.count(b)) return -3;
+    order.assign(post.rbegin(), post.rend());
+    for (size_t i = 0; i < order.size(); ++i) number[order[i]] = int(i);
+    std::unordered_map<int, int> ipdom;
+    ipdom[kSink] = kSink;
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (size_t i = 1; i < order.size(); ++i) {
+        int x = order[i];
+        int candidate = -1;
+        for (int s : succs(x)) {
+          if (!ipdom.count(s)) continue;
+          if (candidate < 0) { candidate = s; continue; }
+          int a = s, c = candidate;
+          while (a != c) {
+            while (number[a] > number[c]) a = ipdom[a];
+            while (number[c] > number[a]) c = ipdom[c];
+          }
+          candidate = a;
+        }
+        if (candidate >= 0 && (!ipdom.count(x) || ipdom[x] != candidate)) {
+          ipdom[x] = candidate;
+          changed = true;
+        }
+      }
+    }
+    int p = ipdom[b];
+    return p == kSink ? -2 : p;
+  }
+
+  bool structure_selections() {
+    for (int guard = 0; guard < 100000; ++guard) {
+      Cfg cfg(m_, f_);
+      int header = -1;
+      for (int b : cfg.rpo()) {
+        const Block& blk = f_.blocks[b];
+        if (blk.merge()) continue;
+        Op op = blk.terminator().opcode;
+        if ((op == Op::OpBranchConditional || op == Op::OpSwitch) && cfg.successors(b).size() > 1) {
+          header = b;
+          break;
+        }
+      }
+      if (header < 0) return true;
+      if (!structure_selection(f_.blocks[header].label)) return false;
+    }
+    return fail("the structurizer did not converge");
+  }
+
+  bool structure_selection(uint32_t h) {
+    uint32_t merge = 0;
+    {
+      Cfg cfg(m_, f_);
+      int hi = cfg.index(h);
+      Region r = region_of(cfg, hi);
+      int m = region_ipdom(cfg, r, hi);
+      auto dominated = [&](uint32_t label) {
+        Cfg now(m_, f_);
+        return now.dominates(now.index(h), now.index(label));
+      };
+      if (m == -3 || (m == -2 && r.sink < 0)) {
+        merge = new_block({Instruction(Op::OpUnreachable, 0, 0)});
+      } else {
+        uint32_t candidate = m == -2 ? f_.blocks[r.sink].label : f_.blocks[m].label;
+        // Exits of loops whose merge is |candidate| stay where they are: they belong to
+        // those loops, not to this selection.
+        std::set<uint32_t> inner_exits;
+        for (const Loop& l : loops_)
+          if (l.merge == candidate)
+            for (int x : loop_body(cfg, cfg.index(l.header))) inner_exits.insert(f_.blocks[x].label);
+        auto owned = [&](uint32_t label) { return !inner_exits.count(label) && dominated(label); };
+        if (m == -2 || merges_.count(candidate) || continues_.count(candidate))
+          merge = forwarding_block(candidate, owned);
+        else
+          merge = candidate;
+      }
+    }
+    Block& hb = block(h);
+    hb.instructions.insert(hb.instructions.end() - 1,
+                           Instruction(Op::OpSelectionMerge, 0, 0, {merge, 0}));
+    merges_.insert(merge);
+    // Targets outside the construct that are breaks, continues or returns get a block of
+    // their own, so the header branches only into its construct or to its merge.
+    Cfg cfg(m_, f_);
+    int hi = cfg.index(h);
+    std::vector<uint32_t> targets = ir::successor_labels(m_, f_, block(h));
+    std::set<uint32_t> handled;
+    for (uint32_t t : targets) {
+      if (t == merge || handled.count(t)) continue;
+      handled.insert(t);
+      int ti = cfg.index(t);
+      if (cfg.dominates(hi, ti)) continue;
+      Region r = region_of(cfg, hi);
+      bool inside = r.nodes.count(ti) || r.collapsed.count(ti);
+      if (inside) {
+        // A join this header cannot own: give this path its own copy of the join.
+        if (!duplicate_for_edge(h, t)) return false;
+        return true;  // re-analyse from scratch
+      }
+      uint32_t s = new_block({Instruction(Op::OpBranch, 0, 0, {t})});
+      ir::retarget(m_, f_, block(h), t, s);
+      ir::rename_phi_predecessor(block(t), h, s);
+    }
+    return true;
+  }
+
+  // Copies the blocks |target| dominates so that the edge from |from| enters the copy.
+  bool duplicate_for_edge(uint32_t from, uint32_t target) {
+    demote_escaping_values(target);
+    Cfg cfg(m_, f_);
+    int ti = cfg.index(target);
+    std::vector<int> region;
+    for (int x : cfg.rpo())
+      if (cfg.dominates(ti, x)) region.push_back(x);
+    if (region.size() > 64)
+      return fail("a join of " + std::to_string(region.size()) +
+                  " blocks would need duplication (short-circuit control flow)");
+    for (int x : region)
+      if (merges_.count(f_.blocks[x].label) || continues_.count(f_.blocks[x].label) ||
+          block(f_.blocks[x].label).merge())
+        return fail("a join that contains structured constructs cannot be duplicated yet");
+    std::unordered_map<uint32_t, uint32_t> remap;
+    for (int x : region) {
+      remap[f_.blocks[x].label] = m_.take_id();
+      for (const Instruction& i : f_.blocks[x].instructions)
+        if (i.result_id) remap[i.result_id] = m_.take_id();
+    }
+    std::vector<Block> copies;
+    for (int x : region) {
+      Block copy{remap[f_.blocks[x].label], f_.blocks[x].instructions};
+      for (Instruction& i : copy.instructions) {
+        if (i.result_id) i.result_id = remap[i.result_id];
+        for (uint32_t& o : i.operands) {
+          auto it = remap.find(o);
+          if (it != remap.end()) o = it->second;
+        }
+      }
+      copies.push_back(copy);
+    }
+    // The copy of |target| keeps only |from|'s phi entries; the original loses them.
+    for (Instruction& phi : copies.front().instructions) {
+      if (phi.opcode != Op::OpPhi) break;
+      std::vector<uint32_t> ops;
+      for (size_t k = 0; k + 1 < phi.operands.size(); k += 2)
+        if (phi.operands[k + 1] == from) ops = {phi.operands[k], from};
+      phi.operands = ops;
+    }
+    for (Instruction& phi : block(target).instructions) {
+      if (phi.opcode != Op::OpPhi) break;
+      std::vector<uint32_t> ops;
+      for (size_t k = 0; k + 1 < phi.operands.size(); k += 2)
+        if (phi.operands[k + 1] != from) ops.insert(ops.end(), {phi.operands[k], phi.operands[k + 1]});
+      phi.operands = ops;
+    }
+    // Successors outside the region gain phi entries for the copies.
+    std::set<uint32_t> inside;
+    for (int x : region) inside.insert(f_.blocks[x].label);
+    for (int x : region) {
+      uint32_t original = f_.blocks[x].label;
+      for (uint32_t s : ir::successor_labels(m_, f_, f_.blocks[x])) {
+        if (inside.count(s)) continue;
+        for (Instruction& phi : block(s).instructions) {
+          if (phi.opcode != Op::OpPhi) break;
+          for (size_t k = 0; k + 1 < phi.operands.size(); k += 2)
+            if (phi.operands[k + 1] == original) {
+              uint32_t v = phi.operands[k];
+              auto it = remap.find(v);
+              phi.operands.push_back(it == remap.end() ? v : it->second);
+              phi.operands.push_back(remap[original]);
+              break;
+            }
+        }
+      }
+    }
+    for (Block& b : copies) f_.blocks.push_back(std::move(b));
+    ir::retarget(m_, f_, block(from), target, remap[target]);
+    return true;
+  }
+
+  // Values defined in the blocks |root| dominates and used outside them go through a
+  // Function variable, so duplicating those blocks keeps SSA valid.
+  void demote_escaping_values(uint32_t root) {
+    Cfg cfg(m_, f_);
+    int ri = cfg.index(root);
+    std::set<uint32_t> region_defs;
+    std::set<uint32_t> region_labels;
+    for (int x : cfg.rpo())
+      if (cfg.dominates(ri, x)) {
+        region_labels.insert(f_.blocks[x].label);
+        for (const Instruction& i : f_.blocks[x].instructions)
+          if (i.result_id && i.type_id) region_defs.insert(i.result_id);
+      }
+    std::set<uint32_t> escaping;
+    for (Block& b : f_.blocks) {
+      if (region_labels.count(b.label)) continue;
+      for (const Instruction& i : b.instructions)
+        for (uint32_t o : i.operands)
+          if (region_defs.count(o)) escaping.insert(o);
+    }
+    for (uint32_t v : escaping) demote(v);
+  }
+
+  // ---- step 5 helpers
+  uint32_t type_of(uint32_t value) {
+    for (const Block& b : f_.blocks)
+      for (const Instruction& i : b.instructions)
+        if (i.result_id == value) return i.type_id;
+    return 0;
+  }
+  uint32_t pointer_type(uint32_t pointee) {
+    for (const auto& g : m_.globals)
+      if (g.opcode == Op::OpTypePointer && g.operands[0] == uint32_t(spv::StorageClass::Function) &&
+          g.operands[1] == pointee)
+        return g.result_id;
+    uint32_t id = m_.take_id();
+    m_.globals.emplace_back(Op::OpTypePointer, 0, id,
+                            std::vector<uint32_t>{uint32_t(spv::StorageClass::Function), pointee});
+    return id;
+  }
+
+  // Replaces every use of |value| outside its own defining instruction by a load from a new
+  // variable stored right after the definition.
+  void demote(uint32_t value) {
+    uint32_t type = type_of(value);
+    if (!type) return;
+    uint32_t var = m_.take_id();
+    Block& entry = f_.blocks.front();
+    size_t at = 0;
+    while (at < entry.instructions.size() && entry.instructions[at].opcode == Op::OpVariable) ++at;
+    entry.instructions.insert(entry.instructions.begin() + at,
+        Instruction(Op::OpVariable, pointer_type(type), var,
+                    {uint32_t(spv::StorageClass::Function)}));
+    for (Block& b : f_.blocks) {
+      for (size_t k = 0; k < b.instructions.size(); ++k) {
+        Instruction& i = b.instructions[k];
+        if (i.result_id == value) {
+          size_t pos = k + 1;
+          if (i.opcode == Op::OpPhi)
+            while (pos < b.instructions.size() && b.instructions[pos].opcode == Op::OpPhi) ++pos;
+          b.instructions.insert(b.instructions.begin() + pos,
+                                Instruction(Op::OpStore, 0, 0, {var, value}));
+          if (pos == k + 1) ++k;
+          continue;
+        }
+        if (i.opcode == Op::OpStore && i.operands[0] == var) continue;
+        if (i.opcode == Op::OpPhi) {
+          for (size_t o = 0; o + 1 < i.operands.size(); o += 2)
+            if (i.operands[o] == value) {
+              // Load at the end of the predecessor.
+              Block& pred = block(i.operands[o + 1]);
+              uint32_t loaded = m_.take_id();
+              size_t end = pred.instructions.size() - 1;
+              if (pred.merge()) --end;
+              pred.instructions.insert(pred.instructions.begin() + end,
+                                       Instruction(Op::OpLoad, type, loaded, {var}));
+              i.operands[o] = loaded;
+            }
+          continue;
+        }
+        bool uses = std::count(i.operands.begin(), i.operands.end(), value) > 0;
+        if (!uses || i.opcode == Op::OpSelectionMerge || i.opcode == Op::OpLoopMerge) continue;
+        uint32_t loaded = m_.take_id();
+        for (uint32_t& o : i.operands)
+          if (o == value) o = loaded;
+        b.instructions.insert(b.instructions.begin() + k,
+                              Instruction(Op::OpLoad, type, loaded, {var}));
+        ++k;
+      }
+    }
+  }
+
+  // ---- step 4
+  void order_blocks() {
+    Cfg cfg(m_, f_);
+    std::vector<char> seen(f_.blocks.size(), 0);
+    std::vector<int> post;
+    std::function<void(int)> visit = [&](int b) {
+      seen[b] = 1;
+      std::vector<uint32_t> next;
+      if (const Instruction* m = f_.blocks[b].merge()) {
+        next.push_back(m->operands[0]);
+        if (m->opcode == Op::OpLoopMerge) next.push_back(m->operands[1]);
+      }
+      std::vector<uint32_t> succ = ir::successor_labels(m_, f_, f_.blocks[b]);
+      next.insert(next.end(), succ.rbegin(), succ.rend());
+      for (uint32_t l : next) {
+        int s = cfg.index(l);
+        if (s >= 0 && !seen[s]) visit(s);
+      }
+      post.push_back(b);
+    };
+    visit(0);
+    std::vector<Block> ordered;
+    for (auto it = post.rbegin(); it != post.rend(); ++it) ordered.push_back(f_.blocks[*it]);
+    f_.blocks = std::move(ordered);
+  }
+
+  // ---- step 5
+  void repair_ssa() {
+    for (int round = 0; round < 4; ++round) {
+      Cfg cfg(m_, f_);
+      std::unordered_map<uint32_t, int> def_block;
+      for (size_t b = 0; b < f_.blocks.size(); ++b)
+        for (const Instruction& i : f_.blocks[b].instructions)
+          if (i.result_id) def_block[i.result_id] = int(b);
+      std::set<uint32_t> broken;
+      for (size_t b = 0; b < f_.blocks.size(); ++b) {
+        if (!cfg.reachable(int(b))) continue;
+        for (size_t k = 0; k < f_.blocks[b].instructions.size(); ++k) {
+          const Instruction& i = f_.blocks[b].instructions[k];
+          if (i.opcode == Op::OpPhi) {
+            for (size_t o = 0; o + 1 < i.operands.size(); o += 2) {
+              auto d = def_block.find(i.operands[o]);
+              int pred = cfg.index(i.operands[o + 1]);
+              if (d != def_block.end() && pred >= 0 && cfg.reachable(pred) &&
+                  !cfg.dominates(d->second, pred))
+                broken.insert(i.operands[o]);
+            }
+            continue;
+          }
+          if (i.opcode == Op::OpSelectionMerge || i.opcode == Op::OpLoopMerge ||
+              i.opcode == Op::OpBranch || i.opcode == Op::OpSwitch) {
+            if (i.opcode == Op::OpSwitch) {
+              auto d = def_block.find(i.operands[0]);
+              if (d != def_block.end() && !cfg.dominates(d->second, int(b))) broken.insert(i.operands[0]);
+            }
+            continue;
+          }
+          size_t first = i.opcode == Op::OpBranchConditional ? 0 : 0;
+          size_t last = i.opcode == Op::OpBranchConditional ? 1 : i.operands.size();
+          for (size_t o = first; o < last; ++o) {
+            auto d = def_block.find(i.operands[o]);
+            if (d == def_block.end()) continue;
+            if (d->second == int(b)) continue;  // same block: order is preserved
+            if (!cfg.dominates(d->second, int(b))) broken.insert(i.operands[o]);
+          }
+        }
+      }
+      if (broken.empty()) return;
+      for (uint32_t v : broken) demote(v);
+    }
+  }
+
+  ir::Module& m_;
+  ir::Function& f_;
+  PassContext& ctx_;
+  bool changed_ = false;
+  std::vector<Loop> loops_;
+  std::unordered_set<uint32_t> merges_, continues_;
+  std::unordered_map<uint32_t, uint32_t> undefs_;
+  uint32_t pending_cont_ = 0;
+};
+
+class StructurizePass : public Pass {
+ public:
+  const char* name() const override { return "structurize"; }
+  PassStatus Process(ir::Module& module, PassContext& context) override {
+    bool changed = false;
+    for (ir::Function& f : module.functions) {
+      if (f.blocks.empty()) continue;
+      bool structured = true;
+      for (const Block& b : f.blocks) {
+        Op op = b.terminator().opcode;
+        if ((op == Op::OpBranchConditional || op == Op::OpSwitch) && !b.merge()) structured = false;
+      }
+      // A function that already has merge instructions everywhere (run twice) is left alone.
+      bool has_loops_unmarked = false;
+      {
+        Cfg cfg(module, f);
+        for (int b : cfg.rpo())
+          for (int p : cfg.predecessors(b))
+            if (cfg.dominates(b, p) && f.blocks[b].merge() == nullptr) has_loops_unmarked = true;
+      }
+      if (structured && !has_loops_unmarked) continue;
+      Structurizer s(module, f, context);
+      if (!s.run()) return PassStatus::Failure;
+      changed |= s.changed();
+    }
+    return changed ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> create_structurize_pass() { return std::make_unique<StructurizePass>(); }
+
+}  // namespace vkcl::k2s

@@ -43,10 +43,10 @@ class Structurizer {
       return true;
     canonicalize();
     if (!remove_unreachable()) return false;
-    duplicate_return_blocks();
     if (!check_reducible()) return false;
     if (!normalize_loops()) return false;
     if (!structure_selections()) return false;
+    inline_returns();
     order_blocks();
     repair_ssa();
     changed_ = true;
@@ -113,54 +113,135 @@ class Structurizer {
       Instruction& t = b.terminator();
       if (t.opcode == Op::OpBranchConditional && t.operands[1] == t.operands[2]) {
         t = Instruction(Op::OpBranch, 0, 0, {t.operands[1]});
-      } else if (t.opcode == Op::OpSwitch) {
-        std::vector<uint32_t> targets = ir::successor_labels(m_, f_, b);
-        if (std::all_of(targets.begin(), targets.end(), [&](uint32_t l) { return l == targets[0]; }))
-          t = Instruction(Op::OpBranch, 0, 0, {targets[0]});
+      }
+    }
+    // Switches become chains of two-way branches: fallthrough and shared case targets are
+    // then ordinary joins, with no case-ordering rules to meet.
+    for (size_t b = 0; b < f_.blocks.size(); ++b)
+      if (f_.blocks[b].terminator().opcode == Op::OpSwitch) switch_to_branches(b);
+  }
+
+  uint32_t constant_of_type(uint32_t type, const std::vector<uint32_t>& words) {
+    for (const auto& g : m_.globals)
+      if (g.opcode == Op::OpConstant && g.type_id == type && g.operands == words) return g.result_id;
+    uint32_t id = m_.take_id();
+    m_.globals.emplace_back(Op::OpConstant, type, id, words);
+    return id;
+  }
+
+  void switch_to_branches(size_t index) {
+    const Instruction sw = f_.blocks[index].terminator();
+    uint32_t words = ir::switch_literal_words(m_, f_, sw);
+    uint32_t selector = sw.operands[0], default_target = sw.operands[1];
+    uint32_t selector_type = 0;
+    for (const Block& b : f_.blocks)
+      for (const Instruction& i : b.instructions)
+        if (i.result_id == selector) selector_type = i.type_id;
+    for (const auto& p : f_.parameters)
+      if (p.result_id == selector) selector_type = p.type_id;
+    for (const auto& g : m_.globals)
+      if (g.result_id == selector) selector_type = g.type_id;
+    std::vector<std::pair<std::vector<uint32_t>, uint32_t>> cases;
+    for (size_t k = 2; k + words < sw.operands.size(); k += words + 1) {
+      std::vector<uint32_t> literal(sw.operands.begin() + k, sw.operands.begin() + k + words);
+      cases.push_back({literal, sw.operands[k + words]});
+    }
+    uint32_t original = f_.blocks[index].label;
+    // Remember the phi values every target had for the switch block.
+    std::unordered_map<uint32_t, std::vector<std::pair<size_t, uint32_t>>> phi_values;
+    std::vector<uint32_t> all_targets = {default_target};
+    for (auto& c : cases) all_targets.push_back(c.second);
+    uint32_t chain = original;  // block holding the current comparison
+    std::vector<std::pair<uint32_t, uint32_t>> edges;  // (chain block, target)
+    f_.blocks[index].instructions.pop_back();
+    if (cases.empty()) {
+      f_.blocks[index].instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{default_target});
+      return;
+    }
+    for (size_t k = 0; k < cases.size(); ++k) {
+      uint32_t cmp = m_.take_id();
+      uint32_t next = k + 1 < cases.size() ? m_.take_id() : default_target;
+      std::vector<Instruction> code = {
+          Instruction(Op::OpIEqual, bool_type(), cmp,
+                      {selector, constant_of_type(selector_type, cases[k].first)}),
+          Instruction(Op::OpBranchConditional, 0, 0, {cmp, cases[k].second, next})};
+      if (chain == original) {
+        Block& b = block(original);
+        b.instructions.insert(b.instructions.end(), code.begin(), code.end());
+      } else {
+        f_.blocks.push_back(Block{chain, code});
+      }
+      edges.push_back({chain, cases[k].second});
+      if (k + 1 == cases.size()) edges.push_back({chain, default_target});
+      chain = next;
+    }
+    // Phi entries for |original| become one entry per chain block that reaches the target.
+    std::set<uint32_t> fixed;
+    for (uint32_t t : all_targets) {
+      if (fixed.count(t)) continue;
+      fixed.insert(t);
+      for (Instruction& phi : block(t).instructions) {
+        if (phi.opcode != Op::OpPhi) break;
+        uint32_t value = 0;
+        std::vector<uint32_t> ops;
+        for (size_t o = 0; o + 1 < phi.operands.size(); o += 2) {
+          if (phi.operands[o + 1] == original) value = phi.operands[o];
+          else ops.insert(ops.end(), {phi.operands[o], phi.operands[o + 1]});
+        }
+        std::set<uint32_t> added;
+        for (auto [from, to] : edges)
+          if (to == t && !added.count(from)) {
+            added.insert(from);
+            ops.insert(ops.end(), {value, from});
+          }
+        phi.operands = ops;
       }
     }
   }
 
-  // A small block that returns, reached from several places, is copied for each of them:
-  // a return inside a construct then needs no branch out of it.
-  void duplicate_return_blocks() {
-    for (size_t r = 0; r < f_.blocks.size(); ++r) {
-      if (!is_return(f_.blocks[r]) || f_.blocks[r].instructions.size() > 32 || r == 0) continue;
-      Cfg cfg(m_, f_);
-      std::vector<int> preds = cfg.predecessors(int(r));
-      if (preds.size() < 2) continue;
-      uint32_t label = f_.blocks[r].label;
-      std::vector<uint32_t> pred_labels;
-      for (int p : preds) pred_labels.push_back(f_.blocks[p].label);
-      for (size_t k = 1; k < pred_labels.size(); ++k) {
-        uint32_t pred = pred_labels[k];
-        const Block original = block(label);
-        std::unordered_map<uint32_t, uint32_t> remap;
-        Block copy{m_.take_id(), {}};
-        for (const Instruction& i : original.instructions) {
-          if (i.opcode == Op::OpPhi) {
-            for (size_t o = 0; o + 1 < i.operands.size(); o += 2)
-              if (i.operands[o + 1] == pred) remap[i.result_id] = i.operands[o];
-            continue;
-          }
-          Instruction c = i;
-          if (c.result_id) remap[c.result_id] = m_.take_id(), c.result_id = remap[i.result_id];
-          for (uint32_t& o : c.operands) {
-            auto it = remap.find(o);
-            if (it != remap.end()) o = it->second;
-          }
-          copy.instructions.push_back(c);
+  static bool is_small_return(const Block& b) {
+    return is_return(b) && b.instructions.size() <= 32;
+  }
+
+  // A branch to a small returning block that is not a merge becomes a copy of that block:
+  // returning from inside a construct needs no branch out of it.
+  void inline_returns() {
+    for (size_t p = 0; p < f_.blocks.size(); ++p) {
+      Instruction& t = f_.blocks[p].terminator();
+      if (t.opcode != Op::OpBranch) continue;
+      uint32_t target = t.operands[0];
+      const Block* r = f_.find_block(target);
+      if (!r || !is_small_return(*r) || merges_.count(target)) continue;
+      const Block original = *r;
+      uint32_t pred = f_.blocks[p].label;
+      std::unordered_map<uint32_t, uint32_t> remap;
+      std::vector<Instruction> body;
+      for (const Instruction& i : original.instructions) {
+        if (i.opcode == Op::OpPhi) {
+          for (size_t o = 0; o + 1 < i.operands.size(); o += 2)
+            if (i.operands[o + 1] == pred) remap[i.result_id] = i.operands[o];
+          continue;
         }
-        uint32_t copy_label = copy.label;
-        f_.blocks.push_back(std::move(copy));
-        ir::retarget(m_, f_, block(pred), label, copy_label);
-        for (Instruction& phi : block(label).instructions) {
-          if (phi.opcode != Op::OpPhi) break;
-          std::vector<uint32_t> ops;
-          for (size_t o = 0; o + 1 < phi.operands.size(); o += 2)
-            if (phi.operands[o + 1] != pred) ops.insert(ops.end(), {phi.operands[o], phi.operands[o + 1]});
-          phi.operands = ops;
+        Instruction c = i;
+        if (c.result_id) {
+          remap[i.result_id] = m_.take_id();
+          c.result_id = remap[i.result_id];
         }
+        for (uint32_t& o : c.operands) {
+          auto it = remap.find(o);
+          if (it != remap.end()) o = it->second;
+        }
+        body.push_back(c);
+      }
+      Block& pb = f_.blocks[p];
+      pb.instructions.pop_back();
+      pb.instructions.insert(pb.instructions.end(), body.begin(), body.end());
+      for (Instruction& phi : block(target).instructions) {
+        if (phi.opcode != Op::OpPhi) break;
+        std::vector<uint32_t> ops;
+        for (size_t o = 0; o + 1 < phi.operands.size(); o += 2)
+          if (phi.operands[o + 1] != pred) ops.insert(ops.end(), {phi.operands[o], phi.operands[o + 1]});
+        phi.operands = ops;
       }
     }
   }
@@ -568,6 +649,55 @@ class Structurizer {
         Cfg now(m_, f_);
         return now.dominates(now.index(h), now.index(label));
       };
+      if (r.sink < 0 && (m < 0 || is_small_return(f_.blocks[m]))) {
+        // Early returns make the function's exit the only common successor. The merge is
+        // then the first join this header owns (where its non-returning paths meet).
+        int standard = m;
+        m = standard >= 0 ? standard : -3;
+        bool is_switch = f_.blocks[hi].terminator().opcode == Op::OpSwitch;
+        std::vector<uint32_t> targets = ir::successor_labels(m_, f_, f_.blocks[hi]);
+        // A header that branches straight to an enclosing construct's merge joins that flow:
+        // it gets a forwarding block to it as its own merge.
+        // Flow that rejoins an enclosing selection goes there through this header's merge:
+        // the innermost enclosing merge this header reaches becomes its merge.
+        std::set<int> reach;
+        std::vector<int> work = {hi};
+        while (!work.empty()) {
+          int x = work.back();
+          work.pop_back();
+          for (int y : cfg.successors(x))
+            if (r.nodes.count(y) && !reach.count(y)) reach.insert(y), work.push_back(y);
+        }
+        for (int a = cfg.idom(hi); a >= 0; a = cfg.idom(a)) {
+          const Instruction* mi = f_.blocks[a].merge();
+          if (!mi || mi->opcode != Op::OpSelectionMerge) continue;
+          int mb = cfg.index(mi->operands[0]);
+          if (mb >= 0 && reach.count(mb) && !is_small_return(f_.blocks[mb])) {
+            m = mb;
+            break;
+          }
+        }
+        for (int x : cfg.rpo()) {
+          if (m >= 0 && !is_small_return(f_.blocks[m])) break;
+          if (cfg.idom(x) != hi) continue;
+          int forward_preds = 0;  // back edges do not make a join
+          for (int p : cfg.predecessors(x)) forward_preds += !cfg.dominates(x, p);
+          if (forward_preds < 2) continue;
+          if (is_small_return(f_.blocks[x]) || merges_.count(f_.blocks[x].label)) continue;
+          if (is_switch && std::count(targets.begin(), targets.end(), f_.blocks[x].label)) continue;
+          m = x;
+          break;
+        }
+      }
+      // Joins this header cannot own are duplicated first; the analysis then starts over.
+      uint32_t planned = m >= 0 ? f_.blocks[m].label : (m == -2 && r.sink >= 0 ? f_.blocks[r.sink].label : 0);
+      for (uint32_t t : ir::successor_labels(m_, f_, f_.blocks[hi])) {
+        int ti = cfg.index(t);
+        if (t == planned) continue;
+        bool in_region = r.nodes.count(ti) || r.collapsed.count(ti);
+        if (in_region && !cfg.dominates(hi, ti) && !is_small_return(f_.blocks[ti]))
+          return duplicate_for_edge(h, t);
+      }
       if (m == -3 || (m == -2 && r.sink < 0)) {
         merge = new_block({Instruction(Op::OpUnreachable, 0, 0)});
       } else {
@@ -599,10 +729,10 @@ class Structurizer {
       if (t == merge || handled.count(t)) continue;
       handled.insert(t);
       int ti = cfg.index(t);
-      if (cfg.dominates(hi, ti)) continue;
       Region r = region_of(cfg, hi);
-      bool inside = r.nodes.count(ti) || r.collapsed.count(ti);
-      if (inside) {
+      bool in_region = r.nodes.count(ti) || r.collapsed.count(ti);
+      if (in_region && cfg.dominates(hi, ti)) continue;  // inside the construct
+      if (in_region) {
         // A join this header cannot own: give this path its own copy of the join.
         if (!duplicate_for_edge(h, t)) return false;
         return true;  // re-analyse from scratch

@@ -201,8 +201,9 @@ class CommandStream {
   // Blocks until the timeline reaches |point| (submitting first if it is not submitted yet).
   VkResult wait(uint64_t point);
 
+  struct Impl;  // recording state (command_stream.cpp)
+
  private:
-  struct Impl;
   CommandStream() = default;
   std::shared_ptr<Device> device_;
   VkSemaphore timeline_ = VK_NULL_HANDLE;

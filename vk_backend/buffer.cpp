@@ -1,0 +1,114 @@
+#include <algorithm>
+
+#include "vkcl/vk_backend/vk_backend.h"
+
+namespace vkcl::vk {
+
+namespace {
+constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                      VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+}  // namespace
+
+VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
+                        MemoryPlacement placement, std::unique_ptr<Buffer>* out) {
+  if (size == 0) return VK_ERROR_UNKNOWN;
+  if (size > device->info().max_allocation_size) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  std::unique_ptr<Buffer> b(new Buffer());
+  b->device_ = device;
+  b->size_ = size;
+  VkDevice d = device->handle();
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = size;
+  info.usage = kUsage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkResult r = vkCreateBuffer(d, &info, nullptr, &b->buffer_);
+  if (r != VK_SUCCESS) return r;
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(d, b->buffer_, &req);
+  uint32_t type;
+  const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  if (placement == MemoryPlacement::DeviceLocal)
+    type = device->find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | visible);
+  else
+    type = device->find_memory_type(req.memoryTypeBits, visible,
+                                    visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  if (type == UINT32_MAX) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = type;
+  r = vkAllocateMemory(d, &alloc, nullptr, &b->memory_);
+  if (r != VK_SUCCESS) return r;
+  r = vkBindBufferMemory(d, b->buffer_, b->memory_, 0);
+  if (r != VK_SUCCESS) return r;
+  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  address.buffer = b->buffer_;
+  b->address_ = vkGetBufferDeviceAddress(d, &address);
+  if (device->info().memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    r = vkMapMemory(d, b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_);
+    if (r != VK_SUCCESS) return r;
+  }
+  *out = std::move(b);
+  return VK_SUCCESS;
+}
+
+VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
+                             VkDeviceSize size, std::unique_ptr<Buffer>* out) {
+  const DeviceInfo& di = device->info();
+  VkDeviceSize align = di.min_imported_host_pointer_alignment;
+  if (!di.external_memory_host || !align || reinterpret_cast<uintptr_t>(host_pointer) % align ||
+      size % align || size == 0)
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+  std::unique_ptr<Buffer> b(new Buffer());
+  b->device_ = device;
+  b->size_ = size;
+  VkDevice d = device->handle();
+  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
+  info.size = size;
+  info.usage = kUsage;
+  VkResult r = vkCreateBuffer(d, &info, nullptr, &b->buffer_);
+  if (r != VK_SUCCESS) return r;
+  VkMemoryHostPointerPropertiesEXT pointer{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+  r = vkGetMemoryHostPointerPropertiesEXT(d, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+                                          host_pointer, &pointer);
+  if (r != VK_SUCCESS) return VK_ERROR_FEATURE_NOT_PRESENT;
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(d, b->buffer_, &req);
+  uint32_t type = device->find_memory_type(req.memoryTypeBits & pointer.memoryTypeBits,
+                                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0);
+  if (type == UINT32_MAX) return VK_ERROR_FEATURE_NOT_PRESENT;
+  VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
+  import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  import.pHostPointer = host_pointer;
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO, &import};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
+  alloc.allocationSize = std::max(size, req.size);
+  alloc.memoryTypeIndex = type;
+  r = vkAllocateMemory(d, &alloc, nullptr, &b->memory_);
+  if (r != VK_SUCCESS) return VK_ERROR_FEATURE_NOT_PRESENT;
+  r = vkBindBufferMemory(d, b->buffer_, b->memory_, 0);
+  if (r != VK_SUCCESS) return r;
+  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  address.buffer = b->buffer_;
+  b->address_ = vkGetBufferDeviceAddress(d, &address);
+  b->mapped_ = host_pointer;
+  *out = std::move(b);
+  return VK_SUCCESS;
+}
+
+Buffer::~Buffer() {
+  if (!device_) return;
+  VkDevice d = device_->handle();
+  if (buffer_) vkDestroyBuffer(d, buffer_, nullptr);
+  if (memory_) vkFreeMemory(d, memory_, nullptr);
+}
+
+}  // namespace vkcl::vk

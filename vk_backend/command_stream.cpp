@@ -1,0 +1,273 @@
+#include <time.h>
+
+#include <algorithm>
+#include <deque>
+
+#include "vkcl/vk_backend/vk_backend.h"
+
+namespace vkcl::vk {
+
+namespace {
+
+constexpr uint32_t kQueriesPerPool = 256;
+
+uint64_t host_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+}  // namespace
+
+struct CommandStream::Impl {
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer recording = VK_NULL_HANDLE;
+  size_t recorded_commands = 0;
+  VkPipeline bound = VK_NULL_HANDLE;
+  uint64_t submitted = 0;  // timeline value of the last submission
+  std::deque<std::pair<VkCommandBuffer, uint64_t>> in_flight;  // (buffer, point)
+  std::vector<VkCommandBuffer> spare;
+  std::vector<VkQueryPool> query_pools;
+  std::vector<uint32_t> free_slots;
+  double tick_ns = 1.0;
+  int64_t host_offset_ns = 0;  // host = ticks * tick_ns + offset
+  std::mutex mutex;            // guards query reads against pool growth
+};
+
+VkResult CommandStream::create(std::shared_ptr<Device> device,
+                               std::unique_ptr<CommandStream>* out) {
+  std::unique_ptr<CommandStream> s(new CommandStream());
+  s->device_ = device;
+  s->impl_ = std::make_unique<Impl>();
+  VkDevice d = device->handle();
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo sem{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};
+  VkResult r = vkCreateSemaphore(d, &sem, nullptr, &s->timeline_);
+  if (r != VK_SUCCESS) return r;
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool.queueFamilyIndex = device->info().compute_queue_family;
+  r = vkCreateCommandPool(d, &pool, nullptr, &s->impl_->pool);
+  if (r != VK_SUCCESS) return r;
+  s->impl_->tick_ns = device->info().properties.limits.timestampPeriod;
+  *out = std::move(s);
+  return VK_SUCCESS;
+}
+
+CommandStream::~CommandStream() {
+  if (!device_) return;
+  VkDevice d = device_->handle();
+  if (impl_) {
+    if (impl_->submitted) {
+      VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+      wait.semaphoreCount = 1;
+      wait.pSemaphores = &timeline_;
+      wait.pValues = &impl_->submitted;
+      vkWaitSemaphores(d, &wait, UINT64_MAX);
+    }
+    if (impl_->pool) vkDestroyCommandPool(d, impl_->pool, nullptr);
+    for (VkQueryPool q : impl_->query_pools) vkDestroyQueryPool(d, q, nullptr);
+  }
+  if (timeline_) vkDestroySemaphore(d, timeline_, nullptr);
+}
+
+static VkResult begin(Device& device, CommandStream::Impl& impl, VkSemaphore timeline) {
+  if (impl.recording) return VK_SUCCESS;
+  uint64_t done = 0;
+  vkGetSemaphoreCounterValue(device.handle(), timeline, &done);
+  while (!impl.in_flight.empty() && impl.in_flight.front().second <= done) {
+    impl.spare.push_back(impl.in_flight.front().first);
+    impl.in_flight.pop_front();
+  }
+  if (!impl.spare.empty()) {
+    impl.recording = impl.spare.back();
+    impl.spare.pop_back();
+    vkResetCommandBuffer(impl.recording, 0);
+  } else {
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = impl.pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    VkResult r = vkAllocateCommandBuffers(device.handle(), &alloc, &impl.recording);
+    if (r != VK_SUCCESS) return r;
+  }
+  VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  impl.bound = VK_NULL_HANDLE;
+  impl.recorded_commands = 0;
+  return vkBeginCommandBuffer(impl.recording, &info);
+}
+
+VkResult CommandStream::dispatch(const ComputePipeline& pipeline, const void* push_constants,
+                                 uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz) {
+  VkResult r = begin(*device_, *impl_, timeline_);
+  if (r != VK_SUCCESS) return r;
+  if (impl_->bound != pipeline.handle()) {
+    vkCmdBindPipeline(impl_->recording, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+    impl_->bound = pipeline.handle();
+  }
+  if (push_size)
+    vkCmdPushConstants(impl_->recording, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                       push_size, push_constants);
+  vkCmdDispatch(impl_->recording, gx, gy, gz);
+  impl_->recorded_commands++;
+  return VK_SUCCESS;
+}
+
+VkResult CommandStream::copy_buffer(const Buffer& src, VkDeviceSize src_offset, const Buffer& dst,
+                                    VkDeviceSize dst_offset, VkDeviceSize size) {
+  VkResult r = begin(*device_, *impl_, timeline_);
+  if (r != VK_SUCCESS) return r;
+  VkBufferCopy region{src_offset, dst_offset, size};
+  vkCmdCopyBuffer(impl_->recording, src.handle(), dst.handle(), 1, &region);
+  impl_->recorded_commands++;
+  return VK_SUCCESS;
+}
+
+VkResult CommandStream::fill_buffer(const Buffer& dst, VkDeviceSize offset, VkDeviceSize size,
+                                    uint32_t pattern) {
+  VkResult r = begin(*device_, *impl_, timeline_);
+  if (r != VK_SUCCESS) return r;
+  vkCmdFillBuffer(impl_->recording, dst.handle(), offset, size, pattern);
+  impl_->recorded_commands++;
+  return VK_SUCCESS;
+}
+
+static void full_barrier(VkCommandBuffer cb) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+                          VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT |
+                          VK_ACCESS_TRANSFER_READ_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                          VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+                          VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT;
+  VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                                VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT;
+  vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+VkResult CommandStream::barrier() {
+  if (!impl_->recording || impl_->recorded_commands == 0) return VK_SUCCESS;
+  full_barrier(impl_->recording);
+  return VK_SUCCESS;
+}
+
+VkResult CommandStream::write_timestamp(uint32_t* slot) {
+  VkResult r = begin(*device_, *impl_, timeline_);
+  if (r != VK_SUCCESS) return r;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (impl_->free_slots.empty()) {
+    VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    info.queryCount = kQueriesPerPool;
+    VkQueryPool pool;
+    r = vkCreateQueryPool(device_->handle(), &info, nullptr, &pool);
+    if (r != VK_SUCCESS) return r;
+    uint32_t base = uint32_t(impl_->query_pools.size()) * kQueriesPerPool;
+    impl_->query_pools.push_back(pool);
+    for (uint32_t i = kQueriesPerPool; i > 0; --i) impl_->free_slots.push_back(base + i - 1);
+  }
+  *slot = impl_->free_slots.back();
+  impl_->free_slots.pop_back();
+  VkQueryPool pool = impl_->query_pools[*slot / kQueriesPerPool];
+  vkCmdResetQueryPool(impl_->recording, pool, *slot % kQueriesPerPool, 1);
+  vkCmdWriteTimestamp(impl_->recording, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, pool,
+                      *slot % kQueriesPerPool);
+  return VK_SUCCESS;
+}
+
+uint64_t CommandStream::read_timestamp(uint32_t slot) const {
+  uint64_t ticks = 0;
+  VkQueryPool pool;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (slot / kQueriesPerPool >= impl_->query_pools.size()) return 0;
+    pool = impl_->query_pools[slot / kQueriesPerPool];
+  }
+  vkGetQueryPoolResults(device_->handle(), pool, slot % kQueriesPerPool, 1, sizeof(ticks),
+                        &ticks, sizeof(ticks), VK_QUERY_RESULT_64_BIT);
+  uint32_t bits = device_->info().timestamp_valid_bits;
+  if (bits && bits < 64) ticks &= (1ull << bits) - 1;
+  if (impl_->host_offset_ns == 0) {
+    // Calibrate once: the first timestamp read belongs to work that just completed.
+    impl_->host_offset_ns = int64_t(host_now_ns()) - int64_t(double(ticks) * impl_->tick_ns);
+  }
+  return uint64_t(int64_t(double(ticks) * impl_->tick_ns) + impl_->host_offset_ns);
+}
+
+void CommandStream::release_timestamp(uint32_t slot) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->free_slots.push_back(slot);
+}
+
+bool CommandStream::has_pending() const { return impl_->recording != VK_NULL_HANDLE; }
+
+uint64_t CommandStream::last_point() const {
+  return impl_->submitted + (has_pending() ? 1 : 0);
+}
+
+VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t>>& wait_points,
+                               uint64_t* point) {
+  if (!impl_->recording) {
+    if (point) *point = impl_->submitted;
+    return VK_SUCCESS;
+  }
+  // Everything the batch wrote is visible to the host once its point signals.
+  full_barrier(impl_->recording);
+  VkResult r = vkEndCommandBuffer(impl_->recording);
+  if (r != VK_SUCCESS) return r;
+  uint64_t signal = impl_->submitted + 1;
+  std::vector<VkSemaphore> wait_semaphores;
+  std::vector<uint64_t> wait_values;
+  std::vector<VkPipelineStageFlags> wait_stages;
+  for (auto [s, v] : wait_points) {
+    wait_semaphores.push_back(s);
+    wait_values.push_back(v);
+    wait_stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+  }
+  VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  timeline.waitSemaphoreValueCount = uint32_t(wait_values.size());
+  timeline.pWaitSemaphoreValues = wait_values.data();
+  timeline.signalSemaphoreValueCount = 1;
+  timeline.pSignalSemaphoreValues = &signal;
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO, &timeline};
+  submit.waitSemaphoreCount = uint32_t(wait_semaphores.size());
+  submit.pWaitSemaphores = wait_semaphores.data();
+  submit.pWaitDstStageMask = wait_stages.data();
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &impl_->recording;
+  submit.signalSemaphoreCount = 1;
+  submit.pSignalSemaphores = &timeline_;
+  {
+    std::lock_guard<std::mutex> lock(device_->queue_mutex());
+    r = vkQueueSubmit(device_->queue(), 1, &submit, VK_NULL_HANDLE);
+  }
+  if (r != VK_SUCCESS) return r;
+  impl_->in_flight.push_back({impl_->recording, signal});
+  impl_->recording = VK_NULL_HANDLE;
+  impl_->submitted = signal;
+  if (point) *point = signal;
+  return VK_SUCCESS;
+}
+
+uint64_t CommandStream::completed_point() const {
+  uint64_t value = 0;
+  vkGetSemaphoreCounterValue(device_->handle(), timeline_, &value);
+  return value;
+}
+
+VkResult CommandStream::wait(uint64_t point) {
+  if (point > impl_->submitted) {
+    VkResult r = submit({}, nullptr);
+    if (r != VK_SUCCESS) return r;
+  }
+  VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+  wait.semaphoreCount = 1;
+  wait.pSemaphores = &timeline_;
+  uint64_t value = std::min(point, impl_->submitted);
+  wait.pValues = &value;
+  return vkWaitSemaphores(device_->handle(), &wait, UINT64_MAX);
+}
+
+}  // namespace vkcl::vk

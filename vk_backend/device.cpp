@@ -1,0 +1,66 @@
+#include "vkcl/vk_backend/vk_backend.h"
+
+namespace vkcl::vk {
+
+VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
+  std::shared_ptr<Device> device(new Device(info));
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  f12.bufferDeviceAddress = VK_TRUE;
+  f12.timelineSemaphore = VK_TRUE;
+  f12.shaderInt8 = info.shader_int8;
+  f12.shaderFloat16 = info.shader_float16;
+  f12.storageBuffer8BitAccess = info.storage_buffer_8bit;
+  f12.vulkanMemoryModel = info.vulkan_memory_model;
+  f12.shaderBufferInt64Atomics = info.shader_buffer_int64_atomics;
+  f12.shaderSharedInt64Atomics = info.shader_shared_int64_atomics;
+  f12.hostQueryReset = VK_TRUE;
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f12};
+  f11.storageBuffer16BitAccess = info.storage_buffer_16bit;
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
+  features.features.shaderInt64 = info.features.shaderInt64;
+  features.features.shaderInt16 = info.features.shaderInt16;
+  features.features.shaderFloat64 = info.features.shaderFloat64;
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue.queueFamilyIndex = info.compute_queue_family;
+  queue.queueCount = 1;
+  queue.pQueuePriorities = &priority;
+  std::vector<const char*> extensions;
+  if (info.external_memory_host) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  VkDeviceCreateInfo create{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
+  create.queueCreateInfoCount = 1;
+  create.pQueueCreateInfos = &queue;
+  create.enabledExtensionCount = uint32_t(extensions.size());
+  create.ppEnabledExtensionNames = extensions.data();
+  VkResult r = vkCreateDevice(info.physical, &create, nullptr, &device->device_);
+  if (r != VK_SUCCESS) return r;
+  volkLoadDevice(device->device_);
+  vkGetDeviceQueue(device->device_, info.compute_queue_family, 0, &device->queue_);
+  VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  vkCreatePipelineCache(device->device_, &cache, nullptr, &device->pipeline_cache_);
+  *out = std::move(device);
+  return VK_SUCCESS;
+}
+
+Device::~Device() {
+  if (!device_) return;
+  vkDeviceWaitIdle(device_);
+  if (pipeline_cache_) vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
+  vkDestroyDevice(device_, nullptr);
+}
+
+uint32_t Device::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                                  VkMemoryPropertyFlags preferred) const {
+  uint32_t fallback = UINT32_MAX;
+  for (uint32_t i = 0; i < info_.memory.memoryTypeCount; ++i) {
+    if (!(type_bits & (1u << i))) continue;
+    VkMemoryPropertyFlags f = info_.memory.memoryTypes[i].propertyFlags;
+    if ((f & required) != required) continue;
+    if ((f & preferred) == preferred) return i;
+    if (fallback == UINT32_MAX) fallback = i;
+  }
+  return fallback;
+}
+
+}  // namespace vkcl::vk

@@ -1,0 +1,211 @@
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "vkcl/vk_backend/vk_backend.h"
+
+namespace vkcl::vk {
+
+namespace {
+
+std::atomic<uint64_t> g_validation_messages{0};
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
+    const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
+  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+    g_validation_messages.fetch_add(1);
+    std::fprintf(stderr, "vkcl: Vulkan validation: %s\n", data->pMessage);
+  }
+  return VK_FALSE;
+}
+
+bool has_extension(const std::vector<VkExtensionProperties>& list, const char* name) {
+  for (const auto& e : list)
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  return false;
+}
+
+DeviceInfo describe(VkPhysicalDevice physical) {
+  DeviceInfo info;
+  info.physical = physical;
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data());
+  info.external_memory_host = has_extension(extensions, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+
+  VkPhysicalDeviceExternalMemoryHostPropertiesEXT host_props{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+  VkPhysicalDeviceMaintenance3Properties maintenance3{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  info.driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+  info.subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  info.driver.pNext = &info.subgroup;
+  info.subgroup.pNext = &maintenance3;
+  if (info.external_memory_host) maintenance3.pNext = &host_props;
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &info.driver};
+  vkGetPhysicalDeviceProperties2(physical, &props);
+  info.properties = props.properties;
+  info.driver.pNext = nullptr;
+  info.subgroup.pNext = nullptr;
+  info.max_allocation_size = maintenance3.maxMemoryAllocationSize;
+  info.min_imported_host_pointer_alignment = host_props.minImportedHostPointerAlignment;
+
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  f11.pNext = &f12;
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};
+  if (info.properties.apiVersion >= VK_API_VERSION_1_2) vkGetPhysicalDeviceFeatures2(physical, &features);
+  else vkGetPhysicalDeviceFeatures(physical, &features.features);
+  info.features = features.features;
+  info.shader_int8 = f12.shaderInt8;
+  info.shader_float16 = f12.shaderFloat16;
+  info.storage_buffer_8bit = f12.storageBuffer8BitAccess;
+  info.storage_buffer_16bit = f11.storageBuffer16BitAccess;
+  info.buffer_device_address = f12.bufferDeviceAddress;
+  info.timeline_semaphore = f12.timelineSemaphore;
+  info.vulkan_memory_model = f12.vulkanMemoryModel;
+  info.shader_buffer_int64_atomics = f12.shaderBufferInt64Atomics;
+  info.shader_shared_int64_atomics = f12.shaderSharedInt64Atomics;
+
+  vkGetPhysicalDeviceMemoryProperties(physical, &info.memory);
+  for (uint32_t i = 0; i < info.memory.memoryTypeCount; ++i) {
+    VkMemoryPropertyFlags f = info.memory.memoryTypes[i].propertyFlags;
+    const VkMemoryPropertyFlags unified = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    if ((f & unified) == unified) info.unified_memory = true;
+  }
+  for (uint32_t i = 0; i < info.memory.memoryHeapCount; ++i)
+    if (info.memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+      info.device_local_heap_size = std::max(info.device_local_heap_size, info.memory.memoryHeaps[i].size);
+  if (!info.max_allocation_size) info.max_allocation_size = info.device_local_heap_size;
+
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
+  int compute = -1;
+  for (uint32_t i = 0; i < count; ++i) {
+    bool has_compute = families[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
+    bool graphics = families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT;
+    if (has_compute && (compute < 0 || !graphics)) {
+      // A compute-only family is preferred only if it has timestamps too.
+      if (compute >= 0 && families[i].timestampValidBits == 0) continue;
+      compute = int(i);
+    }
+  }
+  if (compute >= 0) {
+    info.compute_queue_family = uint32_t(compute);
+    info.timestamp_valid_bits = families[compute].timestampValidBits;
+  }
+  info.usable = compute >= 0 && info.buffer_device_address && info.timeline_semaphore &&
+                info.features.shaderInt64 && info.properties.apiVersion >= VK_API_VERSION_1_2;
+  return info;
+}
+
+}  // namespace
+
+uint64_t Instance::validation_message_count() { return g_validation_messages.load(); }
+
+Instance* Instance::get() {
+  static std::once_flag once;
+  static Instance* instance = nullptr;
+  std::call_once(once, [] {
+    if (volkInitialize() != VK_SUCCESS) return;
+    auto* self = new Instance();
+    const char* validation = std::getenv("VKCL_VALIDATION");
+    self->validation_ = validation && std::strcmp(validation, "0") != 0;
+
+    uint32_t count = 0;
+    vkEnumerateInstanceExtensionProperties(nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> available(count);
+    vkEnumerateInstanceExtensionProperties(nullptr, &count, available.data());
+    std::vector<const char*> extensions;
+    VkInstanceCreateFlags flags = 0;
+    if (has_extension(available, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
+      extensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+      flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
+    }
+    std::vector<const char*> layers;
+    if (self->validation_) {
+      vkEnumerateInstanceLayerProperties(&count, nullptr);
+      std::vector<VkLayerProperties> layer_props(count);
+      vkEnumerateInstanceLayerProperties(&count, layer_props.data());
+      bool found = false;
+      for (const auto& l : layer_props)
+        if (std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0) found = true;
+      if (found && has_extension(available, VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
+        layers.push_back("VK_LAYER_KHRONOS_validation");
+        extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+      } else {
+        std::fprintf(stderr, "vkcl: VKCL_VALIDATION is set but the validation layer is missing\n");
+        self->validation_ = false;
+      }
+    }
+    uint32_t api = VK_API_VERSION_1_2;
+    if (vkEnumerateInstanceVersion) {
+      uint32_t loader = 0;
+      vkEnumerateInstanceVersion(&loader);
+      if (loader >= VK_API_VERSION_1_3) api = VK_API_VERSION_1_3;
+    }
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "vkcl";
+    app.pEngineName = "vkcl";
+    app.apiVersion = api;
+    VkInstanceCreateInfo create{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    create.flags = flags;
+    create.pApplicationInfo = &app;
+    create.enabledExtensionCount = uint32_t(extensions.size());
+    create.ppEnabledExtensionNames = extensions.data();
+    create.enabledLayerCount = uint32_t(layers.size());
+    create.ppEnabledLayerNames = layers.data();
+    if (vkCreateInstance(&create, nullptr, &self->instance_) != VK_SUCCESS) {
+      delete self;
+      return;
+    }
+    volkLoadInstance(self->instance_);
+    if (self->validation_) {
+      VkDebugUtilsMessengerCreateInfoEXT messenger{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+      messenger.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                                  VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+      messenger.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                              VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                              VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+      messenger.pfnUserCallback = on_validation_message;
+      vkCreateDebugUtilsMessengerEXT(self->instance_, &messenger, nullptr, &self->messenger_);
+    }
+    vkEnumeratePhysicalDevices(self->instance_, &count, nullptr);
+    std::vector<VkPhysicalDevice> physical(count);
+    vkEnumeratePhysicalDevices(self->instance_, &count, physical.data());
+    for (VkPhysicalDevice p : physical) self->devices_.push_back(describe(p));
+    instance = self;
+  });
+  return instance;
+}
+
+// The instance lives for the whole process: ICDs are never unloaded while objects may exist.
+Instance::~Instance() = default;
+
+const char* result_name(VkResult result) {
+  switch (result) {
+#define NAME(r) case r: return #r;
+    NAME(VK_SUCCESS) NAME(VK_NOT_READY) NAME(VK_TIMEOUT) NAME(VK_INCOMPLETE)
+    NAME(VK_ERROR_OUT_OF_HOST_MEMORY) NAME(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    NAME(VK_ERROR_INITIALIZATION_FAILED) NAME(VK_ERROR_DEVICE_LOST)
+    NAME(VK_ERROR_MEMORY_MAP_FAILED) NAME(VK_ERROR_LAYER_NOT_PRESENT)
+    NAME(VK_ERROR_EXTENSION_NOT_PRESENT) NAME(VK_ERROR_FEATURE_NOT_PRESENT)
+    NAME(VK_ERROR_INCOMPATIBLE_DRIVER) NAME(VK_ERROR_TOO_MANY_OBJECTS)
+    NAME(VK_ERROR_FORMAT_NOT_SUPPORTED) NAME(VK_ERROR_FRAGMENTED_POOL) NAME(VK_ERROR_UNKNOWN)
+    NAME(VK_ERROR_INVALID_EXTERNAL_HANDLE) NAME(VK_ERROR_INVALID_SHADER_NV)
+#undef NAME
+    default: return "VK_ERROR_(unknown)";
+  }
+}
+
+}  // namespace vkcl::vk

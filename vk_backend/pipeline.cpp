@@ -1,0 +1,54 @@
+#include "vkcl/vk_backend/vk_backend.h"
+
+namespace vkcl::vk {
+
+VkResult ComputePipeline::create(std::shared_ptr<Device> device,
+                                 const std::vector<uint32_t>& spirv,
+                                 const std::vector<SpecConstant>& spec_constants,
+                                 uint32_t push_constant_size,
+                                 std::unique_ptr<ComputePipeline>* out) {
+  std::unique_ptr<ComputePipeline> p(new ComputePipeline());
+  p->device_ = device;
+  p->push_constant_size_ = push_constant_size;
+  VkDevice d = device->handle();
+  VkShaderModuleCreateInfo module{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  module.codeSize = spirv.size() * 4;
+  module.pCode = spirv.data();
+  VkResult r = vkCreateShaderModule(d, &module, nullptr, &p->module_);
+  if (r != VK_SUCCESS) return r;
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_size};
+  VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout.pushConstantRangeCount = push_constant_size ? 1 : 0;
+  layout.pPushConstantRanges = &range;
+  r = vkCreatePipelineLayout(d, &layout, nullptr, &p->layout_);
+  if (r != VK_SUCCESS) return r;
+  std::vector<VkSpecializationMapEntry> entries;
+  std::vector<uint32_t> values;
+  for (size_t i = 0; i < spec_constants.size(); ++i) {
+    entries.push_back({spec_constants[i].id, uint32_t(i * 4), 4});
+    values.push_back(spec_constants[i].value);
+  }
+  VkSpecializationInfo spec{uint32_t(entries.size()), entries.data(), values.size() * 4,
+                            values.data()};
+  VkComputePipelineCreateInfo create{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  create.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  create.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  create.stage.module = p->module_;
+  create.stage.pName = "main";
+  create.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+  create.layout = p->layout_;
+  r = vkCreateComputePipelines(d, device->pipeline_cache(), 1, &create, nullptr, &p->pipeline_);
+  if (r != VK_SUCCESS) return r;
+  *out = std::move(p);
+  return VK_SUCCESS;
+}
+
+ComputePipeline::~ComputePipeline() {
+  if (!device_) return;
+  VkDevice d = device_->handle();
+  if (pipeline_) vkDestroyPipeline(d, pipeline_, nullptr);
+  if (layout_) vkDestroyPipelineLayout(d, layout_, nullptr);
+  if (module_) vkDestroyShaderModule(d, module_, nullptr);
+}
+
+}  // namespace vkcl::vk

@@ -1,0 +1,44 @@
+// Shared pieces of the API layer: error plumbing at the C boundary and the registration
+// functions that fill the ICD dispatch table, one per object family.
+#pragma once
+
+#include <CL/cl.h>
+#include <CL/cl_icd.h>
+
+#include <vector>
+
+#include "core/object.h"
+#include "core/result.h"
+
+struct _cl_context;
+struct _cl_event;
+
+namespace vkcl::api {
+
+inline void set_error(cl_int* errcode_ret, cl_int code) {
+  if (errcode_ret) *errcode_ret = code;
+}
+
+// Hands a created object to the application, or nullptr and the error.
+template <typename T>
+T* hand_out(cl::Result<T*> r, cl_int* errcode_ret) {
+  set_error(errcode_ret, r.error());
+  return r.ok() ? r.value() : nullptr;
+}
+
+// CL_INVALID_EVENT_WAIT_LIST if event_wait_list is NULL and num_events_in_wait_list > 0, or
+// event_wait_list is not NULL and num_events_in_wait_list is 0, or if event objects in
+// event_wait_list are not valid events; CL_INVALID_CONTEXT if their context differs.
+cl_int check_wait_list(cl_uint count, const cl_event* list, _cl_context* context,
+                       std::vector<_cl_event*>* out);
+
+void register_platform(cl_icd_dispatch& table);
+void register_context(cl_icd_dispatch& table);
+void register_queue(cl_icd_dispatch& table);
+void register_memory(cl_icd_dispatch& table);
+void register_event(cl_icd_dispatch& table);
+void register_enqueue(cl_icd_dispatch& table);
+void register_program(cl_icd_dispatch& table);
+void register_kernel(cl_icd_dispatch& table);
+
+}  // namespace vkcl::api

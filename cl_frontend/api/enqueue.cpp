@@ -1,0 +1,470 @@
+// Enqueue entry points: buffer reads, writes, copies, fills, maps, kernels, markers.
+#include <cstring>
+
+#include "api/api.h"
+#include "core/kernel.h"
+#include "core/queue.h"
+#include "core/transfer.h"
+
+namespace vkcl::api {
+namespace {
+
+using cl::Ref;
+
+// Hands the event out (or drops it) and, for blocking calls, waits for it.
+cl_int finish_enqueue(cl::Result<Ref<_cl_event>> r, bool blocking, cl_event* event) {
+  if (!r) return r.error();
+  Ref<_cl_event> e = std::move(*r);
+  cl_int status = CL_SUCCESS;
+  if (blocking) {
+    // CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the operation is blocking and the
+    // execution status of any of the events in event_wait_list is a negative integer value.
+    cl_int s = e->wait();
+    if (s < 0) status = s == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST ? s : CL_OUT_OF_RESOURCES;
+  }
+  if (event) *event = e.release_to_api();
+  return status;
+}
+
+// Common checks of commands on one buffer.
+cl_int check_buffer_command(cl_command_queue queue, cl_mem buffer, size_t offset, size_t size,
+                            cl_uint num_events, const cl_event* wait_list,
+                            std::vector<_cl_event*>* waits) {
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
+  if (!cl::validate(buffer)) return CL_INVALID_MEM_OBJECT;
+  // CL_INVALID_CONTEXT if the context associated with command_queue and buffer are not the
+  // same.
+  if (buffer->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+  // CL_INVALID_VALUE if the region being read or written specified by (offset, size) is out
+  // of bounds.
+  if (offset > buffer->size || size > buffer->size - offset) return CL_INVALID_VALUE;
+  return check_wait_list(num_events, wait_list, queue->context.get(), waits);
+}
+
+cl_int CL_API_CALL EnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                     size_t offset, size_t size, void* ptr, cl_uint num_events,
+                                     const cl_event* wait_list, cl_event* event) {
+  std::vector<_cl_event*> waits;
+  cl_int e = check_buffer_command(queue, buffer, offset, size, num_events, wait_list, &waits);
+  if (e != CL_SUCCESS) return e;
+  // CL_INVALID_VALUE if ptr is NULL or size is 0.
+  if (!ptr || size == 0) return CL_INVALID_VALUE;
+  // CL_INVALID_OPERATION if clEnqueueReadBuffer is called on buffer which has been created
+  // with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS.
+  if (buffer->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)) return CL_INVALID_OPERATION;
+  auto r = queue->enqueue(CL_COMMAND_READ_BUFFER, waits, false,
+                          [queue, buffer, offset, size, ptr] {
+                            cl_int s = queue->sync();
+                            return s ? s : cl::read_from_buffer(*queue, *buffer, offset, size, ptr);
+                          },
+                          {cl::keep(buffer)});
+  return finish_enqueue(std::move(r), blocking, event);
+}
+
+cl_int CL_API_CALL EnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                      size_t offset, size_t size, const void* ptr,
+                                      cl_uint num_events, const cl_event* wait_list,
+                                      cl_event* event) {
+  std::vector<_cl_event*> waits;
+  cl_int e = check_buffer_command(queue, buffer, offset, size, num_events, wait_list, &waits);
+  if (e != CL_SUCCESS) return e;
+  if (!ptr || size == 0) return CL_INVALID_VALUE;
+  // CL_INVALID_OPERATION if clEnqueueWriteBuffer is called on buffer which has been created
+  // with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
+  if (buffer->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)) return CL_INVALID_OPERATION;
+  // A non-blocking write may not read |ptr| after returning... unless we copy it now.
+  std::shared_ptr<std::vector<uint8_t>> copy;
+  if (!blocking) copy = std::make_shared<std::vector<uint8_t>>(
+      static_cast<const uint8_t*>(ptr), static_cast<const uint8_t*>(ptr) + size);
+  auto r = queue->enqueue(CL_COMMAND_WRITE_BUFFER, waits, false,
+                          [queue, buffer, offset, size, ptr, copy] {
+                            cl_int s = queue->sync();
+                            return s ? s
+                                     : cl::write_to_buffer(*queue, *buffer, offset, size,
+                                                           copy ? copy->data() : ptr);
+                          },
+                          {cl::keep(buffer)});
+  return finish_enqueue(std::move(r), blocking, event);
+}
+
+cl_int CL_API_CALL EnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,
+                                     size_t src_offset, size_t dst_offset, size_t size,
+                                     cl_uint num_events, const cl_event* wait_list,
+                                     cl_event* event) {
+  std::vector<_cl_event*> waits;
+  cl_int e = check_buffer_command(queue, src, src_offset, size, num_events, wait_list, &waits);
+  if (e != CL_SUCCESS) return e;
+  if (!cl::validate(dst)) return CL_INVALID_MEM_OBJECT;
+  if (dst->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+  // CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset + size or dst_offset + size
+  // require accessing elements outside the src_buffer and dst_buffer buffer objects
+  // respectively, or if size is 0.
+  if (size == 0 || dst_offset > dst->size || size > dst->size - dst_offset) return CL_INVALID_VALUE;
+  // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or sub-buffer object
+  // and the source and destination regions overlap.
+  if (src->storage == dst->storage) {
+    size_t a = src->offset + src_offset, b = dst->offset + dst_offset;
+    if (a < b + size && b < a + size) return CL_MEM_COPY_OVERLAP;
+  }
+  auto r = queue->enqueue(CL_COMMAND_COPY_BUFFER, waits, true,
+                          [queue, src, dst, src_offset, dst_offset, size] {
+                            return cl::cl_error_from(queue->stream->copy_buffer(
+                                *src->storage, src->offset + src_offset, *dst->storage,
+                                dst->offset + dst_offset, size));
+                          },
+                          {cl::keep(src), cl::keep(dst)});
+  return finish_enqueue(std::move(r), false, event);
+}
+
+cl_int CL_API_CALL EnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void* pattern,
+                                     size_t pattern_size, size_t offset, size_t size,
+                                     cl_uint num_events, const cl_event* wait_list,
+                                     cl_event* event) {
+  std::vector<_cl_event*> waits;
+  cl_int e = check_buffer_command(queue, buffer, offset, size, num_events, wait_list, &waits);
+  if (e != CL_SUCCESS) return e;
+  // CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if pattern_size is not
+  // one of {1, 2, 4, 8, 16, 32, 64, 128}; if offset and size are not a multiple of
+  // pattern_size.
+  if (!pattern || pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)))
+    return CL_INVALID_VALUE;
+  if (offset % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
+  std::vector<uint8_t> bytes(static_cast<const uint8_t*>(pattern),
+                             static_cast<const uint8_t*>(pattern) + pattern_size);
+  size_t absolute = buffer->offset + offset;
+  if (pattern_size <= 4 && absolute % 4 == 0 && size % 4 == 0) {
+    uint32_t word = 0;
+    for (size_t i = 0; i < 4; ++i) reinterpret_cast<uint8_t*>(&word)[i] = bytes[i % pattern_size];
+    auto r = queue->enqueue(CL_COMMAND_FILL_BUFFER, waits, true,
+                            [queue, buffer, absolute, size, word] {
+                              return cl::cl_error_from(queue->stream->fill_buffer(
+                                  *buffer->storage, absolute, size, word));
+                            },
+                            {cl::keep(buffer)});
+    return finish_enqueue(std::move(r), false, event);
+  }
+  auto r = queue->enqueue(CL_COMMAND_FILL_BUFFER, waits, false,
+                          [queue, buffer, offset, size, bytes] {
+                            cl_int s = queue->sync();
+                            if (s) return s;
+                            std::vector<uint8_t> filled(size);
+                            for (size_t i = 0; i < size; ++i) filled[i] = bytes[i % bytes.size()];
+                            return cl::write_to_buffer(*queue, *buffer, offset, size, filled.data());
+                          },
+                          {cl::keep(buffer)});
+  return finish_enqueue(std::move(r), false, event);
+}
+
+// Rectangular copies between host memory and a buffer, done row by row on the host.
+struct Rect {
+  size_t buffer_origin, host_origin, region[3];
+  size_t buffer_row, buffer_slice, host_row, host_slice;
+};
+
+cl_int check_rect(const size_t* buffer_origin, const size_t* host_origin, const size_t* region,
+                  size_t& buffer_row, size_t& buffer_slice, size_t& host_row, size_t& host_slice,
+                  size_t buffer_size, Rect* out) {
+  // CL_INVALID_VALUE if buffer_origin, host_origin or region is NULL, or any region value
+  // is 0, or pitches are invalid, or the region is out of bounds.
+  if (!buffer_origin || !host_origin || !region) return CL_INVALID_VALUE;
+  if (!region[0] || !region[1] || !region[2]) return CL_INVALID_VALUE;
+  if (buffer_row == 0) buffer_row = region[0];
+  else if (buffer_row < region[0]) return CL_INVALID_VALUE;
+  if (buffer_slice == 0) buffer_slice = region[1] * buffer_row;
+  else if (buffer_slice < region[1] * buffer_row || buffer_slice % buffer_row) return CL_INVALID_VALUE;
+  if (host_row == 0) host_row = region[0];
+  else if (host_row < region[0]) return CL_INVALID_VALUE;
+  if (host_slice == 0) host_slice = region[1] * host_row;
+  else if (host_slice < region[1] * host_row || host_slice % host_row) return CL_INVALID_VALUE;
+  size_t start = buffer_origin[2] * buffer_slice + buffer_origin[1] * buffer_row + buffer_origin[0];
+  size_t end = start + (region[2] - 1) * buffer_slice + (region[1] - 1) * buffer_row + region[0];
+  if (end > buffer_size) return CL_INVALID_VALUE;
+  *out = {start, host_origin[2] * host_slice + host_origin[1] * host_row + host_origin[0],
+          {region[0], region[1], region[2]}, buffer_row, buffer_slice, host_row, host_slice};
+  return CL_SUCCESS;
+}
+
+cl_int rect_transfer(cl_command_queue queue, cl_mem buffer, bool read, const Rect& r, void* ptr) {
+  cl_int s = queue->sync();
+  if (s) return s;
+  for (size_t z = 0; z < r.region[2]; ++z)
+    for (size_t y = 0; y < r.region[1]; ++y) {
+      size_t b = r.buffer_origin + z * r.buffer_slice + y * r.buffer_row;
+      uint8_t* h = static_cast<uint8_t*>(ptr) + r.host_origin + z * r.host_slice + y * r.host_row;
+      s = read ? cl::read_from_buffer(*queue, *buffer, b, r.region[0], h)
+               : cl::write_to_buffer(*queue, *buffer, b, r.region[0], h);
+      if (s) return s;
+    }
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL EnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                         const size_t* buffer_origin, const size_t* host_origin,
+                                         const size_t* region, size_t buffer_row,
+                                         size_t buffer_slice, size_t host_row, size_t host_slice,
+                                         void* ptr, cl_uint num_events, const cl_event* wait_list,
+                                         cl_event* event) {
+  std::vector<_cl_event*> waits;
+  cl_int e = check_buffer_command(queue, buffer, 0, 0, num_events, wait_list, &waits);
+  if (e != CL_SUCCESS) return e;
+  if (!ptr) return CL_INVALID_VALUE;
+  Rect rect;
+  e = check_rect(buffer_origin, host_origin, region, buffer_row, buffer_slice, host_row,
+                 host_slice, buffer->size, &rect);
+  if (e != CL_SUCCESS) return e;
+  if (buffer->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)) return CL_INVALID_OPERATION;
+  auto r = queue->enqueue(CL_COMMAND_READ_BUFFER_RECT, waits, false,
+                          [=] { return rect_transfer(queue, buffer, true, rect, ptr); },
+                          {cl::keep(buffer)});
+  return finish_enqueue(std::move(r), blocking, event);
+}
+
+cl_int CL_API_CALL EnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                          const size_t* buffer_origin, const size_t* host_origin,
+                                          const size_t* region, size_t buffer_row,
+                                          size_t buffer_slice, size_t host_row, size_t host_slice,
+                                          const void* ptr, cl_uint num_events,
+                                          const cl_event* wait_list, cl_event* event) {
+  std::vector<_cl_event*> waits;
+  cl_int e = check_buffer_command(queue, buffer, 0, 0, num_events, wait_list, &waits);
+  if (e != CL_SUCCESS) return e;
+  if (!ptr) return CL_INVALID_VALUE;
+  Rect rect;
+  e = check_rect(buffer_origin, host_origin, region, buffer_row, buffer_slice, host_row,
+                 host_slice, buffer->size, &rect);
+  if (e != CL_SUCCESS) return e;
+  if (buffer->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)) return CL_INVALID_OPERATION;
+  void* p = const_cast<void*>(ptr);
+  auto r = queue->enqueue(CL_COMMAND_WRITE_BUFFER_RECT, waits, false,
+                          [=] { return rect_transfer(queue, buffer, false, rect, p); },
+                          {cl::keep(buffer)});
+  // The application's memory is read when the command runs, so a non-blocking rectangular
+  // write completes before returning (allowed: it only may return earlier).
+  (void)blocking;
+  return finish_enqueue(std::move(r), true, event);
+}
+
+cl_int CL_API_CALL EnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst,
+                                         const size_t* src_origin, const size_t* dst_origin,
+                                         const size_t* region, size_t src_row, size_t src_slice,
+                                         size_t dst_row, size_t dst_slice, cl_uint num_events,
+                                         const cl_event* wait_list, cl_event* event) {
+  std::vector<_cl_event*> waits;
+  cl_int e = check_buffer_command(queue, src, 0, 0, num_events, wait_list, &waits);
+  if (e != CL_SUCCESS) return e;
+  if (!cl::validate(dst)) return CL_INVALID_MEM_OBJECT;
+  if (dst->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+  Rect s, d;
+  e = check_rect(src_origin, dst_origin, region, src_row, src_slice, dst_row, dst_slice,
+                 src->size, &s);
+  if (e != CL_SUCCESS) return e;
+  e = check_rect(dst_origin, src_origin, region, dst_row, dst_slice, src_row, src_slice,
+                 dst->size, &d);
+  if (e != CL_SUCCESS) return e;
+  auto r = queue->enqueue(CL_COMMAND_COPY_BUFFER_RECT, waits, true,
+                          [=] {
+                            for (size_t z = 0; z < s.region[2]; ++z)
+                              for (size_t y = 0; y < s.region[1]; ++y) {
+                                size_t a = s.buffer_origin + z * s.buffer_slice + y * s.buffer_row;
+                                size_t b = d.buffer_origin + z * d.buffer_slice + y * d.buffer_row;
+                                VkResult vr = queue->stream->copy_buffer(
+                                    *src->storage, src->offset + a, *dst->storage,
+                                    dst->offset + b, s.region[0]);
+                                if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
+                              }
+                            return CL_SUCCESS;
+                          },
+                          {cl::keep(src), cl::keep(dst)});
+  return finish_enqueue(std::move(r), false, event);
+}
+
+void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                   cl_map_flags flags, size_t offset, size_t size,
+                                   cl_uint num_events, const cl_event* wait_list,
+                                   cl_event* event, cl_int* errcode_ret) {
+  std::vector<_cl_event*> waits;
+  cl_int e = check_buffer_command(queue, buffer, offset, size, num_events, wait_list, &waits);
+  if (e != CL_SUCCESS) return set_error(errcode_ret, e), nullptr;
+  // CL_INVALID_VALUE if size is 0 or values specified in map_flags are not valid.
+  const cl_map_flags known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+  if (size == 0 || (flags & ~known) ||
+      ((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))))
+    return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  // CL_INVALID_OPERATION if buffer has been created with CL_MEM_HOST_WRITE_ONLY or
+  // CL_MEM_HOST_NO_ACCESS and CL_MAP_READ is set in map_flags, or with
+  // CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS and CL_MAP_WRITE or
+  // CL_MAP_WRITE_INVALIDATE_REGION is set.
+  if ((flags & CL_MAP_READ) && (buffer->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)))
+    return set_error(errcode_ret, CL_INVALID_OPERATION), nullptr;
+  if ((flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
+      (buffer->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)))
+    return set_error(errcode_ret, CL_INVALID_OPERATION), nullptr;
+  // Where the application will see the data: the storage itself when the host can see it,
+  // the application's own pointer for USE_HOST_PTR, else a host copy.
+  uint8_t* pointer;
+  _cl_mem::Mapping mapping{offset, size, flags, {}};
+  bool use_host_copy = buffer->host_ptr && !buffer->host_ptr_imported;
+  if (use_host_copy) pointer = static_cast<uint8_t*>(buffer->host_ptr) + offset;
+  else if (buffer->host_view()) pointer = buffer->host_view() + offset;
+  else {
+    mapping.shadow.resize(size);
+    pointer = mapping.shadow.data();
+  }
+  {
+    std::lock_guard<std::mutex> lock(buffer->map_mutex);
+    buffer->mappings[pointer] = std::move(mapping);
+  }
+  buffer->map_count++;
+  bool needs_copy = use_host_copy || !buffer->host_view();
+  auto r = queue->enqueue(CL_COMMAND_MAP_BUFFER, waits, false,
+                          [queue, buffer, offset, size, flags, pointer, needs_copy] {
+                            cl_int s = queue->sync();
+                            if (s || !needs_copy || (flags & CL_MAP_WRITE_INVALIDATE_REGION)) return s;
+                            return cl::read_from_buffer(*queue, *buffer, offset, size, pointer);
+                          },
+                          {cl::keep(buffer)});
+  e = finish_enqueue(std::move(r), blocking, event);
+  set_error(errcode_ret, e);
+  return e == CL_SUCCESS ? pointer : nullptr;
+}
+
+cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, void* mapped,
+                                         cl_uint num_events, const cl_event* wait_list,
+                                         cl_event* event) {
+  std::vector<_cl_event*> waits;
+  cl_int e = check_buffer_command(queue, mem, 0, 0, num_events, wait_list, &waits);
+  if (e != CL_SUCCESS) return e;
+  _cl_mem::Mapping mapping;
+  {
+    std::lock_guard<std::mutex> lock(mem->map_mutex);
+    auto it = mem->mappings.find(mapped);
+    // CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by clEnqueueMapBuffer
+    // for memobj.
+    if (it == mem->mappings.end()) return CL_INVALID_VALUE;
+    mapping = std::move(it->second);
+    mem->mappings.erase(it);
+  }
+  bool write_back = (mapping.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
+                    ((mem->host_ptr && !mem->host_ptr_imported) || !mem->host_view());
+  auto shadow = std::make_shared<_cl_mem::Mapping>(std::move(mapping));
+  auto r = queue->enqueue(CL_COMMAND_UNMAP_MEM_OBJECT, waits, false,
+                          [queue, mem, mapped, shadow, write_back] {
+                            mem->map_count--;
+                            if (!write_back) return CL_SUCCESS;
+                            cl_int s = queue->sync();
+                            if (s) return s;
+                            return cl::write_to_buffer(*queue, *mem, shadow->offset, shadow->size, mapped);
+                          },
+                          {cl::keep(mem)});
+  return finish_enqueue(std::move(r), false, event);
+}
+
+cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                                        const size_t* offset, const size_t* global,
+                                        const size_t* local, cl_uint num_events,
+                                        const cl_event* wait_list, cl_event* event) {
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  // CL_INVALID_CONTEXT if context associated with command_queue and kernel are not the same.
+  if (kernel->program->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+  // CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (i.e. a value between 1 and
+  // CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS).
+  if (work_dim < 1 || work_dim > 3) return CL_INVALID_WORK_DIMENSION;
+  // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL.
+  if (!global) return CL_INVALID_GLOBAL_WORK_SIZE;
+  std::vector<_cl_event*> waits;
+  cl_int e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
+  if (e != CL_SUCCESS) return e;
+  auto plan = kernel->plan_launch(queue->device, work_dim, offset, global, local);
+  if (!plan) return plan.error();
+  auto shared = std::make_shared<LaunchPlan>(std::move(*plan));
+  _cl_command_queue::Keep keep = {cl::keep(kernel), shared};
+  auto r = queue->enqueue(CL_COMMAND_NDRANGE_KERNEL, waits, true,
+                          [queue, shared] {
+                            if (shared->regions.empty()) return CL_SUCCESS;
+                            auto address = queue->argument_block(shared->arguments.data(),
+                                                                 shared->arguments.size());
+                            if (!address) return address.error();
+                            for (LaunchRegion& region : shared->regions) {
+                              region.dispatch.argument_block_address = *address;
+                              VkResult vr = queue->stream->dispatch(
+                                  *region.pipeline, &region.dispatch, sizeof(region.dispatch),
+                                  region.groups[0], region.groups[1], region.groups[2]);
+                              if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
+                            }
+                            return CL_SUCCESS;
+                          },
+                          std::move(keep));
+  return finish_enqueue(std::move(r), false, event);
+}
+
+cl_int CL_API_CALL EnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint num_events,
+                               const cl_event* wait_list, cl_event* event) {
+  size_t one = 1;
+  return EnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, &one, num_events, wait_list, event);
+}
+
+cl_int marker(cl_command_queue queue, cl_command_type type, cl_uint num_events,
+              const cl_event* wait_list, cl_event* event) {
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  std::vector<_cl_event*> waits;
+  cl_int e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
+  if (e != CL_SUCCESS) return e;
+  // In order: the marker completes with everything before it.
+  auto r = queue->enqueue(type, waits, true, [] { return CL_SUCCESS; });
+  return finish_enqueue(std::move(r), false, event);
+}
+
+cl_int CL_API_CALL EnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint num_events,
+                                             const cl_event* wait_list, cl_event* event) {
+  return marker(queue, CL_COMMAND_MARKER, num_events, wait_list, event);
+}
+
+cl_int CL_API_CALL EnqueueBarrierWithWaitList(cl_command_queue queue, cl_uint num_events,
+                                              const cl_event* wait_list, cl_event* event) {
+  return marker(queue, CL_COMMAND_BARRIER, num_events, wait_list, event);
+}
+
+cl_int CL_API_CALL EnqueueMarker(cl_command_queue queue, cl_event* event) {
+  // CL_INVALID_VALUE if event is a NULL value.
+  if (cl::validate(queue) && !event) return CL_INVALID_VALUE;
+  return marker(queue, CL_COMMAND_MARKER, 0, nullptr, event);
+}
+
+cl_int CL_API_CALL EnqueueBarrier(cl_command_queue queue) {
+  return marker(queue, CL_COMMAND_BARRIER, 0, nullptr, nullptr);
+}
+
+cl_int CL_API_CALL EnqueueWaitForEvents(cl_command_queue queue, cl_uint num_events,
+                                        const cl_event* events) {
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (num_events == 0 || !events) return CL_INVALID_VALUE;
+  return marker(queue, CL_COMMAND_BARRIER, num_events, events, nullptr);
+}
+
+}  // namespace
+
+void register_enqueue(cl_icd_dispatch& t) {
+  t.clEnqueueReadBuffer = EnqueueReadBuffer;
+  t.clEnqueueWriteBuffer = EnqueueWriteBuffer;
+  t.clEnqueueCopyBuffer = EnqueueCopyBuffer;
+  t.clEnqueueFillBuffer = EnqueueFillBuffer;
+  t.clEnqueueReadBufferRect = EnqueueReadBufferRect;
+  t.clEnqueueWriteBufferRect = EnqueueWriteBufferRect;
+  t.clEnqueueCopyBufferRect = EnqueueCopyBufferRect;
+  t.clEnqueueMapBuffer = EnqueueMapBuffer;
+  t.clEnqueueUnmapMemObject = EnqueueUnmapMemObject;
+  t.clEnqueueNDRangeKernel = EnqueueNDRangeKernel;
+  t.clEnqueueTask = EnqueueTask;
+  t.clEnqueueMarkerWithWaitList = EnqueueMarkerWithWaitList;
+  t.clEnqueueBarrierWithWaitList = EnqueueBarrierWithWaitList;
+  t.clEnqueueMarker = EnqueueMarker;
+  t.clEnqueueBarrier = EnqueueBarrier;
+  t.clEnqueueWaitForEvents = EnqueueWaitForEvents;
+}
+
+}  // namespace vkcl::api

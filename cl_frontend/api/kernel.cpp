@@ -1,0 +1,157 @@
+// Kernel entry points.
+#include "api/api.h"
+#include "core/info.h"
+#include "core/kernel.h"
+
+namespace vkcl::api {
+namespace {
+
+cl_kernel CL_API_CALL CreateKernel(cl_program program, const char* name, cl_int* errcode_ret) {
+  // CL_INVALID_PROGRAM if program is not a valid program object.
+  if (!cl::validate(program)) return set_error(errcode_ret, CL_INVALID_PROGRAM), nullptr;
+  // CL_INVALID_VALUE if kernel_name is NULL.
+  if (!name) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built executable for program.
+  if (!program->built_for_any()) return set_error(errcode_ret, CL_INVALID_PROGRAM_EXECUTABLE), nullptr;
+  return hand_out(_cl_kernel::create(program, name), errcode_ret);
+}
+
+cl_int CL_API_CALL CreateKernelsInProgram(cl_program program, cl_uint num_kernels,
+                                          cl_kernel* kernels, cl_uint* num_kernels_ret) {
+  if (!cl::validate(program)) return CL_INVALID_PROGRAM;
+  if (!program->built_for_any()) return CL_INVALID_PROGRAM_EXECUTABLE;
+  std::vector<std::string> names = program->kernel_names();
+  // CL_INVALID_VALUE if kernels is not NULL and num_kernels is less than the number of
+  // kernels in program.
+  if (kernels && num_kernels < names.size()) return CL_INVALID_VALUE;
+  if (kernels) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      auto k = _cl_kernel::create(program, names[i]);
+      if (!k) {
+        for (size_t j = 0; j < i; ++j) kernels[j]->release();
+        return k.error();
+      }
+      kernels[i] = *k;
+    }
+  }
+  if (num_kernels_ret) *num_kernels_ret = cl_uint(names.size());
+  return CL_SUCCESS;
+}
+
+cl_kernel CL_API_CALL CloneKernel(cl_kernel kernel, cl_int* errcode_ret) {
+  if (!cl::validate(kernel)) return set_error(errcode_ret, CL_INVALID_KERNEL), nullptr;
+  return hand_out(kernel->clone(), errcode_ret);
+}
+
+cl_int CL_API_CALL RetainKernel(cl_kernel kernel) {
+  // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  kernel->retain();
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL ReleaseKernel(cl_kernel kernel) {
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  kernel->release();
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL SetKernelArg(cl_kernel kernel, cl_uint index, size_t size, const void* value) {
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  return kernel->set_arg(index, size, value).error();
+}
+
+cl_int CL_API_CALL GetKernelInfo(cl_kernel kernel, cl_kernel_info param, size_t size, void* value,
+                                 size_t* size_ret) {
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  cl::InfoOut out{size, value, size_ret};
+  switch (param) {
+    case CL_KERNEL_FUNCTION_NAME: return out(kernel->name);
+    case CL_KERNEL_NUM_ARGS: return out(cl_uint(kernel->args.size()));
+    case CL_KERNEL_REFERENCE_COUNT: return out(cl_uint(kernel->reference_count()));
+    case CL_KERNEL_CONTEXT: return out(static_cast<cl_context>(kernel->program->context.get()));
+    case CL_KERNEL_PROGRAM: return out(static_cast<cl_program>(kernel->program.get()));
+    case CL_KERNEL_ATTRIBUTES: {
+      const auto* info = kernel->source_info();
+      return out(info ? info->attributes : std::string());
+    }
+    default: return CL_INVALID_VALUE;
+  }
+}
+
+cl_int CL_API_CALL GetKernelArgInfo(cl_kernel kernel, cl_uint index, cl_kernel_arg_info param,
+                                    size_t size, void* value, size_t* size_ret) {
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
+  if (index >= kernel->args.size()) return CL_INVALID_ARG_INDEX;
+  const auto* info = kernel->source_info();
+  // CL_KERNEL_ARG_INFO_NOT_AVAILABLE if the argument information is not available.
+  if (!info || index >= info->args.size()) return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+  const auto& a = info->args[index];
+  cl::InfoOut out{size, value, size_ret};
+  switch (param) {
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER: return out(a.address_qualifier);
+    case CL_KERNEL_ARG_ACCESS_QUALIFIER: return out(a.access_qualifier);
+    case CL_KERNEL_ARG_TYPE_NAME: return out(a.type_name);
+    case CL_KERNEL_ARG_TYPE_QUALIFIER: return out(a.type_qualifier);
+    case CL_KERNEL_ARG_NAME: return out(a.name);
+    default: return CL_INVALID_VALUE;
+  }
+}
+
+cl_int CL_API_CALL GetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
+                                          cl_kernel_work_group_info param, size_t size,
+                                          void* value, size_t* size_ret) {
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  _cl_program* program = kernel->program.get();
+  if (!device) {
+    // CL_INVALID_DEVICE if device is NULL but there is more than one device associated with
+    // kernel.
+    if (program->devices.size() != 1) return CL_INVALID_DEVICE;
+    device = program->devices.front();
+  }
+  if (!cl::validate(device) || !kernel->translated(device)) return CL_INVALID_DEVICE;
+  const auto& ki = kernel->translated(device)->interface;
+  cl::InfoOut out{size, value, size_ret};
+  switch (param) {
+    case CL_KERNEL_WORK_GROUP_SIZE:
+      return out(size_t(std::min<size_t>(device->max_work_group_size(), 1024)));
+    case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: {
+      std::vector<size_t> s(3, 0);
+      if (ki.required_work_group_size)
+        for (int i = 0; i < 3; ++i) s[i] = (*ki.required_work_group_size)[i];
+      return out(s);
+    }
+    case CL_KERNEL_LOCAL_MEM_SIZE: return out(cl_ulong(kernel->local_memory_size()));
+    case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out(size_t(device->subgroup_size()));
+    case CL_KERNEL_PRIVATE_MEM_SIZE: return out(cl_ulong(ki.private_memory_size));
+    case CL_KERNEL_GLOBAL_WORK_SIZE:
+      // CL_INVALID_VALUE if param_name is CL_KERNEL_GLOBAL_WORK_SIZE and device is not a
+      // custom device and kernel is not a built-in kernel.
+      return CL_INVALID_VALUE;
+    default: return CL_INVALID_VALUE;
+  }
+}
+
+cl_int CL_API_CALL GetKernelSubGroupInfo(cl_kernel kernel, cl_device_id, cl_kernel_sub_group_info,
+                                         size_t, const void*, size_t, void*, size_t*) {
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  return CL_INVALID_OPERATION;  // sub-groups are not reported yet (issue 3)
+}
+
+}  // namespace
+
+void register_kernel(cl_icd_dispatch& t) {
+  t.clCreateKernel = CreateKernel;
+  t.clCreateKernelsInProgram = CreateKernelsInProgram;
+  t.clCloneKernel = CloneKernel;
+  t.clRetainKernel = RetainKernel;
+  t.clReleaseKernel = ReleaseKernel;
+  t.clSetKernelArg = SetKernelArg;
+  t.clGetKernelInfo = GetKernelInfo;
+  t.clGetKernelArgInfo = GetKernelArgInfo;
+  t.clGetKernelWorkGroupInfo = GetKernelWorkGroupInfo;
+  t.clGetKernelSubGroupInfo = GetKernelSubGroupInfo;
+}
+
+}  // namespace vkcl::api

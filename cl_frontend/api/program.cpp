@@ -1,0 +1,271 @@
+// Program entry points.
+#include <cstring>
+
+#include "api/api.h"
+#include "core/info.h"
+#include "core/program.h"
+
+namespace vkcl::api {
+namespace {
+
+using Notify = void(CL_CALLBACK*)(cl_program, void*);
+
+cl_program CL_API_CALL CreateProgramWithSource(cl_context context, cl_uint count,
+                                               const char** strings, const size_t* lengths,
+                                               cl_int* errcode_ret) {
+  // CL_INVALID_CONTEXT if context is not a valid context.
+  if (!cl::validate(context)) return set_error(errcode_ret, CL_INVALID_CONTEXT), nullptr;
+  // CL_INVALID_VALUE if count is zero or if strings or any entry in strings is NULL.
+  if (count == 0 || !strings) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  std::string source;
+  for (cl_uint i = 0; i < count; ++i) {
+    if (!strings[i]) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+    if (lengths && lengths[i]) source.append(strings[i], lengths[i]);
+    else source.append(strings[i]);
+  }
+  auto* p = new _cl_program();
+  p->context = cl::Ref<_cl_context>(context);
+  p->origin = _cl_program::Origin::Source;
+  p->source = std::move(source);
+  p->devices = context->devices;
+  set_error(errcode_ret, CL_SUCCESS);
+  return p;
+}
+
+cl_program CL_API_CALL CreateProgramWithIL(cl_context context, const void* il, size_t length,
+                                           cl_int* errcode_ret) {
+  if (!cl::validate(context)) return set_error(errcode_ret, CL_INVALID_CONTEXT), nullptr;
+  // CL_INVALID_VALUE if il is NULL or if length is zero, or if the length-byte memory
+  // pointed to by il does not contain well-formed intermediate language input.
+  if (!il || length < 20 || length % 4) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  uint32_t magic;
+  std::memcpy(&magic, il, 4);
+  if (magic != 0x07230203) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  auto* p = new _cl_program();
+  p->context = cl::Ref<_cl_context>(context);
+  p->origin = _cl_program::Origin::IL;
+  p->il.assign(static_cast<const uint8_t*>(il), static_cast<const uint8_t*>(il) + length);
+  p->devices = context->devices;
+  set_error(errcode_ret, CL_SUCCESS);
+  return p;
+}
+
+cl_program CL_API_CALL CreateProgramWithBinary(cl_context context, cl_uint num_devices,
+                                               const cl_device_id* devices, const size_t* lengths,
+                                               const unsigned char** binaries,
+                                               cl_int* binary_status, cl_int* errcode_ret) {
+  if (!cl::validate(context)) return set_error(errcode_ret, CL_INVALID_CONTEXT), nullptr;
+  // CL_INVALID_VALUE if device_list is NULL or num_devices is zero.
+  if (!devices || num_devices == 0) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  // CL_INVALID_VALUE if lengths or binaries is NULL or if any entry in lengths[i] is zero or
+  // binaries[i] is NULL.
+  if (!lengths || !binaries) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  auto* p = new _cl_program();
+  p->context = cl::Ref<_cl_context>(context);
+  p->origin = _cl_program::Origin::Binary;
+  cl_int result = CL_SUCCESS;
+  for (cl_uint i = 0; i < num_devices; ++i) {
+    // CL_INVALID_DEVICE if any device in device_list is not in the list of devices
+    // associated with context.
+    if (!cl::validate(devices[i]) || !context->has_device(devices[i])) {
+      delete p;
+      return set_error(errcode_ret, CL_INVALID_DEVICE), nullptr;
+    }
+    if (lengths[i] == 0 || !binaries[i]) {
+      if (binary_status) binary_status[i] = CL_INVALID_VALUE;
+      result = CL_INVALID_VALUE;
+      continue;
+    }
+    _cl_program::Build b;
+    // CL_INVALID_BINARY if an invalid program binary was encountered for any device.
+    if (!_cl_program::parse_binary(binaries[i], lengths[i], &b.spirv)) {
+      if (binary_status) binary_status[i] = CL_INVALID_BINARY;
+      result = CL_INVALID_BINARY;
+      continue;
+    }
+    b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+    p->builds[devices[i]] = std::move(b);
+    p->devices.push_back(devices[i]);
+    if (binary_status) binary_status[i] = CL_SUCCESS;
+  }
+  if (result != CL_SUCCESS) {
+    delete p;
+    return set_error(errcode_ret, result), nullptr;
+  }
+  set_error(errcode_ret, CL_SUCCESS);
+  return p;
+}
+
+cl_int check_devices(cl_program program, cl_uint num_devices, const cl_device_id* list,
+                     std::vector<_cl_device_id*>* out) {
+  // CL_INVALID_VALUE if device_list is NULL and num_devices is greater than zero, or if
+  // device_list is not NULL and num_devices is zero.
+  if ((!list && num_devices) || (list && !num_devices)) return CL_INVALID_VALUE;
+  if (!list) {
+    *out = program->devices;
+    return CL_SUCCESS;
+  }
+  for (cl_uint i = 0; i < num_devices; ++i) {
+    // CL_INVALID_DEVICE if OpenCL devices listed in device_list are not in the list of
+    // devices associated with program.
+    bool found = false;
+    for (auto* d : program->devices) found |= d == list[i];
+    if (!found) return CL_INVALID_DEVICE;
+    out->push_back(list[i]);
+  }
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL BuildProgram(cl_program program, cl_uint num_devices,
+                                const cl_device_id* device_list, const char* options,
+                                Notify notify, void* user_data) {
+  // CL_INVALID_PROGRAM if program is not a valid program object.
+  if (!cl::validate(program)) return CL_INVALID_PROGRAM;
+  std::vector<_cl_device_id*> devices;
+  cl_int e = check_devices(program, num_devices, device_list, &devices);
+  if (e != CL_SUCCESS) return e;
+  // CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL.
+  if (!notify && user_data) return CL_INVALID_VALUE;
+  // CL_INVALID_OPERATION if there are kernel objects attached to program.
+  if (program->kernels_attached > 0) return CL_INVALID_OPERATION;
+  // CL_INVALID_BINARY if program is created with clCreateProgramWithBinary and devices
+  // listed in device_list do not have a valid program binary loaded.
+  if (program->origin == _cl_program::Origin::Binary)
+    for (auto* d : devices)
+      if (!program->build_for(d) || program->build_for(d)->spirv.empty()) return CL_INVALID_BINARY;
+  auto r = program->build(devices, options ? options : "");
+  if (notify) notify(program, user_data);
+  return r.error();
+}
+
+cl_int CL_API_CALL CompileProgram(cl_program program, cl_uint, const cl_device_id*, const char*,
+                                  cl_uint, const cl_program*, const char**, Notify, void*) {
+  if (!cl::validate(program)) return CL_INVALID_PROGRAM;
+  return CL_INVALID_OPERATION;  // separate compilation and linking: issue 3
+}
+
+cl_program CL_API_CALL LinkProgram(cl_context context, cl_uint, const cl_device_id*, const char*,
+                                   cl_uint, const cl_program*, Notify, void*, cl_int* errcode_ret) {
+  if (!cl::validate(context)) return set_error(errcode_ret, CL_INVALID_CONTEXT), nullptr;
+  return set_error(errcode_ret, CL_INVALID_OPERATION), nullptr;
+}
+
+cl_int CL_API_CALL RetainProgram(cl_program program) {
+  if (!cl::validate(program)) return CL_INVALID_PROGRAM;
+  program->retain();
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL ReleaseProgram(cl_program program) {
+  if (!cl::validate(program)) return CL_INVALID_PROGRAM;
+  program->release();
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL GetProgramInfo(cl_program program, cl_program_info param, size_t size,
+                                  void* value, size_t* size_ret) {
+  if (!cl::validate(program)) return CL_INVALID_PROGRAM;
+  cl::InfoOut out{size, value, size_ret};
+  std::lock_guard<std::mutex> lock(program->mutex);
+  switch (param) {
+    case CL_PROGRAM_REFERENCE_COUNT: return out(cl_uint(program->reference_count()));
+    case CL_PROGRAM_CONTEXT: return out(static_cast<cl_context>(program->context.get()));
+    case CL_PROGRAM_NUM_DEVICES: return out(cl_uint(program->devices.size()));
+    case CL_PROGRAM_DEVICES: {
+      std::vector<cl_device_id> d(program->devices.begin(), program->devices.end());
+      return out(d);
+    }
+    case CL_PROGRAM_SOURCE:
+      return out(program->origin == _cl_program::Origin::Source ? program->source : std::string());
+    case CL_PROGRAM_IL: return out(program->il);
+    case CL_PROGRAM_BINARY_SIZES: {
+      std::vector<size_t> sizes;
+      for (auto* d : program->devices) {
+        const auto* b = program->build_for(d);
+        sizes.push_back(b && !b->spirv.empty() ? _cl_program::make_binary(b->spirv).size() : 0);
+      }
+      return out(sizes);
+    }
+    case CL_PROGRAM_BINARIES: {
+      size_t needed = program->devices.size() * sizeof(unsigned char*);
+      if (value && size < needed) return CL_INVALID_VALUE;
+      if (size_ret) *size_ret = needed;
+      if (!value) return CL_SUCCESS;
+      auto** dst = static_cast<unsigned char**>(value);
+      for (size_t i = 0; i < program->devices.size(); ++i) {
+        const auto* b = program->build_for(program->devices[i]);
+        if (!dst[i] || !b || b->spirv.empty()) continue;
+        std::vector<uint8_t> bin = _cl_program::make_binary(b->spirv);
+        std::memcpy(dst[i], bin.data(), bin.size());
+      }
+      return CL_SUCCESS;
+    }
+    case CL_PROGRAM_NUM_KERNELS:
+    case CL_PROGRAM_KERNEL_NAMES: {
+      // CL_INVALID_PROGRAM_EXECUTABLE if param_name is CL_PROGRAM_NUM_KERNELS or
+      // CL_PROGRAM_KERNEL_NAMES and a successful program executable has not been built.
+      if (!program->built_for_any()) return CL_INVALID_PROGRAM_EXECUTABLE;
+      std::vector<std::string> names = program->kernel_names();
+      if (param == CL_PROGRAM_NUM_KERNELS) return out(size_t(names.size()));
+      std::string joined;
+      for (const auto& n : names) joined += (joined.empty() ? "" : ";") + n;
+      return out(joined);
+    }
+    case CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT:
+    case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT: return out(cl_bool(CL_FALSE));
+    default: return CL_INVALID_VALUE;
+  }
+}
+
+cl_int CL_API_CALL GetProgramBuildInfo(cl_program program, cl_device_id device,
+                                       cl_program_build_info param, size_t size, void* value,
+                                       size_t* size_ret) {
+  if (!cl::validate(program)) return CL_INVALID_PROGRAM;
+  // CL_INVALID_DEVICE if device is not in the list of devices associated with program.
+  bool found = false;
+  for (auto* d : program->devices) found |= d == device;
+  if (!cl::validate(device) || !found) return CL_INVALID_DEVICE;
+  cl::InfoOut out{size, value, size_ret};
+  std::lock_guard<std::mutex> lock(program->mutex);
+  const _cl_program::Build* b = program->build_for(device);
+  _cl_program::Build none;
+  if (!b) b = &none;
+  switch (param) {
+    case CL_PROGRAM_BUILD_STATUS: return out(b->status);
+    case CL_PROGRAM_BUILD_OPTIONS: return out(b->options);
+    case CL_PROGRAM_BUILD_LOG: return out(b->log);
+    case CL_PROGRAM_BINARY_TYPE: return out(b->binary_type);
+    case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: return out(size_t(0));
+    default: return CL_INVALID_VALUE;
+  }
+}
+
+cl_int CL_API_CALL SetProgramReleaseCallback(cl_program program, Notify, void*) {
+  if (!cl::validate(program)) return CL_INVALID_PROGRAM;
+  return CL_INVALID_OPERATION;  // allowed by OpenCL 3.0 without global destructors
+}
+
+cl_int CL_API_CALL SetProgramSpecializationConstant(cl_program program, cl_uint, size_t,
+                                                    const void*) {
+  if (!cl::validate(program)) return CL_INVALID_PROGRAM;
+  return CL_INVALID_OPERATION;  // specialization constants: issue 3
+}
+
+}  // namespace
+
+void register_program(cl_icd_dispatch& t) {
+  t.clCreateProgramWithSource = CreateProgramWithSource;
+  t.clCreateProgramWithIL = CreateProgramWithIL;
+  t.clCreateProgramWithBinary = CreateProgramWithBinary;
+  t.clBuildProgram = BuildProgram;
+  t.clCompileProgram = CompileProgram;
+  t.clLinkProgram = LinkProgram;
+  t.clRetainProgram = RetainProgram;
+  t.clReleaseProgram = ReleaseProgram;
+  t.clGetProgramInfo = GetProgramInfo;
+  t.clGetProgramBuildInfo = GetProgramBuildInfo;
+  t.clSetProgramReleaseCallback = SetProgramReleaseCallback;
+  t.clSetProgramSpecializationConstant = SetProgramSpecializationConstant;
+}
+
+}  // namespace vkcl::api

@@ -1,0 +1,274 @@
+#include "core/device.h"
+
+#include <thread>
+
+#include "core/info.h"
+#include "core/platform.h"
+
+namespace vkcl::cl {
+
+cl_int cl_error_from(VkResult result, cl_int allocation_error) {
+  switch (result) {
+    case VK_SUCCESS: return CL_SUCCESS;
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return CL_OUT_OF_HOST_MEMORY;
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return allocation_error;
+    default: return CL_OUT_OF_RESOURCES;
+  }
+}
+
+}  // namespace vkcl::cl
+
+using namespace vkcl;
+
+_cl_device_id::_cl_device_id(_cl_platform_id* platform, const vk::DeviceInfo& info)
+    : platform_(platform), info_(info) {}
+
+cl::Result<std::shared_ptr<vk::Device>> _cl_device_id::vk_device() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!device_) {
+    VkResult r = vk::Device::create(info_, &device_);
+    if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  }
+  return device_;
+}
+
+cl_device_type _cl_device_id::type() const {
+  switch (info_.properties.deviceType) {
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return CL_DEVICE_TYPE_CPU;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return CL_DEVICE_TYPE_GPU;
+    default: return CL_DEVICE_TYPE_ACCELERATOR;
+  }
+}
+
+k2s::TargetCaps _cl_device_id::target_caps() const {
+  k2s::TargetCaps caps;
+  caps.int8 = info_.shader_int8;
+  caps.int16 = info_.features.shaderInt16;
+  caps.int64 = info_.features.shaderInt64;
+  caps.float16 = info_.shader_float16;
+  caps.float64 = info_.features.shaderFloat64;
+  caps.storage8 = info_.storage_buffer_8bit;
+  caps.storage16 = info_.storage_buffer_16bit;
+  caps.int64_atomics = info_.shader_buffer_int64_atomics && info_.shader_shared_int64_atomics;
+  caps.subgroups = info_.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
+  caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
+  return caps;
+}
+
+static const char* kExtensions[] = {
+    "cl_khr_byte_addressable_store",      "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics", "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics", "cl_khr_il_program"};
+
+std::string _cl_device_id::extensions() const {
+  std::string s;
+  for (const char* e : kExtensions) s += std::string(e) + " ";
+  if (!s.empty()) s.pop_back();
+  return s;
+}
+
+compiler::DeviceFeatures _cl_device_id::compiler_features() const {
+  compiler::DeviceFeatures f;
+  f.int64 = info_.features.shaderInt64;
+  for (const char* e : kExtensions)
+    if (std::string(e) != "cl_khr_il_program") f.extensions.push_back(e);
+  return f;
+}
+
+size_t _cl_device_id::max_work_group_size() const {
+  return info_.properties.limits.maxComputeWorkGroupInvocations;
+}
+
+std::array<size_t, 3> _cl_device_id::max_work_item_sizes() const {
+  const auto& l = info_.properties.limits;
+  return {l.maxComputeWorkGroupSize[0], l.maxComputeWorkGroupSize[1], l.maxComputeWorkGroupSize[2]};
+}
+
+std::array<uint32_t, 3> _cl_device_id::max_group_count() const {
+  const auto& l = info_.properties.limits;
+  return {l.maxComputeWorkGroupCount[0], l.maxComputeWorkGroupCount[1], l.maxComputeWorkGroupCount[2]};
+}
+
+// Kernels reserve 64 bytes of local memory as scratch for generic-pointer accesses.
+uint64_t _cl_device_id::local_mem_size() const {
+  return info_.properties.limits.maxComputeSharedMemorySize - 64;
+}
+
+uint64_t _cl_device_id::global_mem_size() const { return info_.device_local_heap_size; }
+
+uint64_t _cl_device_id::max_mem_alloc_size() const {
+  return std::min<uint64_t>(info_.max_allocation_size, global_mem_size());
+}
+
+uint32_t _cl_device_id::subgroup_size() const { return std::max(info_.subgroup.subgroupSize, 1u); }
+
+static cl_version version(int major, int minor) { return CL_MAKE_VERSION(major, minor, 0); }
+
+cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
+                               size_t* size_ret) const {
+  cl::InfoOut out{size, value, size_ret};
+  const VkPhysicalDeviceLimits& l = info_.properties.limits;
+  switch (param) {
+    case CL_DEVICE_TYPE: return out(type());
+    case CL_DEVICE_VENDOR_ID: return out(cl_uint(info_.properties.vendorID));
+    case CL_DEVICE_MAX_COMPUTE_UNITS: {
+      // Vulkan does not expose a core count; lavapipe runs one thread per host CPU.
+      cl_uint units = type() == CL_DEVICE_TYPE_CPU ? std::max(1u, std::thread::hardware_concurrency())
+                                                   : 1u;
+      return out(units);
+    }
+    case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS: return out(cl_uint(3));
+    case CL_DEVICE_MAX_WORK_GROUP_SIZE: return out(max_work_group_size());
+    case CL_DEVICE_MAX_WORK_ITEM_SIZES: {
+      auto s = max_work_item_sizes();
+      return out(std::vector<size_t>(s.begin(), s.end()));
+    }
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: return out(cl_uint(1));
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG: return out(cl_uint(info_.features.shaderInt64 ? 1 : 0));
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF: return out(cl_uint(0));
+    case CL_DEVICE_MAX_CLOCK_FREQUENCY: return out(cl_uint(0));
+    case CL_DEVICE_ADDRESS_BITS: return out(cl_uint(64));
+    case CL_DEVICE_MAX_READ_IMAGE_ARGS:
+    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
+    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
+    case CL_DEVICE_MAX_SAMPLERS:
+    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
+    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: return out(cl_uint(0));
+    case CL_DEVICE_MAX_MEM_ALLOC_SIZE: return out(cl_ulong(max_mem_alloc_size()));
+    case CL_DEVICE_IMAGE2D_MAX_WIDTH:
+    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE3D_MAX_WIDTH:
+    case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
+    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
+    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: return out(size_t(0));
+    case CL_DEVICE_IMAGE_SUPPORT: return out(cl_bool(CL_FALSE));
+    case CL_DEVICE_MAX_PARAMETER_SIZE: return out(size_t(1024));
+    case CL_DEVICE_MEM_BASE_ADDR_ALIGN: return out(cl_uint(1024));
+    case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: return out(cl_uint(128));
+    case CL_DEVICE_SINGLE_FP_CONFIG: return out(cl_device_fp_config(CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN));
+    case CL_DEVICE_DOUBLE_FP_CONFIG: return out(cl_device_fp_config(0));
+    case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE: return out(cl_device_mem_cache_type(CL_NONE));
+    case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: return out(cl_uint(0));
+    case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: return out(cl_ulong(0));
+    case CL_DEVICE_GLOBAL_MEM_SIZE: return out(cl_ulong(global_mem_size()));
+    case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: return out(cl_ulong(64 * 1024));
+    case CL_DEVICE_MAX_CONSTANT_ARGS: return out(cl_uint(8));
+    case CL_DEVICE_LOCAL_MEM_TYPE: return out(cl_device_local_mem_type(CL_LOCAL));
+    case CL_DEVICE_LOCAL_MEM_SIZE: return out(cl_ulong(local_mem_size()));
+    case CL_DEVICE_ERROR_CORRECTION_SUPPORT: return out(cl_bool(CL_FALSE));
+    case CL_DEVICE_PROFILING_TIMER_RESOLUTION:
+      return out(size_t(std::max(1.0f, l.timestampPeriod)));
+    case CL_DEVICE_ENDIAN_LITTLE: return out(cl_bool(CL_TRUE));
+    case CL_DEVICE_AVAILABLE: return out(cl_bool(CL_TRUE));
+    case CL_DEVICE_COMPILER_AVAILABLE: return out(cl_bool(CL_TRUE));
+    case CL_DEVICE_LINKER_AVAILABLE: return out(cl_bool(CL_TRUE));
+    case CL_DEVICE_EXECUTION_CAPABILITIES: return out(cl_device_exec_capabilities(CL_EXEC_KERNEL));
+    case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES:
+      return out(cl_command_queue_properties(CL_QUEUE_PROFILING_ENABLE));
+    case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES: return out(cl_command_queue_properties(0));
+    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
+    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
+    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
+    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
+    case CL_DEVICE_MAX_PIPE_ARGS:
+    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
+    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
+    case CL_DEVICE_MAX_NUM_SUB_GROUPS:
+    case CL_DEVICE_PARTITION_MAX_SUB_DEVICES:
+    case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
+    case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
+    case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT: return out(cl_uint(0));
+    case CL_DEVICE_NAME: return out(std::string(info_.properties.deviceName));
+    case CL_DEVICE_VENDOR: {
+      std::string vendor = info_.driver.driverName[0] ? info_.driver.driverName : "vkcl";
+      return out(vendor);
+    }
+    case CL_DRIVER_VERSION: return out(std::string("0.1"));
+    case CL_DEVICE_PROFILE: return out("FULL_PROFILE");
+    case CL_DEVICE_VERSION: return out("OpenCL 3.0 vkcl");
+    case CL_DEVICE_NUMERIC_VERSION: return out(version(3, 0));
+    case CL_DEVICE_OPENCL_C_VERSION: return out("OpenCL C 1.2 vkcl");
+    case CL_DEVICE_OPENCL_C_ALL_VERSIONS: {
+      std::vector<cl_name_version> v;
+      for (auto [maj, min] : {std::pair{1, 0}, {1, 1}, {1, 2}, {3, 0}}) {
+        cl_name_version n{version(maj, min), "OpenCL C"};
+        v.push_back(n);
+      }
+      return out(v);
+    }
+    case CL_DEVICE_OPENCL_C_FEATURES: {
+      std::vector<cl_name_version> v;
+      if (info_.features.shaderInt64) {
+        cl_name_version n{version(3, 0), "__opencl_c_int64"};
+        v.push_back(n);
+      }
+      return out(v);
+    }
+    case CL_DEVICE_EXTENSIONS: return out(extensions());
+    case CL_DEVICE_EXTENSIONS_WITH_VERSION: {
+      std::vector<cl_name_version> v;
+      for (const char* e : kExtensions) {
+        cl_name_version n{version(1, 0), ""};
+        std::snprintf(n.name, sizeof(n.name), "%s", e);
+        v.push_back(n);
+      }
+      return out(v);
+    }
+    case CL_DEVICE_IL_VERSION: return out("SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4 SPIR-V_1.5");
+    case CL_DEVICE_ILS_WITH_VERSION: {
+      std::vector<cl_name_version> v;
+      for (int minor = 0; minor <= 5; ++minor) {
+        cl_name_version n{version(1, minor), "SPIR-V"};
+        v.push_back(n);
+      }
+      return out(v);
+    }
+    case CL_DEVICE_BUILT_IN_KERNELS: return out("");
+    case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION: return out(std::vector<cl_name_version>());
+    case CL_DEVICE_PLATFORM: return out(platform_);
+    case CL_DEVICE_HOST_UNIFIED_MEMORY: return out(cl_bool(info_.unified_memory));
+    case CL_DEVICE_PARENT_DEVICE: return out(static_cast<cl_device_id>(nullptr));
+    case CL_DEVICE_PARTITION_PROPERTIES:
+    case CL_DEVICE_PARTITION_TYPE: return out(std::vector<cl_device_partition_property>{0});
+    case CL_DEVICE_PARTITION_AFFINITY_DOMAIN: return out(cl_device_affinity_domain(0));
+    case CL_DEVICE_REFERENCE_COUNT: return out(cl_uint(1));
+    case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC: return out(cl_bool(CL_TRUE));
+    case CL_DEVICE_PRINTF_BUFFER_SIZE: return out(size_t(0));
+    case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
+    case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: return out(size_t(0));
+    case CL_DEVICE_SVM_CAPABILITIES: return out(cl_device_svm_capabilities(0));
+    case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out(cl_bool(CL_FALSE));
+    case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
+      return out(cl_device_atomic_capabilities(CL_DEVICE_ATOMIC_ORDER_RELAXED |
+                                               CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP));
+    case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
+      return out(cl_device_atomic_capabilities(CL_DEVICE_ATOMIC_ORDER_RELAXED |
+                                               CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                                               CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP));
+    case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: return out(cl_bool(CL_TRUE));
+    case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out(size_t(subgroup_size()));
+    case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
+    case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
+    case CL_DEVICE_PIPE_SUPPORT: return out(cl_bool(CL_FALSE));
+    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
+      return out(cl_device_device_enqueue_capabilities(0));
+    case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED: return out("v0000-01-01-00");
+    default:
+      // CL_INVALID_VALUE if param_name is not one of the supported values.
+      return CL_INVALID_VALUE;
+  }
+}

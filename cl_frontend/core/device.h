@@ -1,0 +1,52 @@
+// A CL device backed by one Vulkan physical device. Everything it reports is derived from
+// that device; the logical Vulkan device is created on first use.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <array>
+#include <memory>
+#include <mutex>
+
+#include "compiler/compiler.h"
+#include "core/object.h"
+#include "core/result.h"
+#include "vkcl/kernel_to_shader/translate.h"
+#include "vkcl/vk_backend/vk_backend.h"
+
+struct _cl_platform_id;
+
+struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Device> {
+  _cl_device_id(_cl_platform_id* platform, const vkcl::vk::DeviceInfo& info);
+
+  _cl_platform_id* platform() const { return platform_; }
+  const vkcl::vk::DeviceInfo& vk_info() const { return info_; }
+  // The logical Vulkan device (created once, thread-safe).
+  vkcl::cl::Result<std::shared_ptr<vkcl::vk::Device>> vk_device();
+
+  cl_device_type type() const;
+  vkcl::k2s::TargetCaps target_caps() const;
+  vkcl::compiler::DeviceFeatures compiler_features() const;
+  size_t max_work_group_size() const;
+  std::array<size_t, 3> max_work_item_sizes() const;
+  std::array<uint32_t, 3> max_group_count() const;
+  uint64_t local_mem_size() const;
+  uint64_t max_mem_alloc_size() const;
+  uint64_t global_mem_size() const;
+  uint32_t subgroup_size() const;
+  std::string extensions() const;
+
+  cl_int get_info(cl_device_info param, size_t size, void* value, size_t* size_ret) const;
+
+ private:
+  _cl_platform_id* platform_;
+  vkcl::vk::DeviceInfo info_;
+  std::mutex mutex_;
+  std::shared_ptr<vkcl::vk::Device> device_;
+};
+
+namespace vkcl::cl {
+using Device = _cl_device_id;
+// The one place VkResult becomes a CL error.
+cl_int cl_error_from(VkResult result, cl_int allocation_error = CL_OUT_OF_RESOURCES);
+}  // namespace vkcl::cl

@@ -1,0 +1,57 @@
+// Events: a point on a queue's timeline (GPU commands), a flag (host commands), or a status
+// the application sets (user events). Profiling times are CLOCK_MONOTONIC nanoseconds.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+#include "core/context.h"
+#include "core/object.h"
+#include "core/result.h"
+
+struct _cl_command_queue;
+
+struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
+  using Callback = void(CL_CALLBACK*)(cl_event, cl_int, void*);
+
+  vkcl::cl::Ref<_cl_context> context;
+  vkcl::cl::Ref<_cl_command_queue> queue;  // null for user events
+  cl_command_type type = CL_COMMAND_USER;
+
+  // Profiling (host clock, ns).
+  cl_ulong queued = 0, submitted = 0, started = 0, ended = 0;
+  uint32_t start_slot = UINT32_MAX, end_slot = UINT32_MAX;
+
+  // Lifecycle, written by the queue.
+  void set_recorded(uint64_t point);  // GPU work recorded; completes when |point| signals
+  void set_complete(cl_int status = CL_COMPLETE);  // host work done (or failed), user status
+  void mark_submitted();
+  bool is_user() const { return type == CL_COMMAND_USER; }
+
+  cl_int status();  // CL_QUEUED, CL_SUBMITTED, CL_RUNNING, CL_COMPLETE or a negative error
+  // Waits for completion (flushing the queue first). Returns the final status.
+  cl_int wait();
+  vkcl::cl::Result<void> add_callback(cl_int when, Callback fn, void* data);
+  cl_int profiling_info(cl_profiling_info param, size_t size, void* value, size_t* size_ret);
+  ~_cl_event();
+
+ private:
+  void run_callbacks(cl_int status);
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool recorded_ = false;
+  bool done_ = false;
+  bool submitted_ = false;
+  cl_int final_status_ = CL_COMPLETE;
+  uint64_t point_ = 0;
+  std::vector<std::tuple<cl_int, Callback, void*>> callbacks_;
+};
+
+namespace vkcl::cl {
+using Event = _cl_event;
+uint64_t host_time_ns();
+}

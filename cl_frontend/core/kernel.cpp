@@ -1,0 +1,262 @@
+#include "core/kernel.h"
+
+#include <cstring>
+
+using namespace vkcl;
+
+cl::Result<_cl_kernel*> _cl_kernel::create(_cl_program* program, const std::string& name) {
+  const k2s::KernelInterface* found = nullptr;
+  for (_cl_device_id* d : program->devices) {
+    const _cl_program::Build* b = program->build_for(d);
+    if (!b || b->status != CL_BUILD_SUCCESS) continue;
+    for (const auto& k : b->kernels)
+      if (k.interface.name == name) found = &k.interface;
+    if (found) break;
+  }
+  // CL_INVALID_KERNEL_NAME if kernel_name is not found in program.
+  if (!found) return cl::Error{CL_INVALID_KERNEL_NAME};
+  auto k = cl::Ref<_cl_kernel>::adopt(new _cl_kernel());
+  k->program = cl::Ref<_cl_program>(program);
+  k->name = name;
+  k->interface_ = found;
+  k->args.resize(found->args.size());
+  program->kernels_attached++;
+  return k.release_to_api();
+}
+
+cl::Result<_cl_kernel*> _cl_kernel::clone() {
+  auto copy = create(program.get(), name);
+  if (!copy) return copy;
+  (*copy)->args = args;
+  return copy;
+}
+
+_cl_kernel::~_cl_kernel() {
+  if (program) program->kernels_attached--;
+}
+
+const k2s::TranslatedKernel* _cl_kernel::translated(_cl_device_id* device) const {
+  const _cl_program::Build* b = program->build_for(device);
+  if (!b || b->status != CL_BUILD_SUCCESS) return nullptr;
+  for (const auto& k : b->kernels)
+    if (k.interface.name == name) return &k;
+  return nullptr;
+}
+
+const compiler::KernelInfo* _cl_kernel::source_info() const {
+  if (program->origin != _cl_program::Origin::Source) return nullptr;
+  for (_cl_device_id* d : program->devices) {
+    const _cl_program::Build* b = program->build_for(d);
+    if (!b) continue;
+    for (const auto& k : b->kernel_info)
+      if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* value) {
+  // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
+  if (index >= args.size()) return cl::Error{CL_INVALID_ARG_INDEX};
+  const k2s::KernelArg& arg = interface_->args[index];
+  ArgValue v;
+  switch (arg.kind) {
+    case k2s::ArgKind::GlobalPointer: {
+      // CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type for an
+      // argument that is a memory object.
+      if (size != sizeof(cl_mem)) return cl::Error{CL_INVALID_ARG_SIZE};
+      cl_mem m = value ? *static_cast<const cl_mem*>(value) : nullptr;
+      if (m) {
+        // CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the
+        // specified arg_value is not a valid memory object.
+        if (!cl::validate(m) || m->context.get() != program->context.get())
+          return cl::Error{CL_INVALID_MEM_OBJECT};
+        v.mem = cl::Ref<_cl_mem>(m);
+      }
+      break;
+    }
+    case k2s::ArgKind::LocalPointer:
+      // CL_INVALID_ARG_VALUE if the argument is declared with the local qualifier and
+      // arg_value is not NULL.
+      if (value) return cl::Error{CL_INVALID_ARG_VALUE};
+      // CL_INVALID_ARG_SIZE if arg_size is zero and the argument is declared with the local
+      // qualifier.
+      if (size == 0) return cl::Error{CL_INVALID_ARG_SIZE};
+      v.local_size = size;
+      break;
+    case k2s::ArgKind::ByValue:
+      // CL_INVALID_ARG_VALUE if arg_value specified is NULL for an argument that is not
+      // declared with the local qualifier.
+      if (!value) return cl::Error{CL_INVALID_ARG_VALUE};
+      if (size != arg.size) return cl::Error{CL_INVALID_ARG_SIZE};
+      v.bytes.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + size);
+      break;
+    default:
+      return cl::Error{CL_INVALID_ARG_VALUE};
+  }
+  v.set = true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  args[index] = std::move(v);
+  return {};
+}
+
+uint64_t _cl_kernel::local_memory_size() const {
+  uint64_t total = interface_->static_local_memory_size;
+  for (const auto& a : args)
+    if (a.local_size) total = (total + 15) / 16 * 16 + a.local_size;
+  return total;
+}
+
+cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
+                                                      const std::array<uint32_t, 3>& local,
+                                                      uint32_t words) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto key = std::make_tuple(device, local[0], local[1], local[2], words);
+  auto it = pipelines_.find(key);
+  if (it != pipelines_.end()) return it->second.get();
+  auto vkdev = device->vk_device();
+  if (!vkdev) return cl::Error{vkdev.error()};
+  const k2s::TranslatedKernel* t = translated(device);
+  std::unique_ptr<vk::ComputePipeline> p;
+  VkResult r = vk::ComputePipeline::create(
+      *vkdev, t->shader,
+      {{k2s::kSpecLocalSizeX, local[0]}, {k2s::kSpecLocalSizeY, local[1]},
+       {k2s::kSpecLocalSizeZ, local[2]}, {k2s::kSpecLocalMemoryWords, words}},
+      sizeof(k2s::DispatchBlock), &p);
+  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  vk::ComputePipeline* raw = p.get();
+  pipelines_[key] = std::move(p);
+  return raw;
+}
+
+cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint work_dim,
+                                              const size_t* offset, const size_t* global,
+                                              const size_t* local) {
+  const k2s::TranslatedKernel* t = translated(device);
+  // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program executable
+  // available for device associated with command_queue.
+  if (!t) return cl::Error{CL_INVALID_PROGRAM_EXECUTABLE};
+  const k2s::KernelInterface& ki = t->interface;
+  const _cl_program::Build* build = program->build_for(device);
+  LaunchPlan plan;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& a : args)
+      // CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified.
+      if (!a.set) return cl::Error{CL_INVALID_KERNEL_ARGS};
+  }
+  size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, o[3] = {0, 0, 0};
+  for (cl_uint d = 0; d < work_dim; ++d) {
+    g[d] = global[d];
+    if (offset) o[d] = offset[d];
+    // The dispatch block carries 32-bit sizes and ids.
+    if (g[d] > UINT32_MAX || o[d] > UINT32_MAX || g[d] + o[d] > UINT32_MAX)
+      return cl::Error{CL_INVALID_GLOBAL_WORK_SIZE};
+  }
+  auto max_items = device->max_work_item_sizes();
+  size_t max_group = std::min<size_t>(device->max_work_group_size(), 1024);
+  if (local) {
+    size_t product = 1;
+    for (cl_uint d = 0; d < work_dim; ++d) {
+      // CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and any of its values
+      // is zero (the 3.0 rule for a non-zero global size).
+      if (local[d] == 0) return cl::Error{CL_INVALID_WORK_GROUP_SIZE};
+      // CL_INVALID_WORK_ITEM_SIZE if the number of work-items specified in any of
+      // local_work_size[0], ... local_work_size[work_dim - 1] is greater than the
+      // corresponding values specified by CL_DEVICE_MAX_WORK_ITEM_SIZES.
+      if (local[d] > max_items[d]) return cl::Error{CL_INVALID_WORK_ITEM_SIZE};
+      l[d] = local[d];
+      product *= local[d];
+    }
+    // CL_INVALID_WORK_GROUP_SIZE if the total number of work-items in the work-group
+    // exceeds the kernel's work-group size.
+    if (product > max_group) return cl::Error{CL_INVALID_WORK_GROUP_SIZE};
+    if (ki.required_work_group_size) {
+      // CL_INVALID_WORK_GROUP_SIZE if local_work_size does not match the work-group size
+      // specified with the reqd_work_group_size attribute.
+      for (int d = 0; d < 3; ++d)
+        if (l[d] != (*ki.required_work_group_size)[d]) return cl::Error{CL_INVALID_WORK_GROUP_SIZE};
+    }
+    bool non_uniform_allowed = build->language_version >= 200 && !build->uniform_work_group_size;
+    for (cl_uint d = 0; d < work_dim; ++d)
+      // CL_INVALID_WORK_GROUP_SIZE if the program was compiled for OpenCL C 1.x (or with
+      // -cl-uniform-work-group-size) and the global size is not a multiple of the local size.
+      if (g[d] % l[d] && !non_uniform_allowed) return cl::Error{CL_INVALID_WORK_GROUP_SIZE};
+  } else if (ki.required_work_group_size) {
+    for (int d = 0; d < 3; ++d) l[d] = (*ki.required_work_group_size)[d];
+    for (cl_uint d = 0; d < work_dim; ++d)
+      if (g[d] % l[d]) return cl::Error{CL_INVALID_WORK_GROUP_SIZE};
+  } else {
+    // The largest divisor of each global size that fits what is left of a 256 budget.
+    size_t budget = std::min<size_t>(256, max_group);
+    for (cl_uint d = 0; d < work_dim; ++d) {
+      size_t best = 1;
+      size_t limit = std::min(budget, max_items[d]);
+      for (size_t c = std::min(limit, g[d]); c >= 1; --c)
+        if (g[d] % c == 0) { best = c; break; }
+      l[d] = best;
+      budget /= best;
+    }
+  }
+  for (cl_uint d = 0; d < work_dim; ++d)
+    if (g[d] == 0) return plan;  // an empty NDRange runs nothing
+
+  // Argument block and local memory layout.
+  plan.arguments.assign(ki.argument_block_size, 0);
+  uint64_t local_bytes = ki.static_local_memory_size;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < args.size(); ++i) {
+      const k2s::KernelArg& a = ki.args[i];
+      const ArgValue& v = args[i];
+      if (a.kind == k2s::ArgKind::GlobalPointer) {
+        uint64_t address = v.mem ? v.mem->device_address() : 0;
+        std::memcpy(&plan.arguments[a.offset], &address, 8);
+        if (v.mem) plan.buffers.push_back(v.mem);
+      } else if (a.kind == k2s::ArgKind::LocalPointer) {
+        local_bytes = (local_bytes + 15) / 16 * 16;
+        uint32_t at = uint32_t(local_bytes);
+        std::memcpy(&plan.arguments[a.offset], &at, 4);
+        local_bytes += v.local_size;
+      } else {
+        std::memcpy(&plan.arguments[a.offset], v.bytes.data(), v.bytes.size());
+      }
+    }
+  }
+  // CL_OUT_OF_RESOURCES if the kernel needs more local memory than the device has.
+  if (local_bytes > device->vk_info().properties.limits.maxComputeSharedMemorySize)
+    return cl::Error{CL_OUT_OF_RESOURCES};
+  uint32_t words = uint32_t(std::max<uint64_t>((local_bytes + 3) / 4, 16));
+
+  // Uniform regions: per dimension the full groups, then the partial last group; group
+  // counts above the device limit are split further.
+  auto max_count = device->max_group_count();
+  struct Span { uint32_t first_group, groups, local; };
+  std::vector<Span> spans[3];
+  for (int d = 0; d < 3; ++d) {
+    uint32_t full = uint32_t(g[d] / l[d]), rest = uint32_t(g[d] % l[d]);
+    for (uint32_t first = 0; first < full; first += max_count[d])
+      spans[d].push_back({first, std::min(full - first, max_count[d]), uint32_t(l[d])});
+    if (rest) spans[d].push_back({full, 1, rest});
+  }
+  for (const Span& x : spans[0])
+    for (const Span& y : spans[1])
+      for (const Span& z : spans[2]) {
+        LaunchRegion r{};
+        auto p = pipeline(device, {x.local, y.local, z.local}, words);
+        if (!p) return cl::Error{p.error()};
+        r.pipeline = *p;
+        k2s::DispatchBlock& b = r.dispatch;
+        b.work_dim = work_dim;
+        const Span* s[3] = {&x, &y, &z};
+        for (int d = 0; d < 3; ++d) {
+          b.global_offset[d] = uint32_t(o[d]);
+          b.global_size[d] = uint32_t(g[d]);
+          b.enqueued_local_size[d] = uint32_t(l[d]);
+          b.region_group_offset[d] = s[d]->first_group;
+          b.num_groups[d] = uint32_t((g[d] + l[d] - 1) / l[d]);
+          r.groups[d] = s[d]->groups;
+        }
+        plan.regions.push_back(r);
+      }
+  return plan;
+}

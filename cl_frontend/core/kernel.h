@@ -1,0 +1,69 @@
+// Kernels: argument values, and the launch plan an NDRange needs (argument block, uniform
+// regions of a non-uniform or oversized NDRange, pipelines specialised per local size).
+#pragma once
+
+#include <CL/cl.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "core/memory.h"
+#include "core/object.h"
+#include "core/program.h"
+#include "core/result.h"
+
+struct LaunchRegion {
+  vkcl::vk::ComputePipeline* pipeline;
+  vkcl::k2s::DispatchBlock dispatch;  // argument_block_address left 0
+  uint32_t groups[3];
+};
+
+struct LaunchPlan {
+  std::vector<LaunchRegion> regions;
+  std::vector<uint8_t> arguments;
+  std::vector<vkcl::cl::Ref<_cl_mem>> buffers;
+};
+
+struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
+  struct ArgValue {
+    bool set = false;
+    std::vector<uint8_t> bytes;  // by-value arguments
+    vkcl::cl::Ref<_cl_mem> mem;  // buffers (null: a NULL pointer)
+    size_t local_size = 0;       // __local arguments
+  };
+
+  vkcl::cl::Ref<_cl_program> program;
+  std::string name;
+  std::vector<ArgValue> args;
+
+  static vkcl::cl::Result<_cl_kernel*> create(_cl_program* program, const std::string& name);
+  vkcl::cl::Result<_cl_kernel*> clone();
+  ~_cl_kernel();
+
+  // The translated kernel for |device|, or nullptr when the program is not built for it.
+  const vkcl::k2s::TranslatedKernel* translated(_cl_device_id* device) const;
+  const vkcl::k2s::KernelInterface& interface() const { return *interface_; }
+  const vkcl::compiler::KernelInfo* source_info() const;
+  vkcl::cl::Result<void> set_arg(cl_uint index, size_t size, const void* value);
+  uint64_t local_memory_size() const;  // static plus the __local arguments set now
+  vkcl::cl::Result<LaunchPlan> plan_launch(_cl_device_id* device, cl_uint work_dim,
+                                          const size_t* offset, const size_t* global,
+                                          const size_t* local);
+
+ private:
+  vkcl::cl::Result<vkcl::vk::ComputePipeline*> pipeline(_cl_device_id* device,
+                                                        const std::array<uint32_t, 3>& local,
+                                                        uint32_t local_words);
+  const vkcl::k2s::KernelInterface* interface_ = nullptr;
+  std::mutex mutex_;
+  std::map<std::tuple<_cl_device_id*, uint32_t, uint32_t, uint32_t, uint32_t>,
+           std::unique_ptr<vkcl::vk::ComputePipeline>>
+      pipelines_;
+};
+
+namespace vkcl::cl {
+using Kernel = _cl_kernel;
+}

@@ -1,0 +1,73 @@
+#include "core/memory.h"
+
+#include <cstring>
+
+using namespace vkcl;
+
+cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags flags, size_t size,
+                                            void* host_ptr) {
+  auto device = context->memory_device()->vk_device();
+  if (!device) return cl::Error{device.error()};
+  auto mem = cl::Ref<_cl_mem>::adopt(new _cl_mem());
+  mem->context = cl::Ref<_cl_context>(context);
+  mem->flags = flags;
+  mem->size = size;
+  if (flags & CL_MEM_USE_HOST_PTR) {
+    mem->host_ptr = host_ptr;
+    std::unique_ptr<vk::Buffer> imported;
+    if (vk::Buffer::import_host(*device, host_ptr, size, &imported) == VK_SUCCESS) {
+      mem->storage = std::move(imported);
+      mem->host_ptr_imported = true;
+    }
+  }
+  if (!mem->storage) {
+    std::unique_ptr<vk::Buffer> buffer;
+    auto placement = (flags & CL_MEM_ALLOC_HOST_PTR) ? vk::MemoryPlacement::HostVisible
+                                                      : vk::MemoryPlacement::DeviceLocal;
+    VkResult r = vk::Buffer::create(*device, size, placement, &buffer);
+    if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+    mem->storage = std::move(buffer);
+  }
+  if ((flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)) && !mem->host_ptr_imported) {
+    if (mem->storage->mapped()) {
+      std::memcpy(mem->storage->mapped(), host_ptr, size);
+    } else {
+      // Discrete memory: go through a host-visible staging buffer.
+      std::unique_ptr<vk::Buffer> staging;
+      VkResult r = vk::Buffer::create(*device, size, vk::MemoryPlacement::HostVisible, &staging);
+      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+      std::memcpy(staging->mapped(), host_ptr, size);
+      std::unique_ptr<vk::CommandStream> stream;
+      r = vk::CommandStream::create(*device, &stream);
+      if (r == VK_SUCCESS) r = stream->copy_buffer(*staging, 0, *mem->storage, 0, size);
+      uint64_t point = 0;
+      if (r == VK_SUCCESS) r = stream->submit({}, &point);
+      if (r == VK_SUCCESS) r = stream->wait(point);
+      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+    }
+  }
+  return mem.release_to_api();
+}
+
+cl::Result<_cl_mem*> _cl_mem::create_sub_buffer(_cl_mem* parent, cl_mem_flags flags,
+                                                size_t origin, size_t size) {
+  auto mem = cl::Ref<_cl_mem>::adopt(new _cl_mem());
+  mem->context = parent->context;
+  mem->flags = flags;
+  mem->size = size;
+  mem->storage = parent->storage;
+  mem->offset = parent->offset + origin;
+  mem->parent = cl::Ref<_cl_mem>(parent);
+  if (parent->host_ptr) mem->host_ptr = static_cast<uint8_t*>(parent->host_ptr) + origin;
+  mem->host_ptr_imported = parent->host_ptr_imported;
+  return mem.release_to_api();
+}
+
+void _cl_mem::add_destructor_callback(Destructor fn, void* data) {
+  std::lock_guard<std::mutex> lock(map_mutex);
+  destructors_.push_back({fn, data});
+}
+
+_cl_mem::~_cl_mem() {
+  for (auto it = destructors_.rbegin(); it != destructors_.rend(); ++it) it->first(this, it->second);
+}

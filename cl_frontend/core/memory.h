@@ -1,0 +1,57 @@
+// Buffers (and sub-buffers). A buffer's storage is a vk::Buffer on the context's device;
+// a sub-buffer shares its parent's storage at an offset.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/context.h"
+#include "core/object.h"
+#include "core/result.h"
+
+struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
+  using Destructor = void(CL_CALLBACK*)(cl_mem, void*);
+
+  vkcl::cl::Ref<_cl_context> context;
+  cl_mem_flags flags = 0;
+  size_t size = 0;
+  void* host_ptr = nullptr;         // CL_MEM_USE_HOST_PTR pointer
+  bool host_ptr_imported = false;   // the device reads host_ptr directly
+  std::shared_ptr<vkcl::vk::Buffer> storage;
+  size_t offset = 0;                // sub-buffers
+  vkcl::cl::Ref<_cl_mem> parent;
+  std::vector<cl_mem_properties> properties;
+  std::atomic<uint32_t> map_count{0};
+  // Host copies handed out by clEnqueueMapBuffer when the storage is not host-visible or is a
+  // cached USE_HOST_PTR copy: mapped pointer -> (offset, size, map flags).
+  struct Mapping {
+    size_t offset, size;
+    cl_map_flags flags;
+    std::vector<uint8_t> shadow;  // empty when the pointer is the storage or host_ptr itself
+  };
+  std::mutex map_mutex;
+  std::map<void*, Mapping> mappings;
+
+  static vkcl::cl::Result<_cl_mem*> create_buffer(_cl_context* context, cl_mem_flags flags,
+                                                  size_t size, void* host_ptr);
+  static vkcl::cl::Result<_cl_mem*> create_sub_buffer(_cl_mem* parent, cl_mem_flags flags,
+                                                      size_t origin, size_t size);
+  uint64_t device_address() const { return storage->address() + offset; }
+  // Host pointer to byte 0 when the storage is host-visible, else nullptr.
+  uint8_t* host_view() const {
+    return storage->mapped() ? static_cast<uint8_t*>(storage->mapped()) + offset : nullptr;
+  }
+  void add_destructor_callback(Destructor fn, void* data);
+  ~_cl_mem();
+
+ private:
+  std::vector<std::pair<Destructor, void*>> destructors_;
+};
+
+namespace vkcl::cl {
+using Mem = _cl_mem;
+}

@@ -1,0 +1,101 @@
+#include "core/program.h"
+
+#include <cstring>
+
+using namespace vkcl;
+
+std::vector<uint8_t> _cl_program::make_binary(const std::vector<uint32_t>& spirv) {
+  std::vector<uint32_t> words = {kBinaryMagic, kBinaryVersion, uint32_t(spirv.size())};
+  words.insert(words.end(), spirv.begin(), spirv.end());
+  std::vector<uint8_t> bytes(words.size() * 4);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  return bytes;
+}
+
+bool _cl_program::parse_binary(const uint8_t* binary, size_t size, std::vector<uint32_t>* spirv) {
+  if (!binary || size < 12 || size % 4) return false;
+  uint32_t header[3];
+  std::memcpy(header, binary, 12);
+  if (header[0] != kBinaryMagic || header[1] != kBinaryVersion) return false;
+  if (size_t(header[2]) * 4 + 12 != size || header[2] < 5) return false;
+  spirv->resize(header[2]);
+  std::memcpy(spirv->data(), binary + 12, size - 12);
+  return (*spirv)[0] == 0x07230203;
+}
+
+cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
+                                    const std::string& options) {
+  cl_int failure = CL_SUCCESS;
+  for (_cl_device_id* device : on) {
+    Build b;
+    b.options = options;
+    b.status = CL_BUILD_IN_PROGRESS;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      Build& existing = builds[device];
+      // A binary program keeps its SPIR-V across builds.
+      b.spirv = existing.spirv;
+      existing.status = CL_BUILD_IN_PROGRESS;
+    }
+    if (origin == Origin::Source) {
+      bool invalid_options = false;
+      compiler::CompileResult c = compiler::compile(source, options, device->compiler_features(),
+                                                    &invalid_options);
+      b.log = c.log;
+      if (!c.ok) {
+        b.status = CL_BUILD_ERROR;
+        failure = invalid_options ? CL_INVALID_BUILD_OPTIONS : CL_BUILD_PROGRAM_FAILURE;
+        std::lock_guard<std::mutex> lock(mutex);
+        builds[device] = std::move(b);
+        continue;
+      }
+      b.spirv = std::move(c.spirv);
+      b.kernel_info = std::move(c.kernels);
+      b.language_version = c.language_version;
+      b.uniform_work_group_size = c.uniform_work_group_size;
+    } else if (origin == Origin::IL) {
+      b.spirv.resize(il.size() / 4);
+      std::memcpy(b.spirv.data(), il.data(), b.spirv.size() * 4);
+      // IL programs are OpenCL C 2.0+-style: non-uniform work-groups are allowed.
+      b.language_version = 300;
+    } else {
+      b.language_version = 300;
+    }
+    k2s::TranslateResult t = k2s::translate(b.spirv, device->target_caps());
+    b.log += t.log;
+    if (!t.ok) {
+      b.status = CL_BUILD_ERROR;
+      failure = CL_BUILD_PROGRAM_FAILURE;
+    } else {
+      b.kernels = std::move(t.kernels);
+      b.status = CL_BUILD_SUCCESS;
+      b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    builds[device] = std::move(b);
+  }
+  if (failure != CL_SUCCESS) return cl::Error{failure};
+  return {};
+}
+
+bool _cl_program::built_for_any() const {
+  for (const auto& [d, b] : builds)
+    if (b.status == CL_BUILD_SUCCESS) return true;
+  return false;
+}
+
+const _cl_program::Build* _cl_program::build_for(_cl_device_id* d) const {
+  auto it = builds.find(d);
+  return it == builds.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> _cl_program::kernel_names() const {
+  std::vector<std::string> names;
+  for (_cl_device_id* d : devices) {
+    const Build* b = build_for(d);
+    if (!b || b->status != CL_BUILD_SUCCESS) continue;
+    for (const auto& k : b->kernels) names.push_back(k.interface.name);
+    break;
+  }
+  return names;
+}

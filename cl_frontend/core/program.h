@@ -1,0 +1,58 @@
+// Programs: OpenCL C source (compiled in-process), SPIR-V IL, or vkcl binaries (a header plus
+// the Kernel SPIR-V). A build translates the Kernel SPIR-V for each device.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "compiler/compiler.h"
+#include "core/context.h"
+#include "core/object.h"
+#include "core/result.h"
+#include "vkcl/kernel_to_shader/translate.h"
+
+struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program> {
+  enum class Origin { Source, IL, Binary };
+  struct Build {
+    cl_build_status status = CL_BUILD_NONE;
+    std::string options;
+    std::string log;
+    std::vector<uint32_t> spirv;  // Kernel SPIR-V
+    cl_program_binary_type binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+    std::vector<vkcl::k2s::TranslatedKernel> kernels;
+    std::vector<vkcl::compiler::KernelInfo> kernel_info;  // source programs only
+    int language_version = 120;
+    bool uniform_work_group_size = false;
+  };
+
+  vkcl::cl::Ref<_cl_context> context;
+  Origin origin = Origin::Source;
+  std::string source;
+  std::vector<uint8_t> il;
+  std::vector<_cl_device_id*> devices;
+  std::map<_cl_device_id*, Build> builds;
+  std::atomic<uint32_t> kernels_attached{0};
+  std::mutex mutex;
+
+  // Binary layout: magic, format version, SPIR-V word count, then the Kernel SPIR-V.
+  static constexpr uint32_t kBinaryMagic = 0x4c434b56;  // "VKCL"
+  static constexpr uint32_t kBinaryVersion = 1;
+  static std::vector<uint8_t> make_binary(const std::vector<uint32_t>& spirv);
+  // The Kernel SPIR-V in |binary|, or false when it is not a vkcl binary.
+  static bool parse_binary(const uint8_t* binary, size_t size, std::vector<uint32_t>* spirv);
+
+  vkcl::cl::Result<void> build(const std::vector<_cl_device_id*>& on, const std::string& options);
+  bool built_for_any() const;
+  // Kernel names of the first successful build, in module order.
+  std::vector<std::string> kernel_names() const;
+  const Build* build_for(_cl_device_id* d) const;
+};
+
+namespace vkcl::cl {
+using Program = _cl_program;
+}

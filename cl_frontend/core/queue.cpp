@@ -1,0 +1,207 @@
+#include "core/queue.h"
+
+#include <cstring>
+#include <set>
+#include <thread>
+
+using namespace vkcl;
+
+namespace {
+constexpr size_t kArgumentChunk = 64 * 1024;
+constexpr size_t kBatchLimit = 64;  // commands per batch before it is submitted anyway
+
+std::mutex g_queues_mutex;
+std::set<_cl_command_queue*> g_queues;
+}  // namespace
+
+cl::Result<_cl_command_queue*> _cl_command_queue::create(_cl_context* context,
+                                                         _cl_device_id* device,
+                                                         cl_command_queue_properties properties) {
+  auto vk = device->vk_device();
+  if (!vk) return cl::Error{vk.error()};
+  auto q = cl::Ref<_cl_command_queue>::adopt(new _cl_command_queue());
+  q->context = cl::Ref<_cl_context>(context);
+  q->device = device;
+  q->properties = properties;
+  q->vk = *vk;
+  VkResult r = vk::CommandStream::create(q->vk, &q->stream);
+  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  {
+    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    g_queues.insert(q.get());
+  }
+  return q.release_to_api();
+}
+
+_cl_command_queue::~_cl_command_queue() {
+  {
+    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    g_queues.erase(this);
+  }
+  if (stream) {
+    (void)flush();
+    stream->wait(stream->last_point());
+  }
+}
+
+cl::Result<cl::Ref<_cl_event>> _cl_command_queue::enqueue(cl_command_type type,
+                                                         const std::vector<_cl_event*>& waits,
+                                                         bool gpu, Work work, Keep keep) {
+  auto event = cl::Ref<_cl_event>::adopt(new _cl_event());
+  event->context = context;
+  event->queue = cl::Ref<_cl_command_queue>(this);
+  event->type = type;
+  event->queued = cl::host_time_ns();
+  Pending p{type, {}, gpu, std::move(work), std::move(keep), event};
+  bool hold = false;
+  for (_cl_event* w : waits) {
+    p.waits.emplace_back(w);
+    if (w->is_user() && w->status() > CL_COMPLETE) hold = true;
+  }
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (hold || !held_.empty()) {
+    held_.push_back(std::move(p));
+    return event;
+  }
+  execute(p);
+  return event;
+}
+
+void _cl_command_queue::execute(Pending& p) {
+  // Events of other queues and user events are waited for on the host; the same queue's
+  // events are ordered already.
+  for (auto& w : p.waits) {
+    if (w->queue.get() == this) continue;
+    cl_int s = w->wait();
+    if (s < 0) {
+      p.event->set_complete(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+      return;
+    }
+  }
+  bool profiling = properties & CL_QUEUE_PROFILING_ENABLE;
+  if (!p.gpu) {
+    p.event->mark_submitted();
+    p.event->started = cl::host_time_ns();
+    cl_int status = p.work();
+    p.event->ended = cl::host_time_ns();
+    p.event->set_complete(status == CL_SUCCESS ? CL_COMPLETE : status);
+    return;
+  }
+  // Commands in a batch may depend on each other: a barrier between each pair keeps the
+  // in-order semantics (finer dependency tracking is future work).
+  stream->barrier();
+  if (profiling) stream->write_timestamp(&p.event->start_slot);
+  cl_int status = p.work();
+  if (status != CL_SUCCESS) {
+    p.event->set_complete(status);
+    return;
+  }
+  if (profiling) stream->write_timestamp(&p.event->end_slot);
+  uint64_t point = stream->last_point();
+  p.event->set_recorded(point);
+  in_flight_.push_back({point, std::move(p.keep)});
+  batch_events_.push_back(p.event);
+  if (++batch_commands_ >= kBatchLimit) (void)flush();
+}
+
+cl::Result<void> _cl_command_queue::flush() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  uint64_t point = 0;
+  VkResult r = stream->submit({}, &point);
+  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  for (auto& e : batch_events_) e->mark_submitted();
+  batch_events_.clear();
+  batch_commands_ = 0;
+  retire();
+  return {};
+}
+
+void _cl_command_queue::retire() {
+  uint64_t done = stream->completed_point();
+  while (!in_flight_.empty() && in_flight_.front().first <= done) in_flight_.pop_front();
+}
+
+void _cl_command_queue::wait_point(uint64_t point) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (point > stream->completed_point()) {
+    (void)flush();
+    stream->wait(point);
+  }
+  retire();
+}
+
+cl_int _cl_command_queue::sync() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  uint64_t point = stream->last_point();
+  auto f = flush();
+  if (!f) return f.error();
+  VkResult r = stream->wait(point);
+  retire();
+  return cl::cl_error_from(r);
+}
+
+cl::Result<void> _cl_command_queue::finish() {
+  while (true) {
+    {
+      std::lock_guard<std::recursive_mutex> lock(mutex_);
+      if (held_.empty()) {
+        cl_int e = sync();
+        if (e != CL_SUCCESS) return cl::Error{e};
+        return {};
+      }
+    }
+    // Commands held back by a user event: wait for the application to set it.
+    drain();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void _cl_command_queue::drain() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  while (!held_.empty()) {
+    Pending& p = held_.front();
+    for (auto& w : p.waits)
+      if (w->is_user() && w->status() > CL_COMPLETE) return;
+    Pending ready = std::move(p);
+    held_.pop_front();
+    execute(ready);
+  }
+}
+
+void _cl_command_queue::drain_all() {
+  std::vector<cl::Ref<_cl_command_queue>> queues;
+  {
+    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    for (auto* q : g_queues) queues.emplace_back(q);
+  }
+  for (auto& q : queues) q->drain();
+}
+
+cl::Result<uint64_t> _cl_command_queue::argument_block(const void* data, size_t size) {
+  size_t aligned = (size + 255) / 256 * 256;
+  if (chunk_ == SIZE_MAX || chunk_offset_ + aligned > kArgumentChunk) {
+    if (chunk_ != SIZE_MAX) chunks_[chunk_].busy_until = stream->last_point();
+    uint64_t done = stream->completed_point();
+    chunk_ = SIZE_MAX;
+    for (size_t i = 0; i < chunks_.size(); ++i)
+      if (chunks_[i].busy_until <= done && i != chunk_) {
+        chunk_ = i;
+        break;
+      }
+    if (chunk_ == SIZE_MAX) {
+      Chunk c;
+      VkResult r = vk::Buffer::create(vk, std::max(kArgumentChunk, aligned),
+                                      vk::MemoryPlacement::HostVisible, &c.buffer);
+      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+      chunks_.push_back(std::move(c));
+      chunk_ = chunks_.size() - 1;
+    }
+    chunks_[chunk_].busy_until = UINT64_MAX;
+    chunk_offset_ = 0;
+  }
+  Chunk& c = chunks_[chunk_];
+  std::memcpy(static_cast<uint8_t*>(c.buffer->mapped()) + chunk_offset_, data, size);
+  uint64_t address = c.buffer->address() + chunk_offset_;
+  chunk_offset_ += aligned;
+  return address;
+}

@@ -1,0 +1,85 @@
+// An in-order command queue. GPU commands are recorded into the queue's vk::CommandStream
+// batch; host commands (reads, writes, maps) run on the calling thread once the GPU work
+// before them is done. A command whose wait list holds an unfinished user event, and every
+// command after it, is held back and run when the event completes.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/context.h"
+#include "core/event.h"
+#include "core/object.h"
+#include "core/result.h"
+
+struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectKind::Queue> {
+  using Work = std::function<cl_int()>;
+  using Keep = std::vector<std::shared_ptr<void>>;  // objects a command uses, until it completes
+
+  vkcl::cl::Ref<_cl_context> context;
+  _cl_device_id* device = nullptr;
+  cl_command_queue_properties properties = 0;
+  std::vector<cl_queue_properties> property_list;
+  std::shared_ptr<vkcl::vk::Device> vk;
+  std::unique_ptr<vkcl::vk::CommandStream> stream;
+
+  static vkcl::cl::Result<_cl_command_queue*> create(_cl_context* context, _cl_device_id* device,
+                                                     cl_command_queue_properties properties);
+  ~_cl_command_queue();
+
+  // Enqueues a command. |gpu| work records into the stream; host work does everything itself
+  // (calling sync() first when it touches memory the GPU may use).
+  vkcl::cl::Result<vkcl::cl::Ref<_cl_event>> enqueue(cl_command_type type,
+                                                      const std::vector<_cl_event*>& waits,
+                                                      bool gpu, Work work, Keep keep = {});
+  vkcl::cl::Result<void> flush();
+  vkcl::cl::Result<void> finish();
+  // Blocks until the stream reaches |point|.
+  void wait_point(uint64_t point);
+  // Inside host work: waits until all GPU work recorded so far has completed.
+  cl_int sync();
+  // Inside GPU work: copies |size| bytes into an argument block; returns its device address.
+  vkcl::cl::Result<uint64_t> argument_block(const void* data, size_t size);
+
+  // Runs commands held back by user events that have now completed (all queues).
+  static void drain_all();
+
+ private:
+  struct Pending {
+    cl_command_type type;
+    std::vector<vkcl::cl::Ref<_cl_event>> waits;
+    bool gpu;
+    Work work;
+    Keep keep;
+    vkcl::cl::Ref<_cl_event> event;
+  };
+  void execute(Pending& p);
+  void retire();
+  void drain();
+
+  std::recursive_mutex mutex_;
+  std::deque<Pending> held_;
+  std::deque<std::pair<uint64_t, Keep>> in_flight_;
+  std::vector<vkcl::cl::Ref<_cl_event>> batch_events_;
+  size_t batch_commands_ = 0;
+  struct Chunk {
+    std::unique_ptr<vkcl::vk::Buffer> buffer;
+    uint64_t busy_until = 0;
+  };
+  std::vector<Chunk> chunks_;
+  size_t chunk_ = SIZE_MAX;
+  size_t chunk_offset_ = 0;
+};
+
+namespace vkcl::cl {
+using Queue = _cl_command_queue;
+template <typename T>
+std::shared_ptr<void> keep(T* object) {
+  return std::make_shared<Ref<T>>(object);
+}
+}  // namespace vkcl::cl

@@ -10,7 +10,6 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   f12.shaderInt8 = info.shader_int8;
   f12.shaderFloat16 = info.shader_float16;
   f12.storageBuffer8BitAccess = info.storage_buffer_8bit;
-  f12.vulkanMemoryModel = info.vulkan_memory_model;
   f12.shaderBufferInt64Atomics = info.shader_buffer_int64_atomics;
   f12.shaderSharedInt64Atomics = info.shader_shared_int64_atomics;
   f12.hostQueryReset = VK_TRUE;

@@ -32,6 +32,11 @@ T* hand_out(cl::Result<T*> r, cl_int* errcode_ret) {
 cl_int check_wait_list(cl_uint count, const cl_event* list, _cl_context* context,
                        std::vector<_cl_event*>* out);
 
+// Extension entry points by name (clGetExtensionFunctionAddress*).
+void* CL_API_CALL extension_function(const char* name);
+cl_int icd_get_platform_ids(cl_uint num_entries, cl_platform_id* platforms,
+                            cl_uint* num_platforms);
+
 void register_platform(cl_icd_dispatch& table);
 void register_context(cl_icd_dispatch& table);
 void register_queue(cl_icd_dispatch& table);

@@ -1,4 +1,6 @@
 // Platform and device entry points.
+#include <cstring>
+
 #include "api/api.h"
 #include "core/device.h"
 #include "core/event.h"
@@ -104,11 +106,30 @@ cl_int CL_API_CALL UnloadPlatformCompiler(cl_platform_id platform) {
   return cl::validate(platform) ? CL_SUCCESS : CL_INVALID_PLATFORM;
 }
 
-void* CL_API_CALL GetExtensionFunctionAddressForPlatform(cl_platform_id, const char*) {
-  return nullptr;
+// vkcl's own query for tests: Vulkan validation messages seen so far (VKCL_VALIDATION=1).
+cl_ulong CL_API_CALL GetValidationMessageCountVKCL() {
+  return vk::Instance::validation_message_count();
+}
+
+void* CL_API_CALL GetExtensionFunctionAddressForPlatform(cl_platform_id, const char* name) {
+  return extension_function(name);
 }
 
 }  // namespace
+
+void* extension_function(const char* name) {
+  if (!name) return nullptr;
+  if (std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0)
+    return reinterpret_cast<void*>(&GetPlatformIDs);
+  if (std::strcmp(name, "clGetValidationMessageCountVKCL") == 0)
+    return reinterpret_cast<void*>(&GetValidationMessageCountVKCL);
+  return nullptr;
+}
+
+cl_int icd_get_platform_ids(cl_uint num_entries, cl_platform_id* platforms,
+                            cl_uint* num_platforms) {
+  return GetPlatformIDs(num_entries, platforms, num_platforms);
+}
 
 void register_platform(cl_icd_dispatch& t) {
   t.clGetPlatformIDs = GetPlatformIDs;
@@ -123,6 +144,7 @@ void register_platform(cl_icd_dispatch& t) {
   t.clUnloadCompiler = UnloadCompiler;
   t.clUnloadPlatformCompiler = UnloadPlatformCompiler;
   t.clGetExtensionFunctionAddressForPlatform = GetExtensionFunctionAddressForPlatform;
+  t.clGetExtensionFunctionAddress = extension_function;
 }
 
 }  // namespace vkcl::api

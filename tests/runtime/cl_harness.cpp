@@ -15,6 +15,18 @@ cl_platform_id find_vkcl_platform() {
   return nullptr;
 }
 
+cl_ulong validation_messages(cl_platform_id platform) {
+  using Fn = cl_ulong(CL_API_CALL*)();
+  auto fn = reinterpret_cast<Fn>(
+      clGetExtensionFunctionAddressForPlatform(platform, "clGetValidationMessageCountVKCL"));
+  return fn ? fn() : ~cl_ulong(0);  // a missing query fails the check too
+}
+
+void KernelTest::TearDown() {
+  if (queue_.get()) clFinish(queue_);
+  if (platform_) EXPECT_EQ(validation_messages(platform_), 0u) << "Vulkan validation messages";
+}
+
 void KernelTest::SetUp() {
   platform_ = find_vkcl_platform();
   ASSERT_NE(platform_, nullptr) << "the vkcl platform is not visible through the ICD loader";

@@ -14,6 +14,8 @@ namespace vkcl::test {
 
 // The vkcl platform, or nullptr.
 cl_platform_id find_vkcl_platform();
+// Vulkan validation messages vkcl has seen so far (its clGetValidationMessageCountVKCL).
+cl_ulong validation_messages(cl_platform_id platform);
 
 template <typename T, cl_int (*Release)(T)>
 class Handle {
@@ -43,6 +45,7 @@ using Event = Handle<cl_event, clReleaseEvent>;
 class KernelTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override;
+  void TearDown() override;
 
   // Builds |source| with the test's options plus |extra_options|; fails the test with the
   // build log on error.

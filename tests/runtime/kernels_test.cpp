@@ -94,7 +94,7 @@ static void check_ids(const std::vector<uint32_t>& out, cl_uint dims, const size
 }
 
 TEST_P(Kernels, Ids2D) {
-  Program p = build(kIdsSource);
+  Program p = build(kIdsSource, "-cl-std=CL3.0");
   Kernel k = kernel(p, "ids");
   size_t global[2] = {24, 12}, local[2] = {8, 4}, offset[2] = {5, 3};
   Mem out = poisoned(24 * 12 * 12 * 4);
@@ -104,7 +104,7 @@ TEST_P(Kernels, Ids2D) {
 }
 
 TEST_P(Kernels, Ids3D) {
-  Program p = build(kIdsSource);
+  Program p = build(kIdsSource, "-cl-std=CL3.0");
   Kernel k = kernel(p, "ids");
   size_t global[3] = {8, 6, 4}, local[3] = {4, 2, 2}, offset[3] = {1, 2, 3};
   Mem out = poisoned(8 * 6 * 4 * 12 * 4);

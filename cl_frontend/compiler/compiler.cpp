@@ -225,7 +225,9 @@ CompileResult compile(const std::string& source, const std::string& options,
   ci.getPreprocessorOpts().addRemappedFile(
       "input.cl", llvm::MemoryBuffer::getMemBufferCopy(source, "input.cl").release());
   ci.getPreprocessorOpts().RetainRemappedFileBuffers = false;
-  ci.getDiagnosticOpts().ShowCarets = true;
+  // The summary ("1 error generated") goes to stderr when this is set; the log has carets
+  // from the printer's own options.
+  ci.getDiagnosticOpts().ShowCarets = false;
 
   llvm::LLVMContext context;
   clang::EmitLLVMOnlyAction action(&context);

@@ -1,0 +1,227 @@
+// Buffers, enqueued transfers and events: random data against host expectations, and the
+// specification's error codes.
+#include <cstring>
+#include <thread>
+
+#include "runtime/cl_harness.h"
+
+namespace vkcl::test {
+namespace {
+
+class Buffers : public KernelTest {
+ protected:
+  std::vector<uint8_t> random_bytes(size_t n) {
+    std::vector<uint8_t> v(n);
+    std::uniform_int_distribution<int> d(0, 255);
+    for (auto& b : v) b = uint8_t(d(rng_));
+    return v;
+  }
+};
+
+TEST_P(Buffers, WriteReadCopyFill) {
+  const size_t n = 1 << 16;
+  auto data = random_bytes(n);
+  Mem a = buffer(n), b = poisoned(n);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(queue_, a, CL_FALSE, 0, n, data.data(), 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueCopyBuffer(queue_, a, b, 256, 1024, n / 2, 0, nullptr, nullptr));
+  std::vector<uint8_t> out(n);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, b, CL_TRUE, 0, n, out.data(), 0, nullptr, nullptr));
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t expect = (i >= 1024 && i < 1024 + n / 2) ? data[i - 1024 + 256] : 0xAB;
+    ASSERT_EQ(out[i], expect) << i;
+  }
+  uint32_t pattern4 = 0x12345678;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, &pattern4, 4, 64, 4096, 0, nullptr, nullptr));
+  uint8_t pattern3[16];
+  for (int i = 0; i < 16; ++i) pattern3[i] = uint8_t(i * 7 + 1);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, pattern3, 16, 8192, 1024, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, b, CL_TRUE, 0, n, out.data(), 0, nullptr, nullptr));
+  for (size_t i = 64; i < 64 + 4096; ++i) ASSERT_EQ(out[i], reinterpret_cast<uint8_t*>(&pattern4)[i % 4]) << i;
+  for (size_t i = 8192; i < 8192 + 1024; ++i) ASSERT_EQ(out[i], pattern3[i % 16]) << i;
+  EXPECT_EQ(out[63], 0xAB);
+}
+
+TEST_P(Buffers, MapUnmapAndHostPointers) {
+  const size_t n = 4096;
+  auto data = random_bytes(n);
+  cl_int err;
+  // USE_HOST_PTR: a map shows the application's own memory.
+  alignas(4096) static uint8_t host[4096];
+  std::memcpy(host, data.data(), n);
+  Mem use(clCreateBuffer(context_, CL_MEM_USE_HOST_PTR, n, host, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  void* p = clEnqueueMapBuffer(queue_, use, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, nullptr, nullptr, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  EXPECT_EQ(p, static_cast<void*>(host));
+  static_cast<uint8_t*>(p)[5] = 0x42;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueUnmapMemObject(queue_, use, p, 0, nullptr, nullptr));
+  std::vector<uint8_t> out(n);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, use, CL_TRUE, 0, n, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(out[5], 0x42);
+  EXPECT_EQ(out[6], data[6]);
+  // ALLOC_HOST_PTR and a map in the middle of the buffer.
+  Mem alloc(clCreateBuffer(context_, CL_MEM_ALLOC_HOST_PTR, n, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  auto* m = static_cast<uint8_t*>(clEnqueueMapBuffer(queue_, alloc, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
+                                                     100, 200, 0, nullptr, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  std::memcpy(m, data.data(), 200);
+  cl_uint count = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetMemObjectInfo(alloc, CL_MEM_MAP_COUNT, sizeof(count), &count, nullptr));
+  EXPECT_EQ(count, 1u);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueUnmapMemObject(queue_, alloc, m, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, alloc, CL_TRUE, 100, 200, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(0, std::memcmp(out.data(), data.data(), 200));
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueUnmapMemObject(queue_, alloc, out.data(), 0, nullptr, nullptr));
+}
+
+TEST_P(Buffers, SubBuffersShareStorage) {
+  const size_t n = 4096;
+  auto data = random_bytes(n);
+  Mem parent = buffer(n, data.data());
+  cl_int err;
+  cl_buffer_region region{1024, 512};
+  Mem sub(clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  std::vector<uint8_t> out(512);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, sub, CL_TRUE, 0, 512, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(0, std::memcmp(out.data(), data.data() + 1024, 512));
+  size_t offset = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetMemObjectInfo(sub, CL_MEM_OFFSET, sizeof(offset), &offset, nullptr));
+  EXPECT_EQ(offset, 1024u);
+  cl_buffer_region misaligned{3, 16}, outside{4000, 512}, empty{0, 0};
+  EXPECT_EQ(nullptr, clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &misaligned, &err));
+  EXPECT_EQ(CL_MISALIGNED_SUB_BUFFER_OFFSET, err);
+  EXPECT_EQ(nullptr, clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &outside, &err));
+  EXPECT_EQ(CL_INVALID_VALUE, err);
+  EXPECT_EQ(nullptr, clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &empty, &err));
+  EXPECT_EQ(CL_INVALID_BUFFER_SIZE, err);
+  EXPECT_EQ(nullptr, clCreateSubBuffer(sub, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err));
+  EXPECT_EQ(CL_INVALID_MEM_OBJECT, err);
+}
+
+TEST_P(Buffers, RectangularTransfers) {
+  const size_t w = 64, h = 32;
+  auto data = random_bytes(w * h);
+  Mem b = buffer(w * h, data.data());
+  std::vector<uint8_t> out(16 * 8, 0);
+  size_t buffer_origin[3] = {8, 4, 0}, host_origin[3] = {0, 0, 0}, region[3] = {16, 8, 1};
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBufferRect(queue_, b, CL_TRUE, buffer_origin, host_origin, region,
+                                                w, 0, 16, 0, out.data(), 0, nullptr, nullptr));
+  for (size_t y = 0; y < 8; ++y)
+    for (size_t x = 0; x < 16; ++x) ASSERT_EQ(out[y * 16 + x], data[(y + 4) * w + x + 8]);
+}
+
+TEST_P(Buffers, BufferErrors) {
+  cl_int err;
+  EXPECT_EQ(nullptr, clCreateBuffer(context_, CL_MEM_READ_WRITE, 0, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_BUFFER_SIZE, err);
+  EXPECT_EQ(nullptr, clCreateBuffer(context_, CL_MEM_READ_WRITE, size_t(1) << 62, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_BUFFER_SIZE, err);
+  EXPECT_EQ(nullptr, clCreateBuffer(context_, CL_MEM_USE_HOST_PTR, 64, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_HOST_PTR, err);
+  int x[16];
+  EXPECT_EQ(nullptr, clCreateBuffer(context_, CL_MEM_READ_WRITE, 64, x, &err));
+  EXPECT_EQ(CL_INVALID_HOST_PTR, err);
+  EXPECT_EQ(nullptr, clCreateBuffer(context_, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, 64, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_VALUE, err);
+  EXPECT_EQ(nullptr, clCreateBuffer(nullptr, CL_MEM_READ_WRITE, 64, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_CONTEXT, err);
+
+  Mem b = buffer(256);
+  uint8_t out[512];
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueReadBuffer(queue_, b, CL_TRUE, 200, 100, out, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueReadBuffer(queue_, b, CL_TRUE, 0, 16, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_MEM_OBJECT, clEnqueueReadBuffer(queue_, nullptr, CL_TRUE, 0, 16, out, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_EVENT_WAIT_LIST, clEnqueueReadBuffer(queue_, b, CL_TRUE, 0, 16, out, 1, nullptr, nullptr));
+  EXPECT_EQ(CL_MEM_COPY_OVERLAP, clEnqueueCopyBuffer(queue_, b, b, 0, 8, 64, 0, nullptr, nullptr));
+  uint32_t pattern = 0;
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueFillBuffer(queue_, b, &pattern, 3, 0, 12, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueFillBuffer(queue_, b, &pattern, 4, 2, 12, 0, nullptr, nullptr));
+  Mem hidden(clCreateBuffer(context_, CL_MEM_HOST_NO_ACCESS, 64, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  EXPECT_EQ(CL_INVALID_OPERATION, clEnqueueReadBuffer(queue_, hidden, CL_TRUE, 0, 16, out, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_OPERATION, clEnqueueWriteBuffer(queue_, hidden, CL_TRUE, 0, 16, out, 0, nullptr, nullptr));
+}
+
+TEST_P(Buffers, ProfilingTimestampsAreOrdered) {
+  Mem b = buffer(1 << 20);
+  uint32_t pattern = 7;
+  cl_event e;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, &pattern, 4, 0, 1 << 20, 0, nullptr, &e));
+  ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &e));
+  cl_ulong t[4];
+  cl_profiling_info params[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
+                                 CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
+  for (int i = 0; i < 4; ++i)
+    ASSERT_EQ(CL_SUCCESS, clGetEventProfilingInfo(e, params[i], sizeof(cl_ulong), &t[i], nullptr));
+  EXPECT_GT(t[0], 0u);
+  EXPECT_LE(t[0], t[1]);
+  EXPECT_LE(t[1], t[2]);
+  EXPECT_LE(t[2], t[3]);
+  cl_int status = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr));
+  EXPECT_EQ(status, CL_COMPLETE);
+  cl_command_type type = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetEventInfo(e, CL_EVENT_COMMAND_TYPE, sizeof(type), &type, nullptr));
+  EXPECT_EQ(type, cl_command_type(CL_COMMAND_FILL_BUFFER));
+  clReleaseEvent(e);
+}
+
+TEST_P(Buffers, UserEventGatesLaterCommands) {
+  cl_int err;
+  cl_event gate = clCreateUserEvent(context_, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  std::vector<uint32_t> data(256, 5), out(256, 0);
+  Mem b = buffer(1024);
+  cl_event write;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(queue_, b, CL_FALSE, 0, 1024, data.data(), 1, &gate, &write));
+  cl_int status = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetEventInfo(write, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr));
+  EXPECT_GT(status, CL_COMPLETE) << "the write must wait for the user event";
+  static int called = 0;
+  called = 0;
+  ASSERT_EQ(CL_SUCCESS, clSetEventCallback(write, CL_COMPLETE, [](cl_event, cl_int, void*) { called++; }, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(gate, CL_COMPLETE));
+  EXPECT_EQ(CL_INVALID_OPERATION, clSetUserEventStatus(gate, CL_COMPLETE));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, b, CL_TRUE, 0, 1024, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(out, data);
+  ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &write));
+  for (int i = 0; i < 1000 && !called; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(called, 1);
+  EXPECT_EQ(CL_PROFILING_INFO_NOT_AVAILABLE,
+            clGetEventProfilingInfo(gate, CL_PROFILING_COMMAND_START, sizeof(cl_ulong), &status, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clSetUserEventStatus(gate, 5));
+  EXPECT_EQ(CL_INVALID_VALUE, clWaitForEvents(0, &write));
+  EXPECT_EQ(CL_INVALID_EVENT, clGetEventInfo(nullptr, CL_EVENT_COMMAND_TYPE, 4, &status, nullptr));
+  clReleaseEvent(write);
+  clReleaseEvent(gate);
+}
+
+TEST_P(Buffers, ObjectsLiveWhileCommandsUseThem) {
+  // Release the buffer, kernel and queue right after enqueueing: the command keeps them alive.
+  Program p = build("__kernel void k(__global int* o) { o[get_global_id(0)] = (int)get_global_id(0) * 3; }");
+  cl_int err;
+  cl_kernel k = clCreateKernel(p, "k", &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_mem out = clCreateBuffer(context_, CL_MEM_READ_WRITE, 4096 * 4, nullptr, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &out));
+  size_t n = 4096;
+  cl_event done;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &n, nullptr, 0, nullptr, &done));
+  std::vector<int> host(n);
+  cl_event read;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, out, CL_FALSE, 0, n * 4, host.data(), 0, nullptr, &read));
+  clReleaseKernel(k);
+  clReleaseMemObject(out);
+  ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &read));
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(host[i], int(i) * 3);
+  clReleaseEvent(done);
+  clReleaseEvent(read);
+}
+
+INSTANTIATE_TEST_SUITE_P(Api, Buffers, ::testing::Values(std::string("")), options_name);
+
+}  // namespace
+}  // namespace vkcl::test

@@ -1,0 +1,146 @@
+// Platform, device, context and queue entry points: normal paths and the specification's
+// error codes, through the real ICD loader.
+#include <cstring>
+
+#include "runtime/cl_harness.h"
+
+namespace vkcl::test {
+namespace {
+
+struct Fake {  // a pointer that is not a vkcl object
+  void* dispatch = nullptr;
+  uint32_t magic = 0;
+};
+
+class Api : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    platform_ = find_vkcl_platform();
+    ASSERT_NE(platform_, nullptr);
+    ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_DEFAULT, 1, &device_, nullptr));
+  }
+  void TearDown() override { EXPECT_EQ(validation_messages(platform_), 0u); }
+  cl_platform_id platform_ = nullptr;
+  cl_device_id device_ = nullptr;
+};
+
+TEST_F(Api, PlatformInfo) {
+  char name[64];
+  ASSERT_EQ(CL_SUCCESS, clGetPlatformInfo(platform_, CL_PLATFORM_NAME, sizeof(name), name, nullptr));
+  EXPECT_STREQ(name, "vkcl");
+  size_t size = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetPlatformInfo(platform_, CL_PLATFORM_VERSION, 0, nullptr, &size));
+  std::string version(size, '\0');
+  ASSERT_EQ(CL_SUCCESS, clGetPlatformInfo(platform_, CL_PLATFORM_VERSION, size, version.data(), nullptr));
+  EXPECT_EQ(version.rfind("OpenCL 3.0", 0), 0u);
+  EXPECT_EQ(CL_INVALID_VALUE, clGetPlatformInfo(platform_, 0x7777, sizeof(name), name, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clGetPlatformInfo(platform_, CL_PLATFORM_NAME, 2, name, nullptr));
+}
+
+TEST_F(Api, DeviceIdsAndInfo) {
+  cl_uint count = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_ALL, 0, nullptr, &count));
+  EXPECT_GE(count, 1u);
+  EXPECT_EQ(CL_INVALID_DEVICE_TYPE, clGetDeviceIDs(platform_, cl_device_type(1) << 40, 0, nullptr, &count));
+  EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_ALL, 0, nullptr, nullptr));
+  cl_device_id d;
+  EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_ALL, 0, &d, nullptr));
+  EXPECT_EQ(CL_DEVICE_NOT_FOUND, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_CUSTOM, 1, &d, nullptr));
+
+  size_t wg = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(wg), &wg, nullptr));
+  EXPECT_GE(wg, 64u);
+  size_t size = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, 0, nullptr, &size));
+  std::string ext(size, '\0');
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, size, ext.data(), nullptr));
+  EXPECT_NE(ext.find("cl_khr_global_int32_base_atomics"), std::string::npos);
+  // Only what really works is reported: no double or half support yet.
+  EXPECT_EQ(ext.find("cl_khr_fp64"), std::string::npos);
+  EXPECT_EQ(ext.find("cl_khr_fp16"), std::string::npos);
+  cl_device_fp_config fp64 = 1;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp64), &fp64, nullptr));
+  EXPECT_EQ(fp64, 0u);
+  cl_platform_id p = nullptr;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_PLATFORM, sizeof(p), &p, nullptr));
+  EXPECT_EQ(p, platform_);
+  EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceInfo(device_, 0x7777, sizeof(wg), &wg, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceInfo(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE, 1, &wg, nullptr));
+}
+
+TEST_F(Api, ContextCreationAndErrors) {
+  cl_int err;
+  cl_context c = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_uint n = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetContextInfo(c, CL_CONTEXT_NUM_DEVICES, sizeof(n), &n, nullptr));
+  EXPECT_EQ(n, 1u);
+  cl_uint refs = 0;
+  ASSERT_EQ(CL_SUCCESS, clRetainContext(c));
+  ASSERT_EQ(CL_SUCCESS, clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof(refs), &refs, nullptr));
+  EXPECT_EQ(refs, 2u);
+  static int destroyed = 0;
+  destroyed = 0;
+  ASSERT_EQ(CL_SUCCESS, clSetContextDestructorCallback(c, [](cl_context, void*) { destroyed++; }, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clGetContextInfo(c, 0x7777, sizeof(n), &n, nullptr));
+  clReleaseContext(c);
+  EXPECT_EQ(destroyed, 0);
+  clReleaseContext(c);
+  EXPECT_EQ(destroyed, 1);
+
+  EXPECT_EQ(nullptr, clCreateContext(nullptr, 0, &device_, nullptr, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_VALUE, err);
+  EXPECT_EQ(nullptr, clCreateContext(nullptr, 1, nullptr, nullptr, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_VALUE, err);
+  int dummy;
+  EXPECT_EQ(nullptr, clCreateContext(nullptr, 1, &device_, nullptr, &dummy, &err));
+  EXPECT_EQ(CL_INVALID_VALUE, err);
+  cl_context_properties bad[] = {0x7777, 1, 0};
+  EXPECT_EQ(nullptr, clCreateContext(bad, 1, &device_, nullptr, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_PROPERTY, err);
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, cl_context_properties(platform_), 0};
+  c = clCreateContextFromType(props, CL_DEVICE_TYPE_ALL, nullptr, nullptr, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  clReleaseContext(c);
+  EXPECT_EQ(nullptr, clCreateContextFromType(props, cl_device_type(1) << 40, nullptr, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_DEVICE_TYPE, err);
+  EXPECT_EQ(CL_INVALID_CONTEXT, clRetainContext(nullptr));
+  EXPECT_EQ(CL_INVALID_CONTEXT, clReleaseContext(nullptr));
+}
+
+TEST_F(Api, QueueCreationAndErrors) {
+  cl_int err;
+  cl_context c = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_queue_properties profiling[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_command_queue q = clCreateCommandQueueWithProperties(c, device_, profiling, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_command_queue_properties props = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof(props), &props, nullptr));
+  EXPECT_EQ(props, cl_command_queue_properties(CL_QUEUE_PROFILING_ENABLE));
+  cl_context qc = nullptr;
+  ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof(qc), &qc, nullptr));
+  EXPECT_EQ(qc, c);
+  EXPECT_EQ(CL_SUCCESS, clFlush(q));
+  EXPECT_EQ(CL_SUCCESS, clFinish(q));
+  EXPECT_EQ(CL_SUCCESS, clReleaseCommandQueue(q));
+
+  cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+  EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(c, device_, ooo, &err));
+  EXPECT_EQ(CL_INVALID_QUEUE_PROPERTIES, err);
+  cl_queue_properties bad[] = {0x7777, 1, 0};
+  EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(c, device_, bad, &err));
+  EXPECT_EQ(CL_INVALID_VALUE, err);
+  EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(nullptr, device_, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_CONTEXT, err);
+  Fake fake;
+  EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(c, reinterpret_cast<cl_device_id>(&fake), nullptr, &err));
+  EXPECT_EQ(CL_INVALID_DEVICE, err);
+  EXPECT_EQ(CL_INVALID_COMMAND_QUEUE, clFlush(nullptr));
+  EXPECT_EQ(CL_INVALID_COMMAND_QUEUE, clFinish(nullptr));
+  EXPECT_EQ(CL_INVALID_COMMAND_QUEUE, clReleaseCommandQueue(nullptr));
+  clReleaseContext(c);
+}
+
+}  // namespace
+}  // namespace vkcl::test

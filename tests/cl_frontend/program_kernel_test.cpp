@@ -1,0 +1,187 @@
+// Programs and kernels: builds, logs, options, binaries, argument checks and launch errors.
+#include <cstring>
+
+#include "runtime/cl_harness.h"
+
+namespace vkcl::test {
+namespace {
+
+class Programs : public KernelTest {
+ protected:
+  std::string log_of(cl_program p) {
+    size_t size = 0;
+    clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+    std::string log(size, '\0');
+    clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+    return log;
+  }
+  Program source(const char* text) {
+    cl_int err;
+    Program p(clCreateProgramWithSource(context_, 1, &text, nullptr, &err));
+    EXPECT_EQ(CL_SUCCESS, err);
+    return p;
+  }
+};
+
+TEST_P(Programs, BuildFailureLogHasClangDiagnostics) {
+  Program p = source("__kernel void k(__global int* o) { o[0] = undefined_thing; }");
+  EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
+  EXPECT_NE(log_of(p).find("undefined_thing"), std::string::npos) << log_of(p);
+  cl_build_status status;
+  ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_STATUS, sizeof(status), &status, nullptr));
+  EXPECT_EQ(status, CL_BUILD_ERROR);
+  size_t n;
+  EXPECT_EQ(CL_INVALID_PROGRAM_EXECUTABLE, clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof(n), &n, nullptr));
+  cl_int err;
+  EXPECT_EQ(nullptr, clCreateKernel(p, "k", &err));
+  EXPECT_EQ(CL_INVALID_PROGRAM_EXECUTABLE, err);
+}
+
+TEST_P(Programs, UnsupportedConstructIsABuildFailureNamingIt) {
+  Program p = source("__kernel void k(__global float* o) { o[0] = sin(o[1]); }");
+  EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
+  EXPECT_NE(log_of(p).find("Sin"), std::string::npos) << log_of(p);
+}
+
+TEST_P(Programs, InvalidOptions) {
+  Program p = source("__kernel void k(__global int* o) { o[0] = 1; }");
+  EXPECT_EQ(CL_INVALID_BUILD_OPTIONS, clBuildProgram(p, 1, &device_, "-fno-such-option", nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_BUILD_OPTIONS, clBuildProgram(p, 1, &device_, "-cl-std=CL2.0", nullptr, nullptr));
+}
+
+TEST_P(Programs, DefinesTakeEffect) {
+  Program p = build("__kernel void k(__global int* o) { o[0] = VALUE * 2; }", "-D VALUE=21");
+  Kernel k = kernel(p, "k");
+  Mem out = poisoned(4);
+  set_mem_arg(k, 0, out);
+  size_t one = 1;
+  run(k, 1, &one, &one);
+  EXPECT_EQ(read<int>(out, 1)[0], 42);
+  size_t size = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &size));
+  std::string options(size, '\0');
+  clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_OPTIONS, size, options.data(), nullptr);
+  EXPECT_NE(options.find("-D VALUE=21"), std::string::npos);
+}
+
+TEST_P(Programs, BinariesRoundTrip) {
+  Program p = build("__kernel void twice(__global int* o) { o[get_global_id(0)] *= 2; }");
+  size_t size = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr));
+  ASSERT_GT(size, 20u);
+  std::vector<unsigned char> binary(size);
+  unsigned char* ptr = binary.data();
+  ASSERT_EQ(CL_SUCCESS, clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr));
+  cl_int err, status;
+  const unsigned char* in = binary.data();
+  Program again(clCreateProgramWithBinary(context_, 1, &device_, &size, &in, &status, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(again, 1, &device_, "", nullptr, nullptr));
+  Kernel k = kernel(again, "twice");
+  std::vector<int> data = {1, 2, 3, 4};
+  Mem m = buffer(16, data.data());
+  set_mem_arg(k, 0, m);
+  size_t n = 4;
+  run(k, 1, &n, nullptr);
+  EXPECT_EQ(read<int>(m, 4), (std::vector<int>{2, 4, 6, 8}));
+  binary[0] ^= 0xff;
+  EXPECT_EQ(nullptr, clCreateProgramWithBinary(context_, 1, &device_, &size, &in, &status, &err));
+  EXPECT_EQ(CL_INVALID_BINARY, err);
+  char junk[24] = {};
+  EXPECT_EQ(nullptr, clCreateProgramWithIL(context_, junk, sizeof(junk), &err));
+  EXPECT_EQ(CL_INVALID_VALUE, err);
+}
+
+TEST_P(Programs, KernelInfoAndArgInfo) {
+  Program p = build(R"(
+    __kernel __attribute__((reqd_work_group_size(8, 1, 1)))
+    void info(__global const float* restrict in, __local int* scratch, __constant int* table,
+              float4 scale, int count) {})");
+  Kernel k = kernel(p, "info");
+  cl_uint nargs = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof(nargs), &nargs, nullptr));
+  EXPECT_EQ(nargs, 5u);
+  char text[128];
+  ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof(text), text, nullptr));
+  EXPECT_STREQ(text, "info");
+  ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, sizeof(text), text, nullptr));
+  EXPECT_NE(std::string(text).find("reqd_work_group_size(8,1,1)"), std::string::npos) << text;
+  ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, sizeof(text), text, nullptr));
+  EXPECT_STREQ(text, "in");
+  ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_TYPE_NAME, sizeof(text), text, nullptr));
+  EXPECT_STREQ(text, "float*");
+  cl_kernel_arg_type_qualifier tq = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(tq), &tq, nullptr));
+  EXPECT_EQ(tq, cl_kernel_arg_type_qualifier(CL_KERNEL_ARG_TYPE_CONST | CL_KERNEL_ARG_TYPE_RESTRICT));
+  cl_kernel_arg_address_qualifier aq[4];
+  for (cl_uint i = 0; i < 4; ++i)
+    ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq[i]), &aq[i], nullptr));
+  EXPECT_EQ(aq[0], cl_kernel_arg_address_qualifier(CL_KERNEL_ARG_ADDRESS_GLOBAL));
+  EXPECT_EQ(aq[1], cl_kernel_arg_address_qualifier(CL_KERNEL_ARG_ADDRESS_LOCAL));
+  EXPECT_EQ(aq[2], cl_kernel_arg_address_qualifier(CL_KERNEL_ARG_ADDRESS_CONSTANT));
+  EXPECT_EQ(aq[3], cl_kernel_arg_address_qualifier(CL_KERNEL_ARG_ADDRESS_PRIVATE));
+  EXPECT_EQ(CL_INVALID_ARG_INDEX, clGetKernelArgInfo(k, 9, CL_KERNEL_ARG_NAME, sizeof(text), text, nullptr));
+  size_t compiled[3];
+  ASSERT_EQ(CL_SUCCESS, clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                                 sizeof(compiled), compiled, nullptr));
+  EXPECT_EQ(compiled[0], 8u);
+  EXPECT_EQ(compiled[1], 1u);
+  size_t wg = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, nullptr));
+  EXPECT_GE(wg, 8u);
+  EXPECT_EQ(CL_INVALID_VALUE, clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_GLOBAL_WORK_SIZE,
+                                                       sizeof(compiled), compiled, nullptr));
+}
+
+TEST_P(Programs, SetArgAndLaunchErrors) {
+  Program p = build(R"(
+    __kernel __attribute__((reqd_work_group_size(4, 1, 1)))
+    void fixed(__global int* o, __local int* t, int v) { o[get_global_id(0)] = v; }
+    __kernel void any(__global int* o) { o[get_global_id(0)] = 1; })");
+  Kernel k = kernel(p, "fixed");
+  cl_int err;
+  EXPECT_EQ(nullptr, clCreateKernel(p, "missing", &err));
+  EXPECT_EQ(CL_INVALID_KERNEL_NAME, err);
+  Mem m = buffer(64);
+  cl_mem h = m.get();
+  int v = 3;
+  EXPECT_EQ(CL_INVALID_ARG_INDEX, clSetKernelArg(k, 3, sizeof(int), &v));
+  EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 0, 4, &h));
+  EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 2, 2, &v));
+  EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 2, sizeof(int), nullptr));
+  EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 1, 16, &v));
+  EXPECT_EQ(CL_INVALID_ARG_SIZE, clSetKernelArg(k, 1, 0, nullptr));
+  int not_a_mem = 0;
+  void* bogus = &not_a_mem;
+  EXPECT_EQ(CL_INVALID_MEM_OBJECT, clSetKernelArg(k, 0, sizeof(cl_mem), &bogus));
+  size_t global = 16, local = 8;
+  EXPECT_EQ(CL_INVALID_KERNEL_ARGS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &h));
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, 16, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(int), &v));
+  EXPECT_EQ(CL_INVALID_WORK_GROUP_SIZE, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_WORK_DIMENSION, clEnqueueNDRangeKernel(queue_, k, 0, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_WORK_DIMENSION, clEnqueueNDRangeKernel(queue_, k, 4, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_GLOBAL_WORK_SIZE, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, nullptr, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ(read<int>(m, 16), std::vector<int>(16, 3));
+
+  Kernel any = kernel(p, "any");
+  set_mem_arg(any, 0, m);
+  size_t odd = 10, four = 4, huge = 4096;
+  // OpenCL C 1.2 programs need uniform work-groups.
+  EXPECT_EQ(CL_INVALID_WORK_GROUP_SIZE, clEnqueueNDRangeKernel(queue_, any, 1, nullptr, &odd, &four, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_WORK_ITEM_SIZE, clEnqueueNDRangeKernel(queue_, any, 1, nullptr, &huge, &huge, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_OPERATION, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
+
+  cl_uint count = 0;
+  ASSERT_EQ(CL_SUCCESS, clCreateKernelsInProgram(p, 0, nullptr, &count));
+  EXPECT_EQ(count, 2u);
+  cl_kernel all[1];
+  EXPECT_EQ(CL_INVALID_VALUE, clCreateKernelsInProgram(p, 1, all, nullptr));
+}
+
+INSTANTIATE_TEST_SUITE_P(Api, Programs, ::testing::Values(std::string("")), options_name);
+
+}  // namespace
+}  // namespace vkcl::test

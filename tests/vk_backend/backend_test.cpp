@@ -1,0 +1,198 @@
+// vk_backend on the real Vulkan driver (lavapipe in CI): devices, buffers, command streams,
+// pipelines and timestamps, checked on the host.
+#include <gtest/gtest.h>
+#include <spirv-tools/libspirv.hpp>
+
+#include <cstring>
+#include <random>
+
+#include "vkcl/vk_backend/vk_backend.h"
+
+namespace vkcl::vk {
+namespace {
+
+class Backend : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Instance* instance = Instance::get();
+    ASSERT_NE(instance, nullptr) << "no Vulkan";
+    for (const auto& d : instance->devices())
+      if (d.usable) {
+        ASSERT_EQ(VK_SUCCESS, Device::create(d, &device_));
+        break;
+      }
+    ASSERT_TRUE(device_) << "no usable Vulkan device";
+    ASSERT_EQ(VK_SUCCESS, CommandStream::create(device_, &stream_));
+  }
+  void TearDown() override { EXPECT_EQ(Instance::validation_message_count(), 0u); }
+
+  std::shared_ptr<Device> device_;
+  std::unique_ptr<CommandStream> stream_;
+};
+
+TEST_F(Backend, DeviceInfoIsComplete) {
+  const DeviceInfo& info = device_->info();
+  EXPECT_TRUE(info.buffer_device_address);
+  EXPECT_TRUE(info.timeline_semaphore);
+  EXPECT_GT(info.device_local_heap_size, 0u);
+  EXPECT_GT(info.max_allocation_size, 0u);
+  EXPECT_GT(info.properties.limits.maxComputeWorkGroupInvocations, 0u);
+  const char* icd = std::getenv("VK_ICD_FILENAMES");
+  if (icd && std::strstr(icd, "lvp_icd")) {
+    EXPECT_NE(std::string(info.properties.deviceName).find("llvmpipe"), std::string::npos);
+    EXPECT_TRUE(info.unified_memory);
+  }
+}
+
+TEST_F(Backend, BuffersHaveDistinctAddressesAndMappings) {
+  std::unique_ptr<Buffer> a, b;
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, 4096, MemoryPlacement::DeviceLocal, &a));
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, 4096, MemoryPlacement::HostVisible, &b));
+  EXPECT_NE(a->address(), 0u);
+  EXPECT_NE(b->address(), 0u);
+  EXPECT_NE(a->address(), b->address());
+  EXPECT_NE(b->mapped(), nullptr);
+  std::unique_ptr<Buffer> huge;
+  EXPECT_NE(VK_SUCCESS, Buffer::create(device_, VkDeviceSize(1) << 50, MemoryPlacement::DeviceLocal, &huge));
+  EXPECT_NE(VK_SUCCESS, Buffer::create(device_, 0, MemoryPlacement::DeviceLocal, &huge));
+}
+
+TEST_F(Backend, FillAndCopyThroughAStream) {
+  const size_t n = 1 << 16;
+  std::unique_ptr<Buffer> src, dst;
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, n, MemoryPlacement::HostVisible, &src));
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, n, MemoryPlacement::HostVisible, &dst));
+  std::mt19937 rng(7);
+  std::vector<uint8_t> data(n);
+  for (auto& x : data) x = uint8_t(rng());
+  std::memcpy(src->mapped(), data.data(), n);
+  ASSERT_EQ(VK_SUCCESS, stream_->fill_buffer(*dst, 0, n, 0xdeadbeef));
+  ASSERT_EQ(VK_SUCCESS, stream_->barrier());
+  ASSERT_EQ(VK_SUCCESS, stream_->copy_buffer(*src, 128, *dst, 256, 1024));
+  EXPECT_TRUE(stream_->has_pending());
+  uint64_t point = stream_->last_point();
+  EXPECT_EQ(point, 1u);
+  ASSERT_EQ(VK_SUCCESS, stream_->wait(point));
+  EXPECT_GE(stream_->completed_point(), point);
+  auto* out = static_cast<uint8_t*>(dst->mapped());
+  EXPECT_EQ(0, std::memcmp(out + 256, data.data() + 128, 1024));
+  uint32_t word;
+  std::memcpy(&word, out, 4);
+  EXPECT_EQ(word, 0xdeadbeefu);
+  std::memcpy(&word, out + 2048, 4);
+  EXPECT_EQ(word, 0xdeadbeefu);
+  // The next batch signals the next point.
+  ASSERT_EQ(VK_SUCCESS, stream_->fill_buffer(*dst, 0, 4, 1));
+  EXPECT_EQ(stream_->last_point(), 2u);
+  uint64_t submitted = 0;
+  ASSERT_EQ(VK_SUCCESS, stream_->submit({}, &submitted));
+  EXPECT_EQ(submitted, 2u);
+  ASSERT_EQ(VK_SUCCESS, stream_->wait(submitted));
+}
+
+// y[i] = a * x[i] + y[i] with both buffers reached through device addresses in push constants
+// and the local size from specialization constants.
+const char* kSaxpy = R"(
+OpCapability Shader
+OpCapability Int64
+OpCapability PhysicalStorageBufferAddresses
+OpMemoryModel PhysicalStorageBuffer64 GLSL450
+OpEntryPoint GLCompute %main "main" %pc %gid
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %block Block
+OpMemberDecorate %block 0 Offset 0
+OpMemberDecorate %block 1 Offset 8
+OpMemberDecorate %block 2 Offset 16
+OpDecorate %sx SpecId 0
+OpDecorate %wgsize BuiltIn WorkgroupSize
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%ulong = OpTypeInt 64 0
+%float = OpTypeFloat 32
+%v3uint = OpTypeVector %uint 3
+%uint_0 = OpConstant %uint 0
+%uint_1 = OpConstant %uint 1
+%uint_2 = OpConstant %uint 2
+%uint_4 = OpConstant %uint 4
+%sx = OpSpecConstant %uint 1
+%wgsize = OpSpecConstantComposite %v3uint %sx %uint_1 %uint_1
+%block = OpTypeStruct %ulong %ulong %float
+%pc_ptr = OpTypePointer PushConstant %block
+%pc = OpVariable %pc_ptr PushConstant
+%pc_ulong = OpTypePointer PushConstant %ulong
+%pc_float = OpTypePointer PushConstant %float
+%in_v3 = OpTypePointer Input %v3uint
+%gid = OpVariable %in_v3 Input
+%psb_float = OpTypePointer PhysicalStorageBuffer %float
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%ids = OpLoad %v3uint %gid
+%i = OpCompositeExtract %uint %ids 0
+%i64 = OpUConvert %ulong %i
+%off = OpIMul %ulong %i64 %ulong_4
+%xp = OpAccessChain %pc_ulong %pc %uint_0
+%yp = OpAccessChain %pc_ulong %pc %uint_1
+%ap = OpAccessChain %pc_float %pc %uint_2
+%xa = OpLoad %ulong %xp
+%ya = OpLoad %ulong %yp
+%a = OpLoad %float %ap
+%xe = OpIAdd %ulong %xa %off
+%ye = OpIAdd %ulong %ya %off
+%xptr = OpConvertUToPtr %psb_float %xe
+%yptr = OpConvertUToPtr %psb_float %ye
+%x = OpLoad %float %xptr Aligned 4
+%y = OpLoad %float %yptr Aligned 4
+%ax = OpFMul %float %a %x
+%r = OpFAdd %float %ax %y
+OpStore %yptr %r Aligned 4
+OpReturn
+OpFunctionEnd
+%ulong_4 = OpConstant %ulong 4
+)";
+
+TEST_F(Backend, ComputePipelineWithDeviceAddresses) {
+  std::string text = kSaxpy;
+  // Constants must precede their use: move the trailing constant up.
+  text.erase(text.rfind("%ulong_4 = OpConstant %ulong 4"));
+  text.insert(text.find("%sx = OpSpecConstant"), "%ulong_4 = OpConstant %ulong 4\n");
+  spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_2);
+  std::vector<uint32_t> spirv;
+  ASSERT_TRUE(tools.Assemble(text, &spirv));
+  ASSERT_TRUE(tools.Validate(spirv));
+  std::unique_ptr<ComputePipeline> pipeline;
+  ASSERT_EQ(VK_SUCCESS, ComputePipeline::create(device_, spirv, {{0, 64}}, 20, &pipeline));
+  const uint32_t n = 64 * 16;
+  std::unique_ptr<Buffer> x, y;
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, n * 4, MemoryPlacement::HostVisible, &x));
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, n * 4, MemoryPlacement::HostVisible, &y));
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<float> hx(n), hy(n);
+  for (uint32_t i = 0; i < n; ++i) hx[i] = dist(rng), hy[i] = dist(rng);
+  std::memcpy(x->mapped(), hx.data(), n * 4);
+  std::memcpy(y->mapped(), hy.data(), n * 4);
+  struct {
+    uint64_t x, y;
+    float a;
+  } push{x->address(), y->address(), 0.5f};
+  uint32_t start, end;
+  ASSERT_EQ(VK_SUCCESS, stream_->write_timestamp(&start));
+  ASSERT_EQ(VK_SUCCESS, stream_->dispatch(*pipeline, &push, 20, n / 64, 1, 1));
+  ASSERT_EQ(VK_SUCCESS, stream_->write_timestamp(&end));
+  ASSERT_EQ(VK_SUCCESS, stream_->wait(stream_->last_point()));
+  const float* out = static_cast<const float*>(y->mapped());
+  for (uint32_t i = 0; i < n; ++i) {
+    volatile float product = 0.5f * hx[i];
+    ASSERT_EQ(out[i], float(product + hy[i])) << i;
+  }
+  uint64_t t0 = stream_->read_timestamp(start), t1 = stream_->read_timestamp(end);
+  EXPECT_GT(t0, 0u);
+  EXPECT_LE(t0, t1);
+  stream_->release_timestamp(start);
+  stream_->release_timestamp(end);
+}
+
+}  // namespace
+}  // namespace vkcl::vk

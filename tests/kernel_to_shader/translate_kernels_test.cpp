@@ -116,3 +116,35 @@ TEST(TranslateErrors, GarbageIsABuildErrorNotACrash) {
 
 }  // namespace
 }  // namespace vkcl::test
+
+#include "ir/module.h"
+#include "passes/pass.h"
+
+namespace vkcl::test {
+namespace {
+
+// Running the structurizer on its own output reports no change, and leaves every
+// conditional branch behind a merge instruction.
+TEST_P(TranslateKernels, StructurizeIsIdempotent) {
+  const Case& c = std::get<0>(GetParam());
+  compiler::DeviceFeatures features;
+  auto compiled = compiler::compile(c.source, std::get<1>(GetParam()), features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  ir::Module m;
+  std::string error;
+  ASSERT_TRUE(ir::parse(compiled.spirv.data(), compiled.spirv.size(), &m, &error)) << error;
+  auto pass = k2s::create_pass("structurize");
+  ASSERT_NE(pass, nullptr);
+  k2s::PassContext context;
+  ASSERT_NE(pass->Process(m, context), k2s::PassStatus::Failure) << context.log;
+  for (const auto& f : m.functions)
+    for (const auto& b : f.blocks) {
+      spv::Op op = b.terminator().opcode;
+      if (op == spv::Op::OpBranchConditional || op == spv::Op::OpSwitch)
+        EXPECT_NE(b.merge(), nullptr) << "block %" << b.label << " of " << c.name;
+    }
+  EXPECT_EQ(pass->Process(m, context), k2s::PassStatus::SuccessWithoutChange);
+}
+
+}  // namespace
+}  // namespace vkcl::test

@@ -83,7 +83,7 @@ cl_int _cl_event::wait() {
       queue->wait_point(point);
       continue;
     }
-    if (queue) queue->flush();
+    if (queue) (void)queue->flush();
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait_for(lock, std::chrono::milliseconds(1), [&] { return done_ || recorded_; });
   }

@@ -137,12 +137,14 @@ TEST_P(TranslateKernels, StructurizeIsIdempotent) {
   ASSERT_NE(pass, nullptr);
   k2s::PassContext context;
   ASSERT_NE(pass->Process(m, context), k2s::PassStatus::Failure) << context.log;
-  for (const auto& f : m.functions)
+  for (const auto& f : m.functions) {
     for (const auto& b : f.blocks) {
       spv::Op op = b.terminator().opcode;
-      if (op == spv::Op::OpBranchConditional || op == spv::Op::OpSwitch)
+      if (op == spv::Op::OpBranchConditional || op == spv::Op::OpSwitch) {
         EXPECT_NE(b.merge(), nullptr) << "block %" << b.label << " of " << c.name;
+      }
     }
+  }
   EXPECT_EQ(pass->Process(m, context), k2s::PassStatus::SuccessWithoutChange);
 }
 

@@ -24,7 +24,9 @@ cl_ulong validation_messages(cl_platform_id platform) {
 
 void KernelTest::TearDown() {
   if (queue_.get()) clFinish(queue_);
-  if (platform_) EXPECT_EQ(validation_messages(platform_), 0u) << "Vulkan validation messages";
+  if (platform_) {
+    EXPECT_EQ(validation_messages(platform_), 0u) << "Vulkan validation messages";
+  }
 }
 
 void KernelTest::SetUp() {

@@ -690,13 +690,22 @@ class Structurizer {
         }
       }
       // Joins this header cannot own are duplicated first; the analysis then starts over.
+      // A join is reached from inside the construct (any of its blocks, not only the
+      // header) and from outside it, and is not the merge.
       uint32_t planned = m >= 0 ? f_.blocks[m].label : (m == -2 && r.sink >= 0 ? f_.blocks[r.sink].label : 0);
-      for (uint32_t t : ir::successor_labels(m_, f_, f_.blocks[hi])) {
-        int ti = cfg.index(t);
-        if (t == planned) continue;
-        bool in_region = r.nodes.count(ti) || r.collapsed.count(ti);
-        if (in_region && !cfg.dominates(hi, ti) && !is_small_return(f_.blocks[ti]))
-          return duplicate_for_edge(h, t);
+      for (int x : cfg.rpo()) {
+        bool x_in_region = r.nodes.count(x) || r.collapsed.count(x);
+        if (!x_in_region || !cfg.dominates(hi, x) || (m >= 0 && cfg.dominates(m, x))) continue;
+        std::vector<int> succ;
+        auto c = r.collapsed.find(x);
+        if (c != r.collapsed.end()) succ = {c->second};
+        else succ = cfg.successors(x);
+        for (int ti : succ) {
+          if (ti < 0 || f_.blocks[ti].label == planned) continue;
+          bool in_region = r.nodes.count(ti) || r.collapsed.count(ti);
+          if (in_region && !cfg.dominates(hi, ti) && !is_small_return(f_.blocks[ti]))
+            return duplicate_for_edge(f_.blocks[x].label, f_.blocks[ti].label);
+        }
       }
       if (m == -3 || (m == -2 && r.sink < 0)) {
         merge = new_block({Instruction(Op::OpUnreachable, 0, 0)});
@@ -758,7 +767,7 @@ class Structurizer {
     for (int x : region)
       if (merges_.count(f_.blocks[x].label) || continues_.count(f_.blocks[x].label) ||
           block(f_.blocks[x].label).merge())
-        return fail("a join that contains structured constructs cannot be duplicated yet");
+        return fail("a join that contains structured constructs cannot be duplicated yet (edge %" + std::to_string(from) + " -> %" + std::to_string(target) + ")");
     std::unordered_map<uint32_t, uint32_t> remap;
     for (int x : region) {
       remap[f_.blocks[x].label] = m_.take_id();

@@ -61,6 +61,22 @@ const Case kCases[] = {
        if (o[i] > 3 || o[i + 1] < 2) o[i] = 9;
        while (i < n && o[i] != 0) { i += 3; if (o[i] == 5 || o[i + 2] == 6) break; }
        o[0] = i; })"},
+    {"short_circuit_chains", R"(__kernel void k(__global int* o, int n) {
+       int i = get_global_id(0);
+       if (o[i] > 3 || o[i + 1] < 2) o[i] = 9;
+       if (i < n && o[i] > 1) o[i] += 1;
+       while (i < n && o[i] != 0) { i += 3; if (o[i] == 5 || o[i + 2] == 6) break; }
+       o[0] = i; })"},
+    {"switch_fallthrough_and_return", R"(__kernel void k(__global int* o, int n) {
+       int i = get_global_id(0);
+       switch (o[i] % 9) {
+         case 0: o[i] = 1; break;
+         case 1: o[i] = 5;
+         case 2: o[i] += 3; break;
+         case 5: return;
+         default: o[i] = -1;
+       }
+       o[i] *= 2; })"},
     {"nested_if_return", R"(__kernel void k(__global int* o, int n) {
        int i = get_global_id(0);
        if (i < n) { if (o[i] == 0) return; o[i] += 1; }

@@ -8,6 +8,8 @@
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
@@ -176,6 +178,59 @@ KernelInfo kernel_info(const llvm::Function& f) {
   return k;
 }
 
+// Runs clang on |source|; the diagnostics go to |log|.
+std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
+                                        const std::string& source, llvm::LLVMContext& context,
+                                        std::string* log, bool* bad_options) {
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::string text;
+  llvm::raw_string_ostream log_stream(text);
+  clang::CompilerInstance ci;
+  auto* printer = new clang::TextDiagnosticPrinter(log_stream, new clang::DiagnosticOptions());
+  ci.createDiagnostics(printer, /*ShouldOwnClient=*/true);
+  if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics())) {
+    log_stream.flush();
+    *log += text;
+    *bad_options = true;
+    return nullptr;
+  }
+  ci.getPreprocessorOpts().addRemappedFile(
+      "input.cl", llvm::MemoryBuffer::getMemBufferCopy(source, "input.cl").release());
+  ci.getPreprocessorOpts().RetainRemappedFileBuffers = false;
+  // The summary ("1 error generated") goes to stderr when this is set; the log has carets
+  // from the printer's own options.
+  ci.getDiagnosticOpts().ShowCarets = false;
+  clang::EmitLLVMOnlyAction action(&context);
+  bool compiled = ci.ExecuteAction(action);
+  log_stream.flush();
+  *log += text;
+  if (!compiled) return nullptr;
+  std::unique_ptr<llvm::Module> module = action.takeModule();
+  if (!module) *log += "error: clang produced no module\n";
+  return module;
+}
+
+bool unsupported_width(llvm::Type* type) {
+  if (auto* v = llvm::dyn_cast<llvm::VectorType>(type)) type = v->getElementType();
+  if (auto* i = llvm::dyn_cast<llvm::IntegerType>(type)) {
+    unsigned w = i->getBitWidth();
+    return w != 1 && w != 8 && w != 16 && w != 32 && w != 64;
+  }
+  return false;
+}
+
+bool has_unsupported_integer_width(const llvm::Module& module) {
+  for (const llvm::Function& f : module)
+    for (const llvm::BasicBlock& b : f)
+      for (const llvm::Instruction& i : b) {
+        if (unsupported_width(i.getType())) return true;
+        for (const llvm::Use& op : i.operands())
+          if (unsupported_width(op->getType())) return true;
+      }
+  return false;
+}
+
 std::mutex g_compile_mutex;
 
 }  // namespace
@@ -207,38 +262,25 @@ CompileResult compile(const std::string& source, const std::string& options,
                                    ext};
   args.insert(args.end(), t.args.begin(), t.args.end());
   args.push_back("input.cl");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-
   std::lock_guard<std::mutex> lock(g_compile_mutex);
-  std::string log;
-  llvm::raw_string_ostream log_stream(log);
-  clang::CompilerInstance ci;
-  auto* printer = new clang::TextDiagnosticPrinter(log_stream, new clang::DiagnosticOptions());
-  ci.createDiagnostics(printer, /*ShouldOwnClient=*/true);
-  if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics())) {
-    log_stream.flush();
-    result.log = log;
-    if (invalid_options) *invalid_options = true;
-    return result;
-  }
-  ci.getPreprocessorOpts().addRemappedFile(
-      "input.cl", llvm::MemoryBuffer::getMemBufferCopy(source, "input.cl").release());
-  ci.getPreprocessorOpts().RetainRemappedFileBuffers = false;
-  // The summary ("1 error generated") goes to stderr when this is set; the log has carets
-  // from the printer's own options.
-  ci.getDiagnosticOpts().ShowCarets = false;
-
   llvm::LLVMContext context;
-  clang::EmitLLVMOnlyAction action(&context);
-  bool compiled = ci.ExecuteAction(action);
-  log_stream.flush();
-  result.log = log;
-  if (!compiled) return result;
-  std::unique_ptr<llvm::Module> module = action.takeModule();
-  if (!module) {
-    result.log += "error: clang produced no module\n";
-    return result;
+  bool bad_options = false;
+  std::unique_ptr<llvm::Module> module = run_clang(args, source, context, &result.log, &bad_options);
+  if (bad_options && invalid_options) *invalid_options = true;
+  if (!module) return result;
+  if (has_unsupported_integer_width(*module)) {
+    // The optimiser narrowed some values to odd widths (i3 switch conditions, say) that
+    // SPIR-V cannot express and that would abort SPIRV-LLVM-Translator: build unoptimised.
+    for (auto& a : args)
+      if (a == "-O2") a = "-O0";
+    std::string ignored;
+    module = run_clang(args, source, context, &ignored, &bad_options);
+    if (!module || has_unsupported_integer_width(*module)) {
+      result.log += "error: the program needs integer widths SPIR-V cannot express\n";
+      return result;
+    }
+    result.log += "note: optimisations were disabled: they introduced integer widths that "
+                  "SPIR-V cannot express\n";
   }
   for (const llvm::Function& f : *module)
     if (f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && !f.isDeclaration())

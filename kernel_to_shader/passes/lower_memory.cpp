@@ -150,20 +150,23 @@ static GenericParts split_generic(Lowering& L, uint32_t address) {
   return p;
 }
 
+// 8- and 16-bit values in global memory need the device's small-type storage features.
+void Lowering::require_storage_access(uint32_t width) {
+  if (width == 8) {
+    if (!ctx_.caps.storage8) fail("8-bit global memory access needs storageBuffer8BitAccess");
+    need_capability(spv::Capability::StorageBuffer8BitAccess);
+  }
+  if (width == 16) {
+    if (!ctx_.caps.storage16) fail("16-bit global memory access needs storageBuffer16BitAccess");
+    need_capability(spv::Capability::StorageBuffer16BitAccess);
+  }
+}
+
 uint32_t Lowering::load_out(AddressFormat f, uint32_t address, uint32_t out_type,
                             uint32_t alignment) {
   switch (f) {
     case AddressFormat::Global64: {
-      Shape s = shape_of(out_type);
-      if (s.width == 8) {
-        if (!ctx_.caps.storage8) fail("8-bit global memory access needs storageBuffer8BitAccess");
-        need_capability(spv::Capability::StorageBuffer8BitAccess);
-      }
-      if (s.width == 16) {
-        if (!ctx_.caps.storage16)
-          fail("16-bit global memory access needs storageBuffer16BitAccess");
-        need_capability(spv::Capability::StorageBuffer16BitAccess);
-      }
+      require_storage_access(shape_of(out_type).width);
       uint32_t ptr = emit(Op::OpConvertUToPtr,
                           t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type), {address});
       return emit(Op::OpLoad, out_type, {ptr, kAligned, std::max<uint32_t>(alignment, 1)});
@@ -187,16 +190,7 @@ void Lowering::store_out(AddressFormat f, uint32_t address, uint32_t out_type, u
                          uint32_t alignment) {
   switch (f) {
     case AddressFormat::Global64: {
-      Shape s = shape_of(out_type);
-      if (s.width == 8) {
-        if (!ctx_.caps.storage8) fail("8-bit global memory access needs storageBuffer8BitAccess");
-        need_capability(spv::Capability::StorageBuffer8BitAccess);
-      }
-      if (s.width == 16) {
-        if (!ctx_.caps.storage16)
-          fail("16-bit global memory access needs storageBuffer16BitAccess");
-        need_capability(spv::Capability::StorageBuffer16BitAccess);
-      }
+      require_storage_access(shape_of(out_type).width);
       uint32_t ptr = emit(Op::OpConvertUToPtr,
                           t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type), {address});
       emit_void(Op::OpStore, {ptr, v, kAligned, std::max<uint32_t>(alignment, 1)});

@@ -88,6 +88,7 @@ class Lowering {
   // |offset| is an output integer value of the format's width (64 or 32 bits).
   uint32_t add_offset(AddressFormat f, uint32_t address, uint32_t offset);
   uint32_t c_offset(AddressFormat f, uint64_t bytes);
+  void require_storage_access(uint32_t width);
   static uint32_t address_width(AddressFormat f) {
     return f == AddressFormat::Global64 || f == AddressFormat::Generic64 ? 64 : 32;
   }

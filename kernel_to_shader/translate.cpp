@@ -67,7 +67,21 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     result.log = "error: " + error + "\n";
     return result;
   }
-  std::string invalid = validate(kernel_spirv, SPV_ENV_UNIVERSAL_1_6);
+  // llvm-spirv sometimes leaves Function variables after other instructions; they belong at
+  // the top of the entry block (a rule of the module, not of what it means).
+  for (ir::Function& f : module.functions) {
+    if (f.blocks.empty()) continue;
+    std::vector<ir::Instruction> variables;
+    for (ir::Block& b : f.blocks) {
+      std::vector<ir::Instruction> rest;
+      for (ir::Instruction& i : b.instructions)
+        (i.opcode == spv::Op::OpVariable ? variables : rest).push_back(std::move(i));
+      b.instructions = std::move(rest);
+    }
+    auto& entry = f.blocks.front().instructions;
+    entry.insert(entry.begin(), variables.begin(), variables.end());
+  }
+  std::string invalid = validate(ir::serialize(module), SPV_ENV_UNIVERSAL_1_6);
   if (!invalid.empty()) {
     result.log = "error: the SPIR-V module is not valid:\n" + invalid;
     return result;

@@ -254,6 +254,8 @@ CompileResult compile(const std::string& source, const std::string& options,
   if (features.fp64) ext += ",+cl_khr_fp64,+__opencl_c_fp64";
   if (features.fp16) ext += ",+cl_khr_fp16";
   if (features.int64) ext += ",+__opencl_c_int64";
+  // clang defines __IMAGE_SUPPORT__ for SPIR targets; it must tell the device's truth.
+  if (!features.images) t.args.push_back("-U__IMAGE_SUPPORT__");
 
   std::vector<std::string> args = {"-triple", "spir64-unknown-unknown", "-x", "cl",
                                    "-emit-llvm-bc", "-finclude-default-header",

@@ -102,7 +102,7 @@ cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* val
 uint64_t _cl_kernel::local_memory_size() const {
   uint64_t total = interface_->static_local_memory_size;
   for (const auto& a : args)
-    if (a.local_size) total = (total + 15) / 16 * 16 + a.local_size;
+    if (a.local_size) total = (total + 127) / 128 * 128 + a.local_size;
   return total;
 }
 
@@ -213,7 +213,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         std::memcpy(&plan.arguments[a.offset], &address, 8);
         if (v.mem) plan.buffers.push_back(v.mem);
       } else if (a.kind == k2s::ArgKind::LocalPointer) {
-        local_bytes = (local_bytes + 15) / 16 * 16;
+        // Any OpenCL type fits: the largest alignment is 128 bytes (long16, double16).
+        local_bytes = (local_bytes + 127) / 128 * 128;
         uint32_t at = uint32_t(local_bytes);
         std::memcpy(&plan.arguments[a.offset], &at, 4);
         local_bytes += v.local_size;

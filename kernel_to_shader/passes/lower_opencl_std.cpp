@@ -47,7 +47,7 @@ const char* opencl_std_name(uint32_t n) {
     NAME(UMad_sat) NAME(SMad_sat) NAME(U_Upsample) NAME(S_Upsample) NAME(UMad_hi)
     NAME(Vload_half) NAME(Vload_halfn) NAME(Vstore_half) NAME(Vstore_half_r)
     NAME(Vstore_halfn) NAME(Vstore_halfn_r) NAME(Vloada_halfn) NAME(Vstorea_halfn)
-    NAME(Vstorea_halfn_r) NAME(Shuffle) NAME(Shuffle2) NAME(Printf) NAME(Prefetch)
+    NAME(Vstorea_halfn_r) NAME(Shuffle) NAME(Shuffle2) NAME(Printf)
 #undef NAME
     default: return "?";
   }
@@ -292,6 +292,8 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       r = emit(Op::OpSelect, rt, {cond, arg(1), arg(0)});
       break;
     }
+    case cl::Prefetch:
+      return true;  // a hint: doing nothing is a correct implementation
     case cl::Vloadn: {
       // vloadn(offset, p): n elements at p + offset * n, element-aligned.
       const ir::Instruction* p = def(i.operands[3]);

@@ -3,6 +3,8 @@
 #include <spirv-tools/libspirv.hpp>
 #include <spirv-tools/optimizer.hpp>
 
+#include <unordered_map>
+
 #include "ir/module.h"
 #include "passes/pass.h"
 
@@ -57,6 +59,38 @@ bool extract_kernel(const ir::Module& shader, size_t index, std::vector<uint32_t
   return true;
 }
 
+// get_global_id(4) and friends with a constant dimension past the third arrive as an
+// out-of-range OpCompositeExtract of the built-in vector (invalid SPIR-V): they become the
+// value OpenCL defines, 1 for sizes and 0 for ids.
+void fold_out_of_range_builtins(ir::Module& module) {
+  std::unordered_map<uint32_t, spv::BuiltIn> builtin_of;  // Input variable -> built-in
+  for (const auto& a : module.annotations)
+    if (a.opcode == spv::Op::OpDecorate && spv::Decoration(a.operands[1]) == spv::Decoration::BuiltIn)
+      builtin_of[a.operands[0]] = spv::BuiltIn(a.operands[2]);
+  for (ir::Function& f : module.functions) {
+    std::unordered_map<uint32_t, spv::BuiltIn> loaded;  // load result -> built-in
+    for (ir::Block& b : f.blocks)
+      for (ir::Instruction& i : b.instructions) {
+        if (i.opcode == spv::Op::OpLoad && builtin_of.count(i.operands[0]))
+          loaded[i.result_id] = builtin_of[i.operands[0]];
+        if (i.opcode != spv::Op::OpCompositeExtract || i.operands.size() != 2 ||
+            !loaded.count(i.operands[0]) || i.operands[1] < 3)
+          continue;
+        spv::BuiltIn bi = loaded[i.operands[0]];
+        bool is_size = bi == spv::BuiltIn::GlobalSize || bi == spv::BuiltIn::WorkgroupSize ||
+                       bi == spv::BuiltIn::EnqueuedWorkgroupSize || bi == spv::BuiltIn::NumWorkgroups;
+        uint32_t width = 64;
+        for (const auto& g : module.globals)
+          if (g.result_id == i.type_id && g.opcode == spv::Op::OpTypeInt) width = g.operands[0];
+        uint32_t constant = module.take_id();
+        std::vector<uint32_t> words = {is_size ? 1u : 0u};
+        if (width == 64) words.push_back(0);
+        module.globals.emplace_back(spv::Op::OpConstant, i.type_id, constant, words);
+        i = ir::Instruction(spv::Op::OpCopyObject, i.type_id, i.result_id, {constant});
+      }
+  }
+}
+
 }  // namespace
 
 TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps) {
@@ -81,6 +115,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     auto& entry = f.blocks.front().instructions;
     entry.insert(entry.begin(), variables.begin(), variables.end());
   }
+  fold_out_of_range_builtins(module);
   std::string invalid = validate(ir::serialize(module), SPV_ENV_UNIVERSAL_1_6);
   if (!invalid.empty()) {
     result.log = "error: the SPIR-V module is not valid:\n" + invalid;

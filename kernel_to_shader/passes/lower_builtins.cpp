@@ -143,6 +143,11 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
     }
     uint32_t v = emit(Op::OpCompositeConstruct, uvec3, {parts[0], parts[1], parts[2]});
     result = s.width == 32 ? v : emit(Op::OpUConvert, result_type, {v});
+    // Sizes read 1 and ids read 0 in dimensions past the third (OpenCL's rule for
+    // out-of-range dimensions), see OpVectorExtractDynamic.
+    bool is_size = b == spv::BuiltIn::GlobalSize || b == spv::BuiltIn::WorkgroupSize ||
+                   b == spv::BuiltIn::EnqueuedWorkgroupSize || b == spv::BuiltIn::NumWorkgroups;
+    builtin_vector_default_[i.result_id] = is_size ? 1 : 0;
   } else {
     uint32_t v = component >= 0 ? component_of(uint32_t(component)) : scalar();
     if (!v) return fail("built-in not supported: " + describe(i));

@@ -428,6 +428,7 @@ bool Lowering::lower_function(const ir::Function& f) {
                                 value(p.result_id));
   variables_.clear();
   builtin_pointers_.clear();
+  builtin_vector_default_.clear();
   for (const auto& b : f.blocks) {
     out.blocks.push_back(ir::Block{value(b.label), {}});
     block_ = &out.blocks.back().instructions;
@@ -534,6 +535,20 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       bool dst_ptr = rt && rt->opcode == Op::OpTypePointer;
       if (src_ptr || dst_ptr) return lower_pointer_cast(i);
       return copy_instruction(i);
+    }
+    case Op::OpVectorExtractDynamic: {
+      auto d = builtin_vector_default_.find(i.operands[0]);
+      if (d == builtin_vector_default_.end()) return copy_instruction(i);
+      uint32_t rt = lower_type(i.type_id);
+      uint32_t index = value(i.operands[1]);
+      uint32_t iw = width_of_int_type(lower_type(def(i.operands[1])->type_id));
+      uint32_t in_range = emit(Op::OpULessThan, t_bool(), {index, c_uint(iw, 3)});
+      uint32_t safe = emit(Op::OpSelect, lower_type(def(i.operands[1])->type_id),
+                           {in_range, index, c_uint(iw, 0)});
+      uint32_t v = emit(Op::OpVectorExtractDynamic, rt, {value(i.operands[0]), safe});
+      bind(i.result_id, rt,
+           emit(Op::OpSelect, rt, {in_range, v, c_uint(width_of_int_type(rt), d->second)}));
+      return !failed_;
     }
     case Op::OpLifetimeStart:
     case Op::OpLifetimeStop:

@@ -163,6 +163,8 @@ class Lowering {
   std::vector<ir::Instruction> variables_;         // OpVariables of the current function
   std::unordered_set<uint32_t> logical_vars_;      // input Function variables kept as variables
   std::unordered_map<uint32_t, std::pair<uint32_t, int>> builtin_pointers_;  // ptr -> (var, comp)
+  // Input ids of loaded built-in vectors -> the value a dimension >= 3 reads (0 or 1).
+  std::unordered_map<uint32_t, uint64_t> builtin_vector_default_;
   bool contraction_off_ = false;
 
   // Module-scope memory.

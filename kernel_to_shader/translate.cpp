@@ -142,6 +142,8 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     }
     result.kernels.push_back(std::move(kernel));
   }
+  result.program_data = context.program_data;
+  result.global_variable_size = context.global_variable_size;
   result.log += context.log;
   result.ok = true;
   return result;

@@ -235,7 +235,7 @@ cl_int CL_API_CALL GetProgramBuildInfo(cl_program program, cl_device_id device,
     case CL_PROGRAM_BUILD_OPTIONS: return out(b->options);
     case CL_PROGRAM_BUILD_LOG: return out(b->log);
     case CL_PROGRAM_BINARY_TYPE: return out(b->binary_type);
-    case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: return out(size_t(0));
+    case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: return out(size_t(b->global_variable_size));
     default: return CL_INVALID_VALUE;
   }
 }

@@ -254,6 +254,8 @@ CompileResult compile(const std::string& source, const std::string& options,
   if (features.fp64) ext += ",+cl_khr_fp64,+__opencl_c_fp64";
   if (features.fp16) ext += ",+cl_khr_fp16";
   if (features.int64) ext += ",+__opencl_c_int64";
+  // The device's OpenCL version (clang leaves it to the implementation).
+  t.args.push_back("-D__OPENCL_VERSION__=300");
   // clang defines __IMAGE_SUPPORT__ for SPIR targets; it must tell the device's truth.
   if (!features.images) t.args.push_back("-U__IMAGE_SUPPORT__");
 

@@ -223,6 +223,13 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
       }
     }
   }
+  if (ki.program_data_address_offset != UINT32_MAX) {
+    auto data = program->data_buffer(device);
+    if (!data) return cl::Error{data.error()};
+    plan.program_data = *data;
+    uint64_t address = plan.program_data->address();
+    std::memcpy(&plan.arguments[ki.program_data_address_offset], &address, 8);
+  }
   // CL_OUT_OF_RESOURCES if the kernel needs more local memory than the device has.
   if (local_bytes > device->vk_info().properties.limits.maxComputeSharedMemorySize)
     return cl::Error{CL_OUT_OF_RESOURCES};

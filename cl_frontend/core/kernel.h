@@ -25,6 +25,7 @@ struct LaunchPlan {
   std::vector<LaunchRegion> regions;
   std::vector<uint8_t> arguments;
   std::vector<vkcl::cl::Ref<_cl_mem>> buffers;
+  std::shared_ptr<vkcl::vk::Buffer> program_data;
 };
 
 struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {

@@ -1,5 +1,6 @@
 #include "core/program.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace vkcl;
@@ -68,6 +69,8 @@ cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
       failure = CL_BUILD_PROGRAM_FAILURE;
     } else {
       b.kernels = std::move(t.kernels);
+      b.program_data = std::move(t.program_data);
+      b.global_variable_size = t.global_variable_size;
       b.status = CL_BUILD_SUCCESS;
       b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
     }
@@ -98,4 +101,19 @@ std::vector<std::string> _cl_program::kernel_names() const {
     break;
   }
   return names;
+}
+
+cl::Result<std::shared_ptr<vk::Buffer>> _cl_program::data_buffer(_cl_device_id* d) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Build& b = builds[d];
+  if (b.data_buffer) return b.data_buffer;
+  auto device = d->vk_device();
+  if (!device) return cl::Error{device.error()};
+  std::unique_ptr<vk::Buffer> buffer;
+  VkResult r = vk::Buffer::create(*device, std::max<size_t>(b.program_data.size(), 16),
+                                  vk::MemoryPlacement::HostVisible, &buffer);
+  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  std::memcpy(buffer->mapped(), b.program_data.data(), b.program_data.size());
+  b.data_buffer = std::move(buffer);
+  return b.data_buffer;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compiler/compiler.h"
+#include "core/device.h"
 #include "core/context.h"
 #include "core/object.h"
 #include "core/result.h"
@@ -28,6 +29,9 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
     std::vector<vkcl::compiler::KernelInfo> kernel_info;  // source programs only
     int language_version = 120;
     bool uniform_work_group_size = false;
+    std::vector<uint8_t> program_data;  // initial program-scope variable contents
+    uint32_t global_variable_size = 0;
+    std::shared_ptr<vkcl::vk::Buffer> data_buffer;  // created on first launch
   };
 
   vkcl::cl::Ref<_cl_context> context;
@@ -51,6 +55,9 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
   // Kernel names of the first successful build, in module order.
   std::vector<std::string> kernel_names() const;
   const Build* build_for(_cl_device_id* d) const;
+  // The device buffer holding the program-scope variables for |d|, created and filled with
+  // their initial values on first use (they then persist across launches).
+  vkcl::cl::Result<std::shared_ptr<vkcl::vk::Buffer>> data_buffer(_cl_device_id* d);
 };
 
 namespace vkcl::cl {

@@ -3,6 +3,7 @@
 #include <spirv-tools/libspirv.hpp>
 
 #include <algorithm>
+#include <cstring>
 
 namespace vkcl::k2s {
 
@@ -365,10 +366,20 @@ bool Lowering::lower_globals() {
             return fail("__local variable with an initializer: " + describe(g));
           break;
         }
-        return fail("program-scope variables in " +
-                    std::string(storage == spv::StorageClass::UniformConstant ? "__constant"
-                                                                                : "__global") +
-                    " memory are not supported yet (issue 3): " + describe(g));
+        {
+          // Program-scope __constant and __global variables live in the program's data
+          // buffer, at offsets fixed here; each function computes their addresses.
+          uint32_t in_type = pointee(g.type_id);
+          const Layout& l = layout_.of(in_type);
+          uint32_t a = std::max<uint32_t>(l.alignment, 16);
+          size_t offset = (program_data_.size() + a - 1) / a * a;
+          program_data_.resize(offset + l.size, 0);
+          if (storage == spv::StorageClass::CrossWorkgroup) global_variable_size_ += l.size;
+          if (g.operands.size() > 1 && !write_constant(g.operands[1], in_type, offset))
+            return fail("cannot evaluate the initializer of " + describe(g));
+          program_variables_.push_back({g.result_id, uint32_t(offset)});
+          break;
+        }
       }
       case Op::OpSpecConstantOp:
         return fail("OpSpecConstantOp is not supported yet: " + describe(g));
@@ -380,6 +391,49 @@ bool Lowering::lower_globals() {
     if (failed_) return false;
   }
   return true;
+}
+
+// Writes the value of input constant |c| (of input type |type|) at |offset| of the program
+// data, in OpenCL layout.
+bool Lowering::write_constant(uint32_t c, uint32_t type, size_t offset) {
+  const ir::Instruction* d = def(c);
+  const ir::Instruction* t = def(type);
+  if (!d || !t) return false;
+  const Layout& l = layout_.of(type);
+  if (offset + l.size > program_data_.size()) return false;
+  switch (d->opcode) {
+    case Op::OpConstantNull:
+    case Op::OpUndef:
+      return true;  // already zero
+    case Op::OpConstantTrue:
+      program_data_[offset] = 1;
+      return true;
+    case Op::OpConstantFalse:
+      return true;
+    case Op::OpConstant: {
+      uint32_t bytes = std::min<uint32_t>(l.size, uint32_t(d->operands.size() * 4));
+      std::memcpy(&program_data_[offset], d->operands.data(), bytes);
+      return true;
+    }
+    case Op::OpConstantComposite: {
+      for (size_t k = 0; k < d->operands.size(); ++k) {
+        uint32_t member, at;
+        if (t->opcode == Op::OpTypeStruct) {
+          member = t->operands[k];
+          at = l.member_offsets[k];
+        } else if (t->opcode == Op::OpTypeArray || t->opcode == Op::OpTypeVector) {
+          member = t->operands[0];
+          at = uint32_t(k * l.stride);
+        } else {
+          return false;
+        }
+        if (!write_constant(d->operands[k], member, offset + at)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 // ---------------------------------------------------------------- functions
@@ -429,9 +483,19 @@ bool Lowering::lower_function(const ir::Function& f) {
   variables_.clear();
   builtin_pointers_.clear();
   builtin_vector_default_.clear();
+  bool first_block = true;
   for (const auto& b : f.blocks) {
     out.blocks.push_back(ir::Block{value(b.label), {}});
     block_ = &out.blocks.back().instructions;
+    if (first_block && !program_variables_.empty()) {
+      // Addresses of program-scope variables, from the program data address the frontend
+      // writes into every argument block.
+      uint32_t slot = add_offset(AddressFormat::Global64, arg_block_address(), c_u64(kProgramDataSlot));
+      uint32_t base = load_out(AddressFormat::Global64, slot, t_uint(64), 8);
+      for (auto [var, offset] : program_variables_)
+        map_[var] = emit(Op::OpIAdd, t_uint(64), {base, c_u64(offset)});
+    }
+    first_block = false;
     for (const auto& i : b.instructions) {
       if (!lower_instruction(i)) {
         if (!failed_) fail("cannot translate " + describe(i));
@@ -681,6 +745,10 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
 
   uint32_t args = arg_block_address();
   uint32_t offset = kArgumentScratchBytes;
+  if (!program_variables_.empty()) {
+    ki.program_data_address_offset = kProgramDataSlot;
+    offset = kProgramDataSlot + 8;
+  }
   std::vector<uint32_t> call = {value(fn)};
   for (const auto& p : in_fn->parameters) {
     const ir::Instruction* pt = def(p.type_id);
@@ -819,6 +887,8 @@ bool Lowering::run(ir::Module* result) {
     k.private_memory_size = private_bytes_;
   }
   ctx_.kernels = kernels_;
+  ctx_.program_data = program_data_;
+  ctx_.global_variable_size = global_variable_size_;
   *result = std::move(out_);
   return true;
 }

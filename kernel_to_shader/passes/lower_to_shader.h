@@ -179,6 +179,12 @@ class Lowering {
   std::vector<KernelInterface> kernels_;
   // Bytes [0, kArgumentScratchBytes) of every argument block are scratch for generic accesses.
   static constexpr uint32_t kArgumentScratchBytes = 64;
+  // Bytes [64, 72) hold the program data address when the module has program-scope variables.
+  static constexpr uint32_t kProgramDataSlot = 64;
+  std::vector<uint8_t> program_data_;
+  std::vector<std::pair<uint32_t, uint32_t>> program_variables_;  // (input id, data offset)
+  uint32_t global_variable_size_ = 0;
+  bool write_constant(uint32_t in_constant, uint32_t in_type, size_t offset);
 };
 
 }  // namespace vkcl::k2s

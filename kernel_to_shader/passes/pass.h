@@ -18,6 +18,8 @@ struct PassContext {
   TargetCaps caps;
   std::string log;  // diagnostics; a failing pass says here what it could not handle and where
   std::vector<KernelInterface> kernels;  // filled by lower-to-shader, one per entry point
+  std::vector<uint8_t> program_data;     // initial program-scope variable contents
+  uint32_t global_variable_size = 0;
 };
 
 class Pass {

@@ -358,3 +358,48 @@ INSTANTIATE_TEST_SUITE_P(Options, Kernels, ::testing::Values(std::string(""),
 
 }  // namespace
 }  // namespace vkcl::test
+
+namespace vkcl::test {
+namespace {
+
+class ProgramScope : public KernelTest {};
+
+TEST_P(ProgramScope, ConstantTablesWithInitializers) {
+  Program p = build(R"(
+    typedef struct { int id; float weight; short tag; } Entry;
+    __constant int squares[8] = {0, 1, 4, 9, 16, 25, 36, 49};
+    __constant float4 colours[2] = {(float4)(1, 2, 3, 4), (float4)(5, 6, 7, 8)};
+    __constant Entry entries[3] = {{7, 0.5f, 3}, {11, 1.5f, -4}, {13, 2.5f, 9}};
+    __kernel void lookup(__global const int* in, __global float* out) {
+      int i = get_global_id(0);
+      int k = in[i];
+      Entry e = entries[k % 3];
+      out[i] = squares[k & 7] + colours[k & 1].w * e.weight + e.id + e.tag;
+    })");
+  Kernel k = kernel(p, "lookup");
+  const size_t n = 300;
+  std::uniform_int_distribution<int> dist(0, 1000);
+  std::vector<int> in(n);
+  for (auto& v : in) v = dist(rng_);
+  Mem din = buffer(n * 4, in.data()), dout = poisoned(n * 4);
+  set_mem_arg(k, 0, din);
+  set_mem_arg(k, 1, dout);
+  run(k, 1, &n, nullptr);
+  auto out = read<float>(dout, n);
+  const int squares[8] = {0, 1, 4, 9, 16, 25, 36, 49};
+  const float w[2] = {4, 8};
+  const int ids[3] = {7, 11, 13}, tags[3] = {3, -4, 9};
+  const float weights[3] = {0.5f, 1.5f, 2.5f};
+  for (size_t i = 0; i < n; ++i) {
+    int key = in[i];
+    float expect = squares[key & 7] + w[key & 1] * weights[key % 3] + ids[key % 3] + tags[key % 3];
+    ASSERT_FLOAT_EQ(out[i], expect) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Options, ProgramScope,
+                         ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
+                         options_name);
+
+}  // namespace
+}  // namespace vkcl::test

@@ -70,6 +70,9 @@ struct KernelInterface {
   uint32_t argument_block_size = 0;    // bytes, a multiple of 16
   uint32_t static_local_memory_size = 0;  // bytes of __local program-scope/kernel variables
   uint32_t private_memory_size = 0;    // bytes of emulated private memory per work-item
+  // Where the frontend writes the device address of the program's data (program-scope
+  // __constant/__global variables) in the argument block; UINT32_MAX when there is none.
+  uint32_t program_data_address_offset = UINT32_MAX;
   std::optional<std::array<uint32_t, 3>> required_work_group_size;  // reqd_work_group_size
   std::optional<std::array<uint32_t, 3>> work_group_size_hint;
   std::string attributes;  // CL_KERNEL_ATTRIBUTES text
@@ -84,6 +87,11 @@ struct TranslateResult {
   bool ok = false;
   std::string log;  // why it failed, naming the construct; warnings otherwise
   std::vector<TranslatedKernel> kernels;
+  // Initial contents of the program's data: every program-scope __constant and __global
+  // variable at its OpenCL layout. One buffer per program and device holds it, persistent
+  // across launches.
+  std::vector<uint8_t> program_data;
+  uint32_t global_variable_size = 0;  // bytes of __global program-scope variables
 };
 
 // Translates every kernel of |kernel_spirv| (SPIR-V 1.0-1.6, Kernel capability) for a device

@@ -21,6 +21,13 @@ Lowering::Shape Lowering::shape_of(uint32_t out_type) const {
     s.count = t->operands[1];
     return s;
   }
+  if (t->opcode == Op::OpTypeArray) {  // an 8- or 16-component vector
+    s = shape_of(t->operands[0]);
+    for (const auto& g : out_.globals)
+      if (g.result_id == t->operands[1] && g.opcode == Op::OpConstant) s.count = g.operands[0];
+    s.wide = true;
+    return s;
+  }
   if (t->opcode == Op::OpTypeInt || t->opcode == Op::OpTypeFloat) {
     s.width = t->operands[0];
     s.is_float = t->opcode == Op::OpTypeFloat;
@@ -214,7 +221,8 @@ uint32_t Lowering::load(AddressFormat f, uint32_t address, uint32_t in_type,
                         uint32_t alignment) {
   const ir::Instruction* t = def(in_type);
   if (!t) { fail("load of unknown type"); return 0; }
-  switch (t->opcode) {
+  bool wide = is_wide(in_type);
+  switch (wide ? Op::OpTypeArray : t->opcode) {
     case Op::OpTypeStruct:
     case Op::OpTypeArray: {
       const Layout& l = layouts().of(in_type);
@@ -249,7 +257,8 @@ void Lowering::store(AddressFormat f, uint32_t address, uint32_t in_type, uint32
                      uint32_t alignment) {
   const ir::Instruction* t = def(in_type);
   if (!t) { fail("store of unknown type"); return; }
-  switch (t->opcode) {
+  bool wide = is_wide(in_type);
+  switch (wide ? Op::OpTypeArray : t->opcode) {
     case Op::OpTypeStruct:
     case Op::OpTypeArray: {
       const Layout& l = layouts().of(in_type);

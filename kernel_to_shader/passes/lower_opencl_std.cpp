@@ -74,6 +74,9 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
   auto int_const = [&](uint64_t v) { return splat(c_uint(s.width, v)); };
   auto bool_type = [&]() { return t_vec(t_bool(), s.count); };
   uint32_t r = 0;
+  if (s.wide && n != cl::Vloadn && n != cl::Vstoren && n != cl::Prefetch)
+    return fail(std::string("OpenCL built-in ") + opencl_std_name(n) +
+                " on 8- or 16-component vectors is not supported yet");
   switch (n) {
     // Exact in Vulkan.
     case cl::Fabs: r = glsl(GLSLstd450FAbs, {arg(0)}); break;

@@ -220,12 +220,10 @@ uint32_t Lowering::lower_type(uint32_t in_type) {
       out = t_float(t->operands[0]);
       break;
     case Op::OpTypeVector:
-      if (t->operands[1] > 4) {
-        fail("vectors of " + std::to_string(t->operands[1]) +
-             " components are not supported yet (" + describe(*t) + ")");
-        return t_uint(32);
-      }
-      out = t_vec(lower_type(t->operands[0]), t->operands[1]);
+      if (t->operands[1] > 4)  // Vulkan has no 8- and 16-component vectors: arrays instead
+        out = type(Op::OpTypeArray, {lower_type(t->operands[0]), c_u32(t->operands[1])});
+      else
+        out = t_vec(lower_type(t->operands[0]), t->operands[1]);
       break;
     case Op::OpTypeArray: {
       bool ok = false;
@@ -555,6 +553,7 @@ bool Lowering::copy_instruction(const ir::Instruction& i) {
 }
 
 bool Lowering::lower_instruction(const ir::Instruction& i) {
+  if (needs_wide_lowering(i)) return lower_wide(i);
   switch (i.opcode) {
     case Op::OpVariable: {
       if (logical_vars_.count(i.result_id)) {

@@ -93,7 +93,13 @@ class Lowering {
     return f == AddressFormat::Global64 || f == AddressFormat::Generic64 ? 64 : 32;
   }
   // Describes an output type: component count, component width, whether float.
-  struct Shape { uint32_t count = 1; uint32_t width = 32; bool is_float = false; bool ok = false; };
+  struct Shape {
+    uint32_t count = 1;
+    uint32_t width = 32;
+    bool is_float = false;
+    bool ok = false;
+    bool wide = false;  // an array standing for an 8- or 16-component vector
+  };
   Shape shape_of(uint32_t out_type) const;
   bool lower_access_chain(const ir::Instruction& inst);
   bool lower_load(const ir::Instruction& inst);
@@ -115,6 +121,13 @@ class Lowering {
   bool lower_builtin_load(const ir::Instruction& inst, uint32_t variable, int component);
   uint32_t vulkan_builtin(spv::BuiltIn b, uint32_t out_type);
   uint32_t workgroup_size();
+
+  // 8- and 16-component vectors (lower_wide_vectors.cpp).
+  bool is_wide(uint32_t in_type) const;
+  bool needs_wide_lowering(const ir::Instruction& i) const;
+  uint32_t wide_count(uint32_t in_type) const;
+  uint32_t component(uint32_t in_id, uint32_t k);
+  bool lower_wide(const ir::Instruction& i);
 
   // OpenCL.std (lower_opencl_std.cpp).
   bool lower_opencl_std(const ir::Instruction& inst);

@@ -261,7 +261,7 @@ OpFunctionEnd
   EXPECT_NE(r.text.find("OpIsInf"), std::string::npos);
 }
 
-TEST(LowerToShader, EightComponentVectorsAreReportedNotMiscompiled) {
+TEST(LowerToShader, EightComponentVectorsBecomeArrays) {
   Lowered r = lower(std::string(R"(
 OpCapability Vector16
 OpEntryPoint Kernel %k "wide"
@@ -273,12 +273,16 @@ OpEntryPoint Kernel %k "wide"
 %p = OpFunctionParameter %gptr_v8
 %entry = OpLabel
 %v = OpLoad %v8float %p Aligned 32
-OpStore %p %v Aligned 32
+%w = OpFAdd %v8float %v %v
+%s = OpVectorShuffle %v8float %w %v 0 9 2 11 4 13 6 15
+OpStore %p %s Aligned 32
 OpReturn
 OpFunctionEnd
 )");
-  EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.log.find("8 components"), std::string::npos) << r.log;
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(r.invalid, "") << r.text;
+  EXPECT_NE(r.text.find("OpTypeArray %float %uint_8"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("OpTypeVector %float 8"), std::string::npos);
 }
 
 }  // namespace

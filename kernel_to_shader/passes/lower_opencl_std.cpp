@@ -4,6 +4,8 @@
 #include <spirv/unified1/GLSL.std.450.h>
 #include <spirv/unified1/OpenCL.std.h>
 
+#include <algorithm>
+
 #include "passes/lower_to_shader.h"
 
 namespace vkcl::k2s {
@@ -74,9 +76,42 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
   auto int_const = [&](uint64_t v) { return splat(c_uint(s.width, v)); };
   auto bool_type = [&]() { return t_vec(t_bool(), s.count); };
   uint32_t r = 0;
-  if (s.wide && n != cl::Vloadn && n != cl::Vstoren && n != cl::Prefetch)
-    return fail(std::string("OpenCL built-in ") + opencl_std_name(n) +
-                " on 8- or 16-component vectors is not supported yet");
+  if (s.wide && n != cl::Vloadn && n != cl::Vstoren && n != cl::Prefetch) {
+    // Component by component, for the built-ins that map to one instruction per component.
+    const std::pair<uint32_t, GLSLstd450> simple[] = {
+        {cl::Fabs, GLSLstd450FAbs}, {cl::Floor, GLSLstd450Floor}, {cl::Ceil, GLSLstd450Ceil},
+        {cl::Trunc, GLSLstd450Trunc}, {cl::Rint, GLSLstd450RoundEven},
+        {cl::Fmin, GLSLstd450NMin}, {cl::Fmax, GLSLstd450NMax}, {cl::FMin_common, GLSLstd450NMin},
+        {cl::FMax_common, GLSLstd450NMax}, {cl::SAbs, GLSLstd450SAbs}, {cl::SMin, GLSLstd450SMin},
+        {cl::UMin, GLSLstd450UMin}, {cl::SMax, GLSLstd450SMax}, {cl::UMax, GLSLstd450UMax},
+        {cl::Native_sin, GLSLstd450Sin}, {cl::Native_cos, GLSLstd450Cos},
+        {cl::Native_exp2, GLSLstd450Exp2}, {cl::Native_log2, GLSLstd450Log2},
+        {cl::Native_sqrt, GLSLstd450Sqrt}, {cl::Native_rsqrt, GLSLstd450InverseSqrt}};
+    uint32_t elem = s.is_float ? t_float(s.width) : t_uint(s.width);
+    std::vector<uint32_t> parts;
+    for (uint32_t k = 0; k < s.count; ++k) {
+      std::vector<uint32_t> args;
+      for (size_t a = 2; a < i.operands.size(); ++a) args.push_back(component(i.operands[a], k));
+      if (n == cl::Mad) {
+        uint32_t m = emit(Op::OpFMul, elem, {args[0], args[1]});
+        decorate(m, spv::Decoration::NoContraction);
+        uint32_t sum = emit(Op::OpFAdd, elem, {m, args[2]});
+        decorate(sum, spv::Decoration::NoContraction);
+        parts.push_back(sum);
+        continue;
+      }
+      const auto* found = std::find_if(std::begin(simple), std::end(simple),
+                                       [&](const auto& e) { return e.first == n; });
+      if (found == std::end(simple))
+        return fail("OpenCL built-in " + describe(i) +
+                    " on 8- or 16-component vectors is not supported yet");
+      std::vector<uint32_t> ops = {glsl_import(), uint32_t(found->second)};
+      ops.insert(ops.end(), args.begin(), args.end());
+      parts.push_back(emit(Op::OpExtInst, elem, ops));
+    }
+    bind(i.result_id, rt, emit(Op::OpCompositeConstruct, rt, parts));
+    return !failed_;
+  }
   switch (n) {
     // Exact in Vulkan.
     case cl::Fabs: r = glsl(GLSLstd450FAbs, {arg(0)}); break;

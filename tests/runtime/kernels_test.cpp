@@ -403,3 +403,51 @@ INSTANTIATE_TEST_SUITE_P(Options, ProgramScope,
 
 }  // namespace
 }  // namespace vkcl::test
+
+namespace vkcl::test {
+namespace {
+
+class WideVectors : public KernelTest {};
+
+TEST_P(WideVectors, EightAndSixteenComponents) {
+  Program p = build(R"(
+    __kernel void wide(__global const float* in, __global float* out, __global int* counts) {
+      size_t i = get_global_id(0);
+      float8 a = vload8(i, in);
+      float8 b = a * 2.0f + (float8)(1, 2, 3, 4, 5, 6, 7, 8);
+      float8 c = b.s76543210;
+      int16 m = (int16)(i) + (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+      int16 sel = m > (int16)(8);
+      counts[i] = sel.s0 + sel.s7 + sel.sf + m[i % 16];
+      vstore8(c, i, out);
+    })");
+  Kernel k = kernel(p, "wide");
+  const size_t n = 64;
+  std::uniform_real_distribution<float> dist(-8, 8);
+  std::vector<float> in(n * 8);
+  for (auto& v : in) v = float(int(dist(rng_)));
+  Mem din = buffer(in.size() * 4, in.data()), dout = poisoned(in.size() * 4), dc = poisoned(n * 4);
+  set_mem_arg(k, 0, din);
+  set_mem_arg(k, 1, dout);
+  set_mem_arg(k, 2, dc);
+  run(k, 1, &n, nullptr);
+  auto out = read<float>(dout, in.size());
+  auto counts = read<int>(dc, n);
+  for (size_t i = 0; i < n; ++i) {
+    for (int c = 0; c < 8; ++c) {
+      int from = 7 - c;  // the .s76543210 swizzle
+      ASSERT_EQ(out[i * 8 + c], in[i * 8 + from] * 2.0f + float(from + 1)) << i << "," << c;
+    }
+    int m[16];
+    for (int c = 0; c < 16; ++c) m[c] = int(i) + c;
+    auto truth = [&](int c) { return m[c] > 8 ? -1 : 0; };  // vector comparisons give -1
+    ASSERT_EQ(counts[i], truth(0) + truth(7) + truth(15) + m[i % 16]) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Options, WideVectors,
+                         ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
+                         options_name);
+
+}  // namespace
+}  // namespace vkcl::test

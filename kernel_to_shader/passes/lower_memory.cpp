@@ -157,6 +157,46 @@ static GenericParts split_generic(Lowering& L, uint32_t address) {
   return p;
 }
 
+// Word memory with an alignment below the value's size (packed data, vstoren at odd
+// offsets, stores LLVM merged): byte by byte, so no access spills into a neighbouring word.
+uint32_t Lowering::load_words_unaligned(AddressFormat f, uint32_t off, uint32_t out_type,
+                                        uint32_t alignment) {
+  Shape s = shape_of(out_type);
+  uint32_t bytes = s.width / 8;
+  if (alignment >= bytes || s.width == 8 || !s.ok) return load_words(f, off, out_type);
+  uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);
+  std::vector<uint32_t> parts;
+  for (uint32_t c = 0; c < s.count; ++c) {
+    uint32_t bits = 0;
+    for (uint32_t b = 0; b < bytes; ++b) {
+      uint32_t o = emit(Op::OpIAdd, t_uint(32), {off, c_u32(c * bytes + b)});
+      uint32_t byte = emit(Op::OpUConvert, t_uint(s.width), {load_words(f, o, t_uint(8))});
+      if (b) byte = emit(Op::OpShiftLeftLogical, t_uint(s.width), {byte, c_u32(8 * b)});
+      bits = bits ? emit(Op::OpBitwiseOr, t_uint(s.width), {bits, byte}) : byte;
+    }
+    parts.push_back(s.is_float ? emit(Op::OpBitcast, element, {bits}) : bits);
+  }
+  return s.count == 1 ? parts[0] : emit(Op::OpCompositeConstruct, out_type, parts);
+}
+
+void Lowering::store_words_unaligned(AddressFormat f, uint32_t off, uint32_t out_type,
+                                     uint32_t v, uint32_t alignment) {
+  Shape s = shape_of(out_type);
+  uint32_t bytes = s.width / 8;
+  if (alignment >= bytes || s.width == 8 || !s.ok) return store_words(f, off, out_type, v);
+  uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);
+  for (uint32_t c = 0; c < s.count; ++c) {
+    uint32_t part = s.count == 1 ? v : emit(Op::OpCompositeExtract, element, {v, c});
+    uint32_t bits = s.is_float ? emit(Op::OpBitcast, t_uint(s.width), {part}) : part;
+    for (uint32_t b = 0; b < bytes; ++b) {
+      uint32_t shifted = b ? emit(Op::OpShiftRightLogical, t_uint(s.width), {bits, c_u32(8 * b)}) : bits;
+      uint32_t byte = emit(Op::OpUConvert, t_uint(8), {shifted});
+      uint32_t o = emit(Op::OpIAdd, t_uint(32), {off, c_u32(c * bytes + b)});
+      store_words(f, o, t_uint(8), byte);
+    }
+  }
+}
+
 // 8- and 16-bit values in global memory need the device's small-type storage features.
 void Lowering::require_storage_access(uint32_t width) {
   if (width == 8) {
@@ -180,12 +220,12 @@ uint32_t Lowering::load_out(AddressFormat f, uint32_t address, uint32_t out_type
     }
     case AddressFormat::Local32:
     case AddressFormat::Private32:
-      return load_words(f, address, out_type);
+      return load_words_unaligned(f, address, out_type, alignment);
     case AddressFormat::Generic64: {
       GenericParts p = split_generic(*this, address);
       uint32_t g = load_out(AddressFormat::Global64, p.global_address, out_type, alignment);
-      uint32_t l = load_words(AddressFormat::Local32, p.local_offset, out_type);
-      uint32_t v = load_words(AddressFormat::Private32, p.private_offset, out_type);
+      uint32_t l = load_words_unaligned(AddressFormat::Local32, p.local_offset, out_type, alignment);
+      uint32_t v = load_words_unaligned(AddressFormat::Private32, p.private_offset, out_type, alignment);
       uint32_t lv = emit(Op::OpSelect, out_type, {p.is_local, l, v});
       return emit(Op::OpSelect, out_type, {p.is_global, g, lv});
     }
@@ -205,13 +245,13 @@ void Lowering::store_out(AddressFormat f, uint32_t address, uint32_t out_type, u
     }
     case AddressFormat::Local32:
     case AddressFormat::Private32:
-      store_words(f, address, out_type, v);
+      store_words_unaligned(f, address, out_type, v, alignment);
       return;
     case AddressFormat::Generic64: {
       GenericParts p = split_generic(*this, address);
       store_out(AddressFormat::Global64, p.global_address, out_type, v, alignment);
-      store_words(AddressFormat::Local32, p.local_offset, out_type, v);
-      store_words(AddressFormat::Private32, p.private_offset, out_type, v);
+      store_words_unaligned(AddressFormat::Local32, p.local_offset, out_type, v, alignment);
+      store_words_unaligned(AddressFormat::Private32, p.private_offset, out_type, v, alignment);
       return;
     }
   }

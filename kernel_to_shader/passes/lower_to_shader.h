@@ -113,6 +113,10 @@ class Lowering {
   uint32_t load_words(AddressFormat f, uint32_t offset32, uint32_t out_type);
   void store_words(AddressFormat f, uint32_t offset32, uint32_t out_type, uint32_t value);
   uint32_t word_pointer(AddressFormat f, uint32_t offset32);
+  uint32_t load_words_unaligned(AddressFormat f, uint32_t offset32, uint32_t out_type,
+                                uint32_t alignment);
+  void store_words_unaligned(AddressFormat f, uint32_t offset32, uint32_t out_type,
+                             uint32_t value, uint32_t alignment);
   uint32_t arg_block_address();
   uint32_t push_word(uint32_t index);
 

@@ -11,6 +11,16 @@ constexpr uint64_t kTagShift = 62;
 }  // namespace
 
 Lowering::Shape Lowering::shape_of(uint32_t out_type) const {
+  // Types never change once made, so their shapes are worth remembering: large kernels ask
+  // for them at every memory access.
+  auto cached = shape_cache_.find(out_type);
+  if (cached != shape_cache_.end()) return cached->second;
+  Shape s = compute_shape(out_type);
+  if (s.ok) shape_cache_[out_type] = s;
+  return s;
+}
+
+Lowering::Shape Lowering::compute_shape(uint32_t out_type) const {
   Shape s;
   const ir::Instruction* t = nullptr;
   for (const auto& g : out_.globals)

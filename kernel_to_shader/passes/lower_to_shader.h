@@ -101,6 +101,8 @@ class Lowering {
     bool wide = false;  // an array standing for an 8- or 16-component vector
   };
   Shape shape_of(uint32_t out_type) const;
+  Shape compute_shape(uint32_t out_type) const;
+  mutable std::unordered_map<uint32_t, Shape> shape_cache_;
   bool lower_access_chain(const ir::Instruction& inst);
   bool lower_load(const ir::Instruction& inst);
   bool lower_store(const ir::Instruction& inst);

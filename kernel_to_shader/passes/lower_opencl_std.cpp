@@ -225,20 +225,50 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       break;
     }
     case cl::Popcount:
-      if (s.width != 32) return fail("popcount is only supported for 32-bit integers yet");
-      r = emit(Op::OpBitCount, rt, {arg(0)});
-      break;
-    case cl::Clz: {
-      if (s.width != 32) return fail("clz is only supported for 32-bit integers yet");
-      uint32_t msb = glsl(GLSLstd450FindUMsb, {arg(0)});  // -1 for 0, so clz(0) == 32
-      r = emit(Op::OpISub, rt, {int_const(31), msb});
-      break;
-    }
+    case cl::Clz:
     case cl::Ctz: {
-      if (s.width != 32) return fail("ctz is only supported for 32-bit integers yet");
-      uint32_t lsb = glsl(GLSLstd450FindILsb, {arg(0)});
-      uint32_t zero = emit(Op::OpIEqual, bool_type(), {arg(0), int_const(0)});
-      r = emit(Op::OpSelect, rt, {zero, int_const(32), lsb});
+      // Vulkan's bit instructions take 32-bit operands only: narrower integers are widened,
+      // 64-bit ones split into halves.
+      uint32_t u32t = t_vec(t_uint(32), s.count);
+      uint32_t b32 = t_vec(t_bool(), s.count);
+      auto k = [&](uint32_t v) {
+        if (s.count == 1) return c_u32(v);
+        uint32_t id = take_id();
+        out_.globals.emplace_back(Op::OpConstantComposite, u32t, id,
+                                  std::vector<uint32_t>(s.count, c_u32(v)));
+        return id;
+      };
+      auto ext = [&](GLSLstd450 op, uint32_t v) {
+        return emit(Op::OpExtInst, u32t, {glsl_import(), uint32_t(op), v});
+      };
+      auto clz32 = [&](uint32_t v) {  // FindUMsb(0) is -1, so clz32(0) == 32
+        return emit(Op::OpISub, u32t, {k(31), ext(GLSLstd450FindUMsb, v)});
+      };
+      auto ctz32 = [&](uint32_t v) {
+        uint32_t zero = emit(Op::OpIEqual, b32, {v, k(0)});
+        return emit(Op::OpSelect, u32t, {zero, k(32), ext(GLSLstd450FindILsb, v)});
+      };
+      auto op32 = [&](uint32_t v) {
+        return n == cl::Popcount ? emit(Op::OpBitCount, u32t, {v}) : n == cl::Clz ? clz32(v) : ctz32(v);
+      };
+      uint32_t x = arg(0), r32 = 0;
+      if (s.width == 64) {
+        uint32_t lo = emit(Op::OpUConvert, u32t, {x});
+        uint32_t hi = emit(Op::OpUConvert, u32t, {emit(Op::OpShiftRightLogical, rt, {x, int_const(32)})});
+        if (n == cl::Popcount) {
+          r32 = emit(Op::OpIAdd, u32t, {op32(lo), op32(hi)});
+        } else {
+          uint32_t first = n == cl::Clz ? hi : lo, second = n == cl::Clz ? lo : hi;
+          uint32_t zero = emit(Op::OpIEqual, b32, {first, k(0)});
+          r32 = emit(Op::OpSelect, u32t, {zero, emit(Op::OpIAdd, u32t, {k(32), op32(second)}), op32(first)});
+        }
+      } else {
+        uint32_t wide = s.width == 32 ? x : emit(Op::OpUConvert, u32t, {x});
+        if (n == cl::Ctz && s.width < 32) wide = emit(Op::OpBitwiseOr, u32t, {wide, k(1u << s.width)});
+        r32 = op32(wide);
+        if (n == cl::Clz && s.width < 32) r32 = emit(Op::OpISub, u32t, {r32, k(32 - s.width)});
+      }
+      r = s.width == 32 ? r32 : emit(Op::OpUConvert, rt, {r32});
       break;
     }
     case cl::Rotate: {

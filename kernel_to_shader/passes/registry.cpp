@@ -1,3 +1,4 @@
+#include "passes/link_builtins.h"
 #include "passes/lower_to_shader.h"
 #include "passes/pass.h"
 #include "passes/structurize.h"
@@ -11,6 +12,7 @@ struct Entry {
 };
 // Every pass, in the order translate() runs them.
 const Entry kPasses[] = {
+    {"link-builtins", create_link_builtins_pass},
     {"structurize", create_structurize_pass},
     {"lower-to-shader", create_lower_to_shader_pass},
 };

@@ -688,6 +688,17 @@ class Structurizer {
           m = x;
           break;
         }
+        // Inside another construct a returning block cannot be the merge (it lies outside
+        // that construct): the merge is then unreachable and every path returns by itself.
+        if (m >= 0 && is_small_return(f_.blocks[m]))
+          for (int a = cfg.idom(hi); a >= 0; a = cfg.idom(a)) {
+            const Instruction* mi = f_.blocks[a].merge();
+            int mb = mi ? cfg.index(mi->operands[0]) : -1;
+            if (mi && mb != m && !(mb >= 0 && cfg.dominates(mb, hi))) {
+              m = -3;
+              break;
+            }
+          }
       }
       // Joins this header cannot own are duplicated first; the analysis then starts over.
       // A join is reached from inside the construct (any of its blocks, not only the

@@ -1,0 +1,270 @@
+#include "ir/import.h"
+
+#include <spirv-tools/libspirv.h>
+
+#include <algorithm>
+
+namespace vkcl::ir {
+
+namespace {
+
+bool is_id_operand(spv_operand_type_t t) {
+  return t == SPV_OPERAND_TYPE_ID || t == SPV_OPERAND_TYPE_TYPE_ID ||
+         t == SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID || t == SPV_OPERAND_TYPE_SCOPE_ID;
+}
+
+bool is_type(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpTypeVoid: case spv::Op::OpTypeBool: case spv::Op::OpTypeInt:
+    case spv::Op::OpTypeFloat: case spv::Op::OpTypeVector: case spv::Op::OpTypeArray:
+    case spv::Op::OpTypeStruct: case spv::Op::OpTypePointer: case spv::Op::OpTypeFunction:
+    case spv::Op::OpTypeEvent: case spv::Op::OpTypeOpaque:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_constant(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpConstant: case spv::Op::OpConstantTrue: case spv::Op::OpConstantFalse:
+    case spv::Op::OpConstantNull: case spv::Op::OpConstantComposite: case spv::Op::OpUndef:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Types and constants are the same thing when their opcode, type and operand words are.
+std::string key_of(const Instruction& i) {
+  std::string key;
+  auto put = [&](uint32_t w) { key.append(reinterpret_cast<const char*>(&w), sizeof(w)); };
+  put(uint32_t(i.opcode));
+  put(i.type_id);
+  for (uint32_t w : i.operands) put(w);
+  return key;
+}
+
+struct ParseState {
+  std::vector<std::pair<Instruction, std::vector<uint16_t>>> insts;
+};
+
+spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* p) {
+  auto* state = static_cast<ParseState*>(user);
+  Instruction inst;
+  inst.opcode = spv::Op(p->opcode);
+  inst.type_id = p->type_id;
+  inst.result_id = p->result_id;
+  uint32_t first = 1 + (p->type_id ? 1 : 0) + (p->result_id ? 1 : 0);
+  inst.operands.assign(p->words + first, p->words + p->num_words);
+  std::vector<uint16_t> ids;
+  for (uint16_t k = 0; k < p->num_operands; ++k) {
+    const spv_parsed_operand_t& o = p->operands[k];
+    if (o.offset < first || !is_id_operand(o.type)) continue;
+    ids.push_back(uint16_t(o.offset - first));
+  }
+  state->insts.emplace_back(std::move(inst), std::move(ids));
+  return SPV_SUCCESS;
+}
+
+}  // namespace
+
+std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::string* error) {
+  ParseState state;
+  spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
+  spv_diagnostic diagnostic = nullptr;
+  spv_result_t r = spvBinaryParse(context, &state, words.data(), words.size(), nullptr,
+                                  on_instruction, &diagnostic);
+  if (r != SPV_SUCCESS) {
+    *error = diagnostic && diagnostic->error ? diagnostic->error : "malformed SPIR-V";
+    spvDiagnosticDestroy(diagnostic);
+    spvContextDestroy(context);
+    return nullptr;
+  }
+  spvContextDestroy(context);
+  auto lib = std::make_unique<Library>();
+  Function* function = nullptr;
+  uint32_t function_id = 0;
+  for (auto& [inst, ids] : state.insts) {
+    spv::Op op = inst.opcode;
+    if (op == spv::Op::OpFunction) {
+      function_id = inst.result_id;
+      function = &lib->functions_[function_id];
+    }
+    if (function) {
+      if (op == spv::Op::OpFunctionEnd) {
+        function = nullptr;
+      } else if (op != spv::Op::OpLine && op != spv::Op::OpNoLine) {
+        function->body.push_back({std::move(inst), std::move(ids)});
+      }
+      continue;
+    }
+    if (op == spv::Op::OpExtInstImport) {
+      lib->ext_sets_[inst.result_id] = decode_string(inst.operands, 0);
+    } else if (op == spv::Op::OpName) {
+      lib->names_.emplace(decode_string(inst.operands, 1), inst.operands[0]);
+    } else if (op == spv::Op::OpDecorate) {
+      uint32_t target = inst.operands[0];
+      if (spv::Decoration(inst.operands[1]) == spv::Decoration::LinkageAttributes) {
+        // The linkage name wins over a debug name of the same spelling.
+        std::string name = decode_string(inst.operands, 2);
+        lib->names_[name] = target;
+      }
+      lib->decorations_[target].push_back({std::move(inst), std::move(ids)});
+    } else if (inst.result_id && (is_type(op) || is_constant(op) || op == spv::Op::OpVariable ||
+                                  op == spv::Op::OpTypeForwardPointer)) {
+      lib->globals_[inst.result_id] = {std::move(inst), std::move(ids)};
+    }
+  }
+  // Names that do not denote a defined function (variables, declarations) are dropped.
+  for (auto it = lib->names_.begin(); it != lib->names_.end();) {
+    auto f = lib->functions_.find(it->second);
+    bool defined = f != lib->functions_.end() && f->second.body.size() > 1;
+    it = defined ? std::next(it) : lib->names_.erase(it);
+  }
+  return lib;
+}
+
+uint32_t Library::find(const std::string& name) const {
+  auto it = names_.find(name);
+  return it == names_.end() ? 0 : it->second;
+}
+
+Importer::Importer(Module& target) : target_(target) {
+  for (const Instruction& g : target_.globals)
+    if (is_type(g.opcode) || is_constant(g.opcode)) known_.emplace(key_of(g), g.result_id);
+}
+
+uint32_t Importer::ext_set(const std::string& name) {
+  for (const Instruction& e : target_.ext_inst_imports)
+    if (decode_string(e.operands, 0) == name) return e.result_id;
+  Instruction imp(spv::Op::OpExtInstImport, 0, target_.take_id());
+  append_string(&imp.operands, name);
+  target_.ext_inst_imports.push_back(imp);
+  return imp.result_id;
+}
+
+uint32_t Importer::map(const Library& lib, uint32_t id) {
+  auto& ids = ids_[&lib];
+  if (auto it = ids.find(id); it != ids.end()) return it->second;
+  if (auto s = lib.ext_sets_.find(id); s != lib.ext_sets_.end())
+    return ids[id] = ext_set(s->second);
+  if (auto f = lib.functions_.find(id); f != lib.functions_.end()) {
+    if (f->second.body.size() <= 1 && error_.empty())
+      error_ = "the built-in library declares a function it does not define";
+    uint32_t fresh = target_.take_id();
+    ids[id] = fresh;
+    pending_.emplace_back(&lib, id);
+    return fresh;
+  }
+  auto g = lib.globals_.find(id);
+  if (g == lib.globals_.end()) {
+    if (error_.empty()) error_ = "the built-in library refers to an undefined id";
+    return ids[id] = target_.take_id();
+  }
+  if (auto d = lib.decorations_.find(id); d != lib.decorations_.end())
+    for (const auto& dec : d->second)
+      if (spv::Decoration(dec.inst.operands[1]) == spv::Decoration::LinkageAttributes &&
+          spv::LinkageType(dec.inst.operands.back()) == spv::LinkageType::Import &&
+          error_.empty())
+        error_ = "a built-in library function uses " + decode_string(dec.inst.operands, 2) +
+                 ", which vkcl does not provide";
+  Instruction inst = g->second.inst;
+  inst.type_id = inst.type_id ? map(lib, inst.type_id) : 0;
+  for (uint16_t pos : g->second.ids) inst.operands[pos] = map(lib, inst.operands[pos]);
+  if (inst.opcode != spv::Op::OpVariable) {
+    std::string key = key_of(inst);
+    if (auto k = known_.find(key); k != known_.end()) return ids[id] = k->second;
+    inst.result_id = target_.take_id();
+    known_.emplace(key, inst.result_id);
+  } else {
+    inst.result_id = target_.take_id();
+  }
+  ids[id] = inst.result_id;
+  target_.globals.push_back(inst);
+  if (auto d = lib.decorations_.find(id); d != lib.decorations_.end())
+    for (const auto& dec : d->second) {
+      auto kind = spv::Decoration(dec.inst.operands[1]);
+      if (kind == spv::Decoration::LinkageAttributes || kind == spv::Decoration::BuiltIn) continue;
+      Instruction copy = dec.inst;
+      copy.operands[0] = inst.result_id;
+      target_.annotations.push_back(copy);
+    }
+  return inst.result_id;
+}
+
+std::vector<uint32_t> Importer::remap(const Library& lib, const Library::Inst& inst,
+                                      const std::unordered_map<uint32_t, uint32_t>& locals) {
+  std::vector<uint32_t> ops = inst.inst.operands;
+  for (uint16_t pos : inst.ids) {
+    auto l = locals.find(ops[pos]);
+    ops[pos] = l != locals.end() ? l->second : map(lib, ops[pos]);
+  }
+  return ops;
+}
+
+void Importer::import_body(const Library& lib, uint32_t lib_id, uint32_t new_id) {
+  const Library::Function& source = lib.functions_.at(lib_id);
+  std::unordered_map<uint32_t, uint32_t> locals;
+  for (const auto& i : source.body)
+    if (i.inst.result_id && i.inst.opcode != spv::Op::OpFunction)
+      locals[i.inst.result_id] = target_.take_id();
+  ir::Function f;
+  ir::Block* block = nullptr;
+  for (const auto& i : source.body) {
+    Instruction out(i.inst.opcode, i.inst.type_id ? map(lib, i.inst.type_id) : 0,
+                    i.inst.result_id ? (i.inst.opcode == spv::Op::OpFunction
+                                            ? new_id
+                                            : locals.at(i.inst.result_id))
+                                     : 0,
+                    remap(lib, i, locals));
+    switch (out.opcode) {
+      case spv::Op::OpFunction: f.definition = std::move(out); break;
+      case spv::Op::OpFunctionParameter: f.parameters.push_back(std::move(out)); break;
+      case spv::Op::OpLabel:
+        f.blocks.push_back(Block{out.result_id, {}});
+        block = &f.blocks.back();
+        break;
+      default:
+        if (block) block->instructions.push_back(std::move(out));
+    }
+  }
+  // Decorations of the body's values (NoContraction, FPRoundingMode, Alignment...).
+  for (const auto& [old_id, fresh] : locals) {
+    auto d = lib.decorations_.find(old_id);
+    if (d == lib.decorations_.end()) continue;
+    for (const auto& dec : d->second) {
+      Instruction copy = dec.inst;
+      copy.operands[0] = fresh;
+      target_.annotations.push_back(copy);
+    }
+  }
+  target_.functions.push_back(std::move(f));
+}
+
+uint32_t Importer::intern(Instruction inst) {
+  std::string key = key_of(inst);
+  if (auto k = known_.find(key); k != known_.end()) return k->second;
+  inst.result_id = target_.take_id();
+  known_.emplace(key, inst.result_id);
+  target_.globals.push_back(inst);
+  return inst.result_id;
+}
+
+uint32_t Importer::function(const Library& lib, const std::string& name, std::string* error) {
+  uint32_t lib_id = lib.find(name);
+  if (!lib_id) return 0;
+  uint32_t id = map(lib, lib_id);
+  while (!pending_.empty()) {
+    auto [from, fid] = pending_.back();
+    pending_.pop_back();
+    import_body(*from, fid, ids_[from].at(fid));
+  }
+  if (!error_.empty()) {
+    *error = error_ + " (importing " + name + ")";
+    return 0;
+  }
+  return id;
+}
+
+}  // namespace vkcl::ir

@@ -1,0 +1,332 @@
+// link-builtins: OpenCL.std instructions that Vulkan has no exact instruction for become calls
+// of library functions (tier 3 of DESIGN.md), imported with their callees into the module
+// before it is structurized and lowered like user code. Libraries, in the order searched:
+// vkcl's own polyfills (polyfills/), then Debian's libclc (libclc-15, the SPIR-V build Mesa
+// uses). Vectors call the scalar function per component; the library's own vector versions
+// do the same through OpExtInst, so nothing is lost.
+#include <spirv/unified1/OpenCL.std.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <unordered_map>
+
+#include "ir/import.h"
+#include "passes/link_builtins.h"
+#include "passes/pass.h"
+
+namespace vkcl::k2s {
+
+using spv::Op;
+namespace cl = OpenCLLIB;
+
+namespace {
+
+// Signature letters: F the float gentype's scalar (f, d, Dh), G the whole gentype (vector
+// mangled, for geometric functions), I/U a signed/unsigned integer gentype's scalar, i int,
+// P a private pointer to what follows (the caller passes a temporary and stores it back).
+struct Builtin {
+  uint32_t op;
+  const char* name;
+  const char* signature;
+};
+
+const Builtin kBuiltins[] = {
+    {cl::Acos, "acos", "F"}, {cl::Acosh, "acosh", "F"}, {cl::Acospi, "acospi", "F"},
+    {cl::Asin, "asin", "F"}, {cl::Asinh, "asinh", "F"}, {cl::Asinpi, "asinpi", "F"},
+    {cl::Atan, "atan", "F"}, {cl::Atan2, "atan2", "FF"}, {cl::Atanh, "atanh", "F"},
+    {cl::Atanpi, "atanpi", "F"}, {cl::Atan2pi, "atan2pi", "FF"}, {cl::Cbrt, "cbrt", "F"},
+    {cl::Cos, "cos", "F"}, {cl::Cosh, "cosh", "F"}, {cl::Cospi, "cospi", "F"},
+    {cl::Erfc, "erfc", "F"}, {cl::Erf, "erf", "F"}, {cl::Exp, "exp", "F"},
+    {cl::Exp2, "exp2", "F"}, {cl::Exp10, "exp10", "F"}, {cl::Expm1, "expm1", "F"},
+    {cl::Fmod, "fmod", "FF"}, {cl::Fract, "fract", "FPF"}, {cl::Frexp, "frexp", "FPi"},
+    {cl::Hypot, "hypot", "FF"}, {cl::Ilogb, "ilogb", "F"}, {cl::Ldexp, "ldexp", "Fi"},
+    {cl::Lgamma, "lgamma", "F"}, {cl::Lgamma_r, "lgamma_r", "FPi"}, {cl::Log, "log", "F"},
+    {cl::Log2, "log2", "F"}, {cl::Log10, "log10", "F"}, {cl::Log1p, "log1p", "F"},
+    {cl::Logb, "logb", "F"}, {cl::Modf, "modf", "FPF"}, {cl::Pow, "pow", "FF"},
+    {cl::Pown, "pown", "Fi"}, {cl::Powr, "powr", "FF"}, {cl::Remainder, "remainder", "FF"},
+    {cl::Remquo, "remquo", "FFPi"}, {cl::Rootn, "rootn", "Fi"}, {cl::Sin, "sin", "F"},
+    {cl::Sincos, "sincos", "FPF"}, {cl::Sinh, "sinh", "F"}, {cl::Sinpi, "sinpi", "F"},
+    {cl::Tan, "tan", "F"}, {cl::Tanh, "tanh", "F"}, {cl::Tanpi, "tanpi", "F"},
+    {cl::Tgamma, "tgamma", "F"}, {cl::Degrees, "degrees", "F"}, {cl::Radians, "radians", "F"},
+    {cl::Smoothstep, "smoothstep", "FFF"}, {cl::Fma, "fma", "FFF"},
+    // half_*: the full-precision function is within the half_ bound (8192 ulp) everywhere.
+    {cl::Half_cos, "cos", "F"}, {cl::Half_exp, "exp", "F"}, {cl::Half_exp2, "exp2", "F"},
+    {cl::Half_exp10, "exp10", "F"}, {cl::Half_log, "log", "F"}, {cl::Half_log2, "log2", "F"},
+    {cl::Half_log10, "log10", "F"}, {cl::Half_powr, "powr", "FF"}, {cl::Half_sin, "sin", "F"},
+    {cl::Half_tan, "tan", "F"}, {cl::Half_rsqrt, "half_rsqrt", "F"},
+    {cl::Half_sqrt, "half_sqrt", "F"},
+    // Geometric functions take whole vectors.
+    {cl::Cross, "cross", "GG"}, {cl::Distance, "distance", "GG"}, {cl::Length, "length", "G"},
+    {cl::Normalize, "normalize", "G"}, {cl::Fast_distance, "fast_distance", "GG"},
+    {cl::Fast_length, "fast_length", "G"}, {cl::Fast_normalize, "fast_normalize", "G"},
+    {cl::SMad_sat, "mad_sat", "III"}, {cl::UMad_sat, "mad_sat", "UUU"},
+};
+
+const Builtin* find_builtin(uint32_t op, const TargetCaps& caps) {
+  if (op == cl::Fma && caps.exact_fma) return nullptr;  // GLSL.std.450 Fma, in lower-to-shader
+  for (const Builtin& b : kBuiltins)
+    if (b.op == op) return &b;
+  return nullptr;
+}
+
+std::string library_path() {
+  if (const char* env = std::getenv("VKCL_LIBCLC")) return env;
+  return VKCL_LIBCLC_SPIRV;
+}
+
+struct Libraries {
+  std::unique_ptr<ir::Library> libclc;
+  std::string error;
+};
+
+const Libraries& libraries() {
+  static Libraries libs = [] {
+    Libraries l;
+    std::string path = library_path();
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && bytes.empty()) {
+      l.error = "cannot read the libclc SPIR-V library " + path +
+                " (Debian package libclc-15; VKCL_LIBCLC names another file)";
+      return l;
+    }
+    std::vector<uint32_t> words(bytes.size() / 4);
+    std::memcpy(words.data(), bytes.data(), words.size() * 4);
+    std::string error;
+    l.libclc = ir::Library::load(words, &error);
+    if (!l.libclc) l.error = "cannot parse " + path + ": " + error;
+    return l;
+  }();
+  return libs;
+}
+
+class Linker {
+ public:
+  Linker(ir::Module& m, PassContext& ctx) : m_(m), ctx_(ctx), importer_(m) {
+    for (const auto& g : m_.globals)
+      if (g.result_id) defs_[g.result_id] = &g;
+  }
+
+  PassStatus run() {
+    for (const auto& e : m_.ext_inst_imports)
+      if (ir::decode_string(e.operands, 0) == "OpenCL.std") opencl_ = e.result_id;
+    if (!opencl_) return PassStatus::SuccessWithoutChange;
+    // Imported functions are appended to m_.functions, so they are visited too.
+    for (size_t f = 0; f < m_.functions.size(); ++f) {
+      if (!rewrite(f)) return PassStatus::Failure;
+    }
+    return changed_ ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;
+  }
+
+ private:
+  const ir::Instruction* def(uint32_t id) {
+    auto it = defs_.find(id);
+    return it == defs_.end() ? nullptr : it->second;
+  }
+  uint32_t type_of(uint32_t value) {
+    auto it = value_types_.find(value);
+    if (it != value_types_.end()) return it->second;
+    const ir::Instruction* d = def(value);
+    return d ? d->type_id : 0;
+  }
+  // Component type and count of |type| (count 1 for a scalar).
+  std::pair<uint32_t, uint32_t> split(uint32_t type) {
+    const ir::Instruction* t = def(type);
+    if (t && t->opcode == Op::OpTypeVector) return {t->operands[0], t->operands[1]};
+    return {type, 1};
+  }
+  std::string scalar_code(uint32_t type, char kind) {
+    const ir::Instruction* t = def(type);
+    if (!t) return "?";
+    uint32_t w = t->operands[0];
+    if (t->opcode == Op::OpTypeFloat) return w == 64 ? "d" : w == 16 ? "Dh" : "f";
+    if (t->opcode != Op::OpTypeInt) return "?";
+    bool u = kind == 'U';
+    switch (w) {
+      case 8: return u ? "h" : "c";
+      case 16: return u ? "t" : "s";
+      case 64: return u ? "m" : "l";
+      default: return u ? "j" : "i";
+    }
+  }
+  std::string mangle(const Builtin& b, uint32_t gentype) {
+    auto [elem, count] = split(gentype);
+    std::string out = "_Z" + std::to_string(std::strlen(b.name)) + b.name;
+    bool vector_seen = false;
+    for (const char* s = b.signature; *s; ++s) {
+      switch (*s) {
+        case 'F': out += scalar_code(elem, 'F'); break;
+        case 'I': case 'U': out += scalar_code(elem, *s); break;
+        case 'i': out += "i"; break;
+        case 'P': out += "P"; break;
+        case 'G':
+          if (count == 1) out += scalar_code(elem, 'F');
+          else if (vector_seen) out += "S_";
+          else out += "Dv" + std::to_string(count) + "_" + scalar_code(elem, 'F');
+          vector_seen = vector_seen || count > 1;
+          break;
+      }
+    }
+    return out;
+  }
+
+  uint32_t import(const std::string& name) {
+    std::string error;
+    const Libraries& libs = libraries();
+    if (!libs.libclc) {
+      ctx_.log += "error: " + libs.error + "\n";
+      return 0;
+    }
+    uint32_t id = importer_.function(*libs.libclc, name, &error);
+    if (!id) {
+      ctx_.log += error.empty() ? "error: no library implementation of " + name + "\n"
+                                : "error: " + error + "\n";
+      return 0;
+    }
+    reindex();  // the import grew m_.globals: pointers into it moved
+    return id;
+  }
+  void reindex() {
+    defs_.clear();
+    for (const auto& g : m_.globals)
+      if (g.result_id) defs_[g.result_id] = &g;
+  }
+  const ir::Function* function_by_id(uint32_t id) {
+    for (const auto& f : m_.functions)
+      if (f.id() == id) return &f;
+    return nullptr;
+  }
+
+  bool rewrite(size_t fi) {
+    value_types_.clear();
+    for (const auto& p : m_.functions[fi].parameters) value_types_[p.result_id] = p.type_id;
+    for (const auto& b : m_.functions[fi].blocks)
+      for (const auto& i : b.instructions)
+        if (i.result_id && i.type_id) value_types_[i.result_id] = i.type_id;
+    for (size_t bi = 0; bi < m_.functions[fi].blocks.size(); ++bi) {
+      std::vector<ir::Instruction> out;
+      // A copy: imports append to m_.functions, which may move every block.
+      const std::vector<ir::Instruction> insts = m_.functions[fi].blocks[bi].instructions;
+      bool touched = false;
+      for (size_t ii = 0; ii < insts.size(); ++ii) {
+        ir::Instruction i = insts[ii];
+        const Builtin* b = i.opcode == Op::OpExtInst && i.operands[0] == opencl_
+                               ? find_builtin(i.operands[1], ctx_.caps)
+                               : nullptr;
+        if (!b) {
+          out.push_back(std::move(i));
+          continue;
+        }
+        std::vector<ir::Instruction> entry_vars;
+        if (!expand(i, *b, &out, &entry_vars)) return false;
+        touched = true;
+        // Temporaries go at the top of the entry block (may be this very block).
+        auto& entry = bi == 0 ? out : m_.functions[fi].blocks[0].instructions;
+        entry.insert(entry.begin(), entry_vars.begin(), entry_vars.end());
+      }
+      if (touched) {
+        m_.functions[fi].blocks[bi].instructions = std::move(out);
+        changed_ = true;
+      }
+    }
+    return true;
+  }
+
+  uint32_t emit(std::vector<ir::Instruction>* out, Op op, uint32_t type, std::vector<uint32_t> ops,
+                uint32_t result = 0) {
+    uint32_t id = result ? result : m_.take_id();
+    out->emplace_back(op, type, id, std::move(ops));
+    value_types_[id] = type;
+    return id;
+  }
+
+  bool expand(const ir::Instruction& i, const Builtin& b, std::vector<ir::Instruction>* out,
+              std::vector<ir::Instruction>* entry_vars) {
+    std::vector<uint32_t> args(i.operands.begin() + 2, i.operands.end());
+    bool scalar_result = b.op == cl::Ilogb || b.op == cl::Length || b.op == cl::Distance ||
+                         b.op == cl::Fast_length || b.op == cl::Fast_distance;
+    uint32_t gentype = scalar_result ? type_of(args[0]) : i.type_id;
+    std::string name = mangle(b, gentype);
+    uint32_t fid = import(name);
+    if (!fid) {
+      ctx_.log += "  (needed for OpenCL built-in " + std::string(b.name) + ")\n";
+      return false;
+    }
+    const ir::Function* callee = function_by_id(fid);
+    bool whole = b.signature[0] == 'G';
+    auto [res_elem, res_count] = split(i.type_id);
+    uint32_t count = whole ? 1 : split(gentype).second;
+    // Positions of pointer arguments: the letter after a 'P'.
+    std::vector<bool> is_pointer(args.size(), false);
+    size_t a = 0;
+    for (const char* s = b.signature; *s && a < args.size(); ++s) {
+      if (*s == 'P') { is_pointer[a] = true; continue; }
+      ++a;
+    }
+    std::vector<uint32_t> results;
+    std::vector<std::vector<uint32_t>> stored(args.size());
+    for (uint32_t k = 0; k < count; ++k) {
+      std::vector<uint32_t> call_args;
+      std::vector<std::pair<size_t, uint32_t>> temps;
+      for (size_t n = 0; n < args.size(); ++n) {
+        if (is_pointer[n]) {
+          uint32_t ptr_type = callee->parameters[n].type_id;
+          uint32_t var = m_.take_id();
+          entry_vars->emplace_back(Op::OpVariable, ptr_type, var,
+                                   std::vector<uint32_t>{uint32_t(spv::StorageClass::Function)});
+          call_args.push_back(var);
+          temps.emplace_back(n, var);
+          continue;
+        }
+        auto [elem, n_count] = split(type_of(args[n]));
+        call_args.push_back(whole || n_count == 1
+                                ? args[n]
+                                : emit(out, Op::OpCompositeExtract, elem, {args[n], k}));
+      }
+      uint32_t call_type = whole ? i.type_id : res_elem;
+      std::vector<uint32_t> ops = {fid};
+      ops.insert(ops.end(), call_args.begin(), call_args.end());
+      bool direct = whole || res_count == 1;
+      results.push_back(emit(out, Op::OpFunctionCall, call_type, ops, direct ? i.result_id : 0));
+      for (auto [n, var] : temps) {
+        const ir::Instruction* pt = def(callee->parameters[n].type_id);
+        stored[n].push_back(emit(out, Op::OpLoad, pt->operands[1], {var}));
+      }
+    }
+    for (size_t n = 0; n < args.size(); ++n) {
+      if (!is_pointer[n]) continue;
+      const ir::Instruction* user_ptr = def(type_of(args[n]));
+      uint32_t pointee = user_ptr->operands[1];
+      uint32_t value = stored[n].size() == 1
+                           ? stored[n][0]
+                           : emit(out, Op::OpCompositeConstruct, pointee, stored[n]);
+      out->emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{args[n], value});
+    }
+    if (!whole && res_count > 1) emit(out, Op::OpCompositeConstruct, i.type_id, results, i.result_id);
+    return true;
+  }
+
+  ir::Module& m_;
+  PassContext& ctx_;
+  ir::Importer importer_;
+  uint32_t opencl_ = 0;
+  bool changed_ = false;
+  std::unordered_map<uint32_t, const ir::Instruction*> defs_;
+  std::unordered_map<uint32_t, uint32_t> value_types_;
+};
+
+class LinkBuiltinsPass : public Pass {
+ public:
+  const char* name() const override { return "link-builtins"; }
+  PassStatus Process(ir::Module& module, PassContext& context) override {
+    return Linker(module, context).run();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> create_link_builtins_pass() { return std::make_unique<LinkBuiltinsPass>(); }
+
+}  // namespace vkcl::k2s

@@ -47,13 +47,16 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   info.driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
   info.subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
   info.driver.pNext = &info.subgroup;
-  info.subgroup.pNext = &maintenance3;
+  info.float_controls.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
+  info.subgroup.pNext = &info.float_controls;
+  info.float_controls.pNext = &maintenance3;
   if (info.external_memory_host) maintenance3.pNext = &host_props;
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &info.driver};
   vkGetPhysicalDeviceProperties2(physical, &props);
   info.properties = props.properties;
   info.driver.pNext = nullptr;
   info.subgroup.pNext = nullptr;
+  info.float_controls.pNext = nullptr;
   info.max_allocation_size = maintenance3.maxMemoryAllocationSize;
   info.min_imported_host_pointer_alignment = host_props.minImportedHostPointerAlignment;
 

@@ -53,6 +53,7 @@ k2s::TargetCaps _cl_device_id::target_caps() const {
   caps.storage16 = info_.storage_buffer_16bit;
   caps.int64_atomics = info_.shader_buffer_int64_atomics && info_.shader_shared_int64_atomics;
   caps.subgroups = info_.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
+  caps.preserve_inf_nan32 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat32;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
   return caps;
 }

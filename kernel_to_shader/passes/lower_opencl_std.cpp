@@ -5,6 +5,8 @@
 #include <spirv/unified1/OpenCL.std.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 #include "passes/lower_to_shader.h"
 
@@ -75,6 +77,18 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
   };
   auto int_const = [&](uint64_t v) { return splat(c_uint(s.width, v)); };
   auto bool_type = [&]() { return t_vec(t_bool(), s.count); };
+  // A float constant of the result's width (32 or 64 bits), splat to its shape.
+  auto fk = [&](double v) {
+    if (s.width == 64) {
+      uint64_t b;
+      std::memcpy(&b, &v, 8);
+      return splat(constant(t_float(64), {uint32_t(b), uint32_t(b >> 32)}));
+    }
+    float f = float(v);
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return splat(constant(t_float(32), {b}));
+  };
   uint32_t r = 0;
   if (s.wide && n != cl::Vloadn && n != cl::Vstoren && n != cl::Prefetch) {
     // Component by component, for the built-ins that map to one instruction per component.
@@ -130,6 +144,126 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       uint32_t up = emit(Op::OpFOrdGreaterThanEqual, bool_type(), {diff, half});
       uint32_t step = glsl(GLSLstd450FSign, {arg(0)});
       r = emit(Op::OpSelect, rt, {up, emit(Op::OpFAdd, rt, {t, step}), t});
+      break;
+    }
+    case cl::Fma:
+      // Reached only when the device's Fma is known to be fused (caps.exact_fma); otherwise
+      // link-builtins called libclc's software fma.
+      r = glsl(GLSLstd450Fma, {arg(0), arg(1), arg(2)});
+      break;
+    case cl::Sqrt:
+    case cl::Rsqrt: {
+      // Vulkan's Sqrt is only as good as 1/inversesqrt and InverseSqrt is 2 ulp with no
+      // denormal inputs; OpenCL wants 3 ulp (sqrt) and 2 ulp (rsqrt) everywhere. Tiny inputs
+      // are scaled into the normal range, and one Newton step (its residual exact when fma
+      // is) brings the result within about 1 ulp.
+      if (s.width != 32 && s.width != 64) return fail("sqrt/rsqrt of half is not supported");
+      bool sqrt = n == cl::Sqrt;
+      uint32_t x = arg(0);
+      uint32_t tiny = emit(Op::OpFOrdLessThan, bool_type(), {x, fk(0x1p-100)});
+      uint32_t xs = emit(Op::OpSelect, rt, {tiny, emit(Op::OpFMul, rt, {x, fk(0x1p64)}), x});
+      uint32_t y = 0;
+      if (sqrt) {
+        y = glsl(GLSLstd450Sqrt, {xs});
+        if (ctx_.caps.exact_fma) {
+          uint32_t e = glsl(GLSLstd450Fma, {emit(Op::OpFNegate, rt, {y}), y, xs});
+          y = glsl(GLSLstd450Fma, {e, emit(Op::OpFDiv, rt, {fk(0.5), y}), y});
+        } else {
+          y = emit(Op::OpFMul, rt, {fk(0.5), emit(Op::OpFAdd, rt, {y, emit(Op::OpFDiv, rt, {xs, y})})});
+        }
+        y = emit(Op::OpSelect, rt, {tiny, emit(Op::OpFMul, rt, {y, fk(0x1p-32)}), y});
+      } else {
+        uint32_t y0 = glsl(GLSLstd450InverseSqrt, {xs});
+        uint32_t t = emit(Op::OpFMul, rt, {xs, y0});
+        uint32_t half_y = emit(Op::OpFMul, rt, {fk(0.5), y0});
+        if (ctx_.caps.exact_fma) {
+          uint32_t e = glsl(GLSLstd450Fma, {emit(Op::OpFNegate, rt, {t}), y0, fk(1.0)});
+          y = glsl(GLSLstd450Fma, {half_y, e, y0});
+        } else {
+          uint32_t e = emit(Op::OpFSub, rt, {fk(1.0), emit(Op::OpFMul, rt, {t, y0})});
+          y = emit(Op::OpFAdd, rt, {y0, emit(Op::OpFMul, rt, {half_y, e})});
+        }
+        y = emit(Op::OpSelect, rt, {tiny, emit(Op::OpFMul, rt, {y, fk(0x1p32)}), y});
+      }
+      // sqrt(±0) = ±0, sqrt(+inf) = +inf; rsqrt(±0) = ±inf, rsqrt(+inf) = +0; negative
+      // inputs and NaN give NaN.
+      uint32_t zero = emit(Op::OpFOrdEqual, bool_type(), {x, fk(0.0)});
+      uint32_t inf = emit(Op::OpFOrdEqual, bool_type(), {x, fk(INFINITY)});
+      uint32_t bad = emit(Op::OpLogicalOr, bool_type(),
+                          {emit(Op::OpFOrdLessThan, bool_type(), {x, fk(0.0)}), emit(Op::OpIsNan, bool_type(), {x})});
+      if (sqrt) {
+        y = emit(Op::OpSelect, rt, {emit(Op::OpLogicalOr, bool_type(), {zero, inf}), x, y});
+      } else {
+        uint32_t signed_inf = emit(Op::OpFDiv, rt, {fk(1.0), x});  // 1/±0 = ±inf exactly
+        y = emit(Op::OpSelect, rt, {zero, signed_inf, y});
+        y = emit(Op::OpSelect, rt, {inf, fk(0.0), y});
+      }
+      r = emit(Op::OpSelect, rt, {bad, fk(NAN), y});
+      break;
+    }
+    case cl::Half_divide: r = emit(Op::OpFDiv, rt, {arg(0), arg(1)}); break;
+    case cl::Half_recip: r = emit(Op::OpFDiv, rt, {fk(1.0), arg(0)}); break;
+    case cl::Maxmag:
+    case cl::Minmag: {
+      // The argument of larger (smaller) magnitude; fmax (fmin) when the magnitudes tie.
+      bool max = n == cl::Maxmag;
+      uint32_t ax = glsl(GLSLstd450FAbs, {arg(0)});
+      uint32_t ay = glsl(GLSLstd450FAbs, {arg(1)});
+      uint32_t x_wins = emit(Op::OpFOrdGreaterThan, bool_type(), max ? std::vector<uint32_t>{ax, ay} : std::vector<uint32_t>{ay, ax});
+      uint32_t y_wins = emit(Op::OpFOrdGreaterThan, bool_type(), max ? std::vector<uint32_t>{ay, ax} : std::vector<uint32_t>{ax, ay});
+      uint32_t tie = glsl(max ? GLSLstd450NMax : GLSLstd450NMin, {arg(0), arg(1)});
+      r = emit(Op::OpSelect, rt, {x_wins, arg(0), emit(Op::OpSelect, rt, {y_wins, arg(1), tie})});
+      break;
+    }
+    case cl::Nan: {
+      // A quiet NaN; the low bits of nancode go into the significand.
+      uint32_t it = t_vec(t_uint(s.width), s.count);
+      uint64_t quiet = s.width == 64 ? 0x7ff8000000000000ull : s.width == 16 ? 0x7e00 : 0x7fc00000;
+      uint64_t payload = s.width == 64 ? 0x7ffffffffffffull : s.width == 16 ? 0x1ff : 0x3fffff;
+      uint32_t code = arg(0);
+      Shape cs = shape_of(lower_type(def(i.operands[2])->type_id));
+      if (cs.width != s.width) code = emit(Op::OpUConvert, it, {code});
+      uint32_t bits = emit(Op::OpBitwiseOr, it, {emit(Op::OpBitwiseAnd, it, {code, int_const(payload)}), int_const(quiet)});
+      r = emit(Op::OpBitcast, rt, {bits});
+      break;
+    }
+    case cl::Nextafter: {
+      // One step of the bit pattern toward y: +1 when moving away from zero, -1 toward it;
+      // from ±0 the smallest denormal with y's sign.
+      uint32_t it = t_vec(t_uint(s.width), s.count);
+      uint64_t sign = 1ull << (s.width - 1);
+      uint32_t x = arg(0), y = arg(1);
+      uint32_t ix = emit(Op::OpBitcast, it, {x});
+      uint32_t iy = emit(Op::OpBitcast, it, {y});
+      uint32_t up = emit(Op::OpFOrdLessThan, bool_type(), {x, y});
+      uint32_t positive = emit(Op::OpFOrdGreaterThan, bool_type(), {x, fk(0.0)});
+      uint32_t away = emit(Op::OpLogicalEqual, bool_type(), {up, positive});
+      uint32_t stepped = emit(Op::OpSelect, it, {away, emit(Op::OpIAdd, it, {ix, int_const(1)}),
+                                                 emit(Op::OpISub, it, {ix, int_const(1)})});
+      uint32_t from_zero = emit(Op::OpBitwiseOr, it, {emit(Op::OpBitwiseAnd, it, {iy, int_const(sign)}), int_const(1)});
+      uint32_t x_zero = emit(Op::OpFOrdEqual, bool_type(), {x, fk(0.0)});
+      uint32_t bits = emit(Op::OpSelect, it, {x_zero, from_zero, stepped});
+      uint32_t res = emit(Op::OpBitcast, rt, {bits});
+      uint32_t equal = emit(Op::OpFOrdEqual, bool_type(), {x, y});
+      res = emit(Op::OpSelect, rt, {equal, y, res});
+      uint32_t nan = emit(Op::OpLogicalOr, bool_type(), {emit(Op::OpIsNan, bool_type(), {x}), emit(Op::OpIsNan, bool_type(), {y})});
+      r = emit(Op::OpSelect, rt, {nan, emit(Op::OpFAdd, rt, {x, y}), res});
+      break;
+    }
+    case cl::SMad_hi:
+    case cl::UMad_hi: {
+      uint32_t st = type(Op::OpTypeStruct, {rt, rt});
+      uint32_t wide = emit(n == cl::SMad_hi ? Op::OpSMulExtended : Op::OpUMulExtended, st, {arg(0), arg(1)});
+      r = emit(Op::OpIAdd, rt, {emit(Op::OpCompositeExtract, rt, {wide, 1}), arg(2)});
+      break;
+    }
+    case cl::S_Upsample:
+    case cl::U_Upsample: {
+      // (hi << w) | lo, where w is the width of the halves; lo is always unsigned.
+      uint32_t half = s.width / 2;
+      uint32_t hi = emit(n == cl::S_Upsample ? Op::OpSConvert : Op::OpUConvert, rt, {arg(0)});
+      uint32_t lo = emit(Op::OpUConvert, rt, {arg(1)});
+      r = emit(Op::OpBitwiseOr, rt, {emit(Op::OpShiftLeftLogical, rt, {hi, int_const(half)}), lo});
       break;
     }
     case cl::Fdim: {

@@ -1,6 +1,7 @@
 #include "passes/lower_to_shader.h"
 
 #include <spirv-tools/libspirv.hpp>
+#include <spirv/unified1/OpenCL.std.h>
 
 #include <algorithm>
 #include <cstring>
@@ -693,6 +694,12 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
     case Op::OpFOrdLessThan: case Op::OpFUnordLessThan: case Op::OpFOrdGreaterThan:
     case Op::OpFUnordGreaterThan: case Op::OpFOrdLessThanEqual: case Op::OpFUnordLessThanEqual:
     case Op::OpFOrdGreaterThanEqual: case Op::OpFUnordGreaterThanEqual:
+      if (i.opcode == Op::OpBitCount && shape_of(lower_type(i.type_id)).width != 32) {
+        // Vulkan counts bits of 32-bit integers only; popcount handles the other widths.
+        ir::Instruction p(Op::OpExtInst, i.type_id, i.result_id,
+                          {opencl_std_, uint32_t(OpenCLLIB::Popcount), i.operands[0]});
+        return lower_opencl_std(p);
+      }
       return copy_instruction(i);
     default:
       return fail("instruction not supported yet: " + describe(i));
@@ -812,6 +819,12 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
   ep_instructions_.push_back(ep);
   out_.execution_modes.emplace_back(Op::OpExecutionMode, 0, 0,
       std::vector<uint32_t>{main_id, uint32_t(spv::ExecutionMode::LocalSize), 1, 1, 1});
+  // OpenCL requires IEEE infinities, NaNs and signed zeros; Vulkan keeps them only when asked.
+  if (ctx_.caps.preserve_inf_nan32) {
+    need_capability(spv::Capability::SignedZeroInfNanPreserve);
+    out_.execution_modes.emplace_back(Op::OpExecutionMode, 0, 0,
+        std::vector<uint32_t>{main_id, uint32_t(spv::ExecutionMode::SignedZeroInfNanPreserve), 32});
+  }
   kernels_.push_back(ki);
   return true;
 }

@@ -22,6 +22,7 @@ struct TargetCaps {
   bool storage16 = false;        // storageBuffer16BitAccess
   bool int64_atomics = false;    // shaderBufferInt64Atomics && shaderSharedInt64Atomics
   bool subgroups = true;         // GroupNonUniform basic in compute
+  bool preserve_inf_nan32 = false;  // shaderSignedZeroInfNanPreserveFloat32
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation
                                  // (Vulkan does not promise it; the frontend probes the device)
   uint32_t max_push_constant_size = 128;

@@ -23,6 +23,7 @@ struct DeviceInfo {
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceDriverProperties driver{};
   VkPhysicalDeviceSubgroupProperties subgroup{};
+  VkPhysicalDeviceFloatControlsProperties float_controls{};  // Vulkan 1.2 core
   VkPhysicalDeviceMemoryProperties memory{};
   VkPhysicalDeviceFeatures features{};  // shaderInt64, shaderInt16, shaderFloat64, ...
   uint32_t compute_queue_family = 0;

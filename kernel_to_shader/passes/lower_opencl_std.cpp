@@ -90,7 +90,9 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
     return splat(constant(t_float(32), {b}));
   };
   uint32_t r = 0;
-  if (s.wide && n != cl::Vloadn && n != cl::Vstoren && n != cl::Prefetch) {
+  bool half_memory = n == cl::Vload_halfn || n == cl::Vloada_halfn || n == cl::Vstore_halfn ||
+                     n == cl::Vstore_halfn_r || n == cl::Vstorea_halfn || n == cl::Vstorea_halfn_r;
+  if (s.wide && n != cl::Vloadn && n != cl::Vstoren && n != cl::Prefetch && !half_memory) {
     // Component by component, for the built-ins that map to one instruction per component.
     const std::pair<uint32_t, GLSLstd450> simple[] = {
         {cl::Fabs, GLSLstd450FAbs}, {cl::Floor, GLSLstd450Floor}, {cl::Ceil, GLSLstd450Ceil},
@@ -515,6 +517,10 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       r = emit(Op::OpCompositeConstruct, rt, parts);
       break;
     }
+    case cl::Vload_half: case cl::Vload_halfn: case cl::Vloada_halfn: case cl::Vstore_half:
+    case cl::Vstore_half_r: case cl::Vstore_halfn: case cl::Vstore_halfn_r:
+    case cl::Vstorea_halfn: case cl::Vstorea_halfn_r:
+      return lower_half_memory(i);
     case cl::Vstoren: {
       const ir::Instruction* d = def(i.operands[2]);
       Shape ds = shape_of(lower_type(d->type_id));

@@ -138,6 +138,10 @@ class Lowering {
   // OpenCL.std (lower_opencl_std.cpp).
   bool lower_opencl_std(const ir::Instruction& inst);
   bool lower_kernel_only_op(const ir::Instruction& inst);
+  // vload_half/vstore_half families (lower_half.cpp).
+  bool lower_half_memory(const ir::Instruction& inst);
+  uint32_t half_to_float(uint32_t bits32);
+  uint32_t float_to_half(uint32_t value, uint32_t rounding_mode);
 
  private:
   bool index_input();

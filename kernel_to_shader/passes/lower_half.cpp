@@ -1,0 +1,140 @@
+// vload_half / vstore_half and their n, a (aligned) and _r (rounding) forms: halves are kept
+// as 16-bit patterns in memory and converted with integer arithmetic, so they need neither
+// Float16 arithmetic nor Vulkan's PackHalf2x16, whose rounding is unspecified.
+#include <spirv/unified1/OpenCL.std.h>
+
+#include "passes/lower_to_shader.h"
+
+namespace vkcl::k2s {
+
+using spv::Op;
+namespace cl = OpenCLLIB;
+
+namespace {
+// OpenCL.std rounding-mode operand values (the SPIR-V FPRoundingMode enumerants).
+constexpr uint32_t kRTE = 0, kRTZ = 1, kRTP = 2, kRTN = 3;
+}  // namespace
+
+// Exact: every half is a float. |h| is a u32 holding the 16-bit pattern.
+uint32_t Lowering::half_to_float(uint32_t h) {
+  uint32_t u = t_uint(32), b = t_bool(), f = t_float(32);
+  uint32_t sign = emit(Op::OpShiftLeftLogical, u, {emit(Op::OpBitwiseAnd, u, {h, c_u32(0x8000)}), c_u32(16)});
+  uint32_t e = emit(Op::OpBitwiseAnd, u, {emit(Op::OpShiftRightLogical, u, {h, c_u32(10)}), c_u32(0x1f)});
+  uint32_t m = emit(Op::OpBitwiseAnd, u, {h, c_u32(0x3ff)});
+  uint32_t m13 = emit(Op::OpShiftLeftLogical, u, {m, c_u32(13)});
+  // Normal: rebias the exponent (127 - 15 = 112).
+  uint32_t normal = emit(Op::OpBitwiseOr, u, {emit(Op::OpShiftLeftLogical, u, {emit(Op::OpIAdd, u, {e, c_u32(112)}), c_u32(23)}), m13});
+  // Infinity or NaN (payload kept).
+  uint32_t special = emit(Op::OpBitwiseOr, u, {c_u32(0x7f800000), m13});
+  // Zero or denormal: m * 2^-24, exact and normal in float.
+  uint32_t tiny = emit(Op::OpBitcast, u, {emit(Op::OpFMul, f, {emit(Op::OpConvertUToF, f, {m}), constant(f, {0x33800000})})});
+  uint32_t bits = emit(Op::OpSelect, u, {emit(Op::OpIEqual, b, {e, c_u32(0)}), tiny,
+                                         emit(Op::OpSelect, u, {emit(Op::OpIEqual, b, {e, c_u32(31)}), special, normal})});
+  return emit(Op::OpBitcast, f, {emit(Op::OpBitwiseOr, u, {bits, sign})});
+}
+
+// Correctly rounded in |mode|; returns a u32 holding the 16-bit pattern.
+uint32_t Lowering::float_to_half(uint32_t x, uint32_t mode) {
+  uint32_t u = t_uint(32), b = t_bool();
+  auto k = [&](uint32_t v) { return c_u32(v); };
+  auto op = [&](Op o, uint32_t a, uint32_t c) { return emit(o, u, {a, c}); };
+  auto sel = [&](uint32_t c, uint32_t a, uint32_t d) { return emit(Op::OpSelect, u, {c, a, d}); };
+  auto cmp = [&](Op o, uint32_t a, uint32_t c) { return emit(o, b, {a, c}); };
+  uint32_t bits = emit(Op::OpBitcast, u, {x});
+  uint32_t negative = cmp(Op::OpINotEqual, op(Op::OpBitwiseAnd, bits, k(0x80000000)), k(0));
+  uint32_t sign16 = op(Op::OpShiftRightLogical, op(Op::OpBitwiseAnd, bits, k(0x80000000)), k(16));
+  uint32_t E = op(Op::OpBitwiseAnd, op(Op::OpShiftRightLogical, bits, k(23)), k(0xff));
+  uint32_t M = op(Op::OpBitwiseAnd, bits, k(0x7fffff));
+  // Normal halves (float exponent 113..142): keep 10 mantissa bits, 13 bits are rounded off.
+  uint32_t normal_base = op(Op::OpBitwiseOr, op(Op::OpShiftLeftLogical, op(Op::OpISub, E, k(112)), k(10)),
+                            op(Op::OpShiftRightLogical, M, k(13)));
+  uint32_t normal_rem = op(Op::OpBitwiseAnd, M, k(0x1fff));
+  // Denormal halves: the full significand shifted right by 126 - E (at most 25: all bits go).
+  uint32_t full = sel(cmp(Op::OpIEqual, E, k(0)), M, op(Op::OpBitwiseOr, M, k(0x800000)));
+  uint32_t shift = sel(cmp(Op::OpUGreaterThan, E, k(101)), op(Op::OpISub, k(126), E), k(25));
+  uint32_t den_base = op(Op::OpShiftRightLogical, full, shift);
+  uint32_t den_rem = op(Op::OpBitwiseAnd, full, op(Op::OpISub, op(Op::OpShiftLeftLogical, k(1), shift), k(1)));
+  uint32_t is_normal = cmp(Op::OpUGreaterThanEqual, E, k(113));
+  uint32_t base = sel(is_normal, normal_base, den_base);
+  uint32_t rem = sel(is_normal, normal_rem, den_rem);
+  uint32_t half = sel(is_normal, k(0x1000), op(Op::OpShiftLeftLogical, k(1), op(Op::OpISub, shift, k(1))));
+  uint32_t inexact = cmp(Op::OpINotEqual, rem, k(0));
+  uint32_t inc = 0;
+  switch (mode) {
+    case kRTZ: inc = c_bool(false); break;
+    case kRTP: inc = emit(Op::OpLogicalAnd, b, {inexact, emit(Op::OpLogicalNot, b, {negative})}); break;
+    case kRTN: inc = emit(Op::OpLogicalAnd, b, {inexact, negative}); break;
+    default: {
+      uint32_t odd = cmp(Op::OpINotEqual, op(Op::OpBitwiseAnd, base, k(1)), k(0));
+      uint32_t tie = emit(Op::OpLogicalAnd, b, {cmp(Op::OpIEqual, rem, half), odd});
+      inc = emit(Op::OpLogicalOr, b, {cmp(Op::OpUGreaterThan, rem, half), tie});
+    }
+  }
+  // A carry out of the mantissa bumps the exponent; out of the largest half it gives inf.
+  uint32_t rounded = op(Op::OpIAdd, base, sel(inc, k(1), k(0)));
+  // Too large for a half (|x| >= 2^16): infinity, or the largest half when rounding away
+  // from infinity.
+  uint32_t to_inf = mode == kRTZ ? c_bool(false)
+                    : mode == kRTP ? emit(Op::OpLogicalNot, b, {negative})
+                    : mode == kRTN ? negative
+                                   : c_bool(true);
+  uint32_t overflow = sel(to_inf, k(0x7c00), k(0x7bff));
+  uint32_t mag = sel(cmp(Op::OpUGreaterThanEqual, E, k(143)), overflow, rounded);
+  // Infinity stays infinity; NaN stays a (quiet) NaN.
+  uint32_t nan = op(Op::OpBitwiseOr, k(0x7e00), op(Op::OpShiftRightLogical, M, k(13)));
+  uint32_t special = sel(cmp(Op::OpIEqual, M, k(0)), k(0x7c00), nan);
+  mag = sel(cmp(Op::OpIEqual, E, k(255)), special, mag);
+  return op(Op::OpBitwiseOr, mag, sign16);
+}
+
+bool Lowering::lower_half_memory(const ir::Instruction& i) {
+  uint32_t n = i.operands[1];
+  bool load = n == cl::Vload_half || n == cl::Vload_halfn || n == cl::Vloada_halfn;
+  bool aligned = n == cl::Vloada_halfn || n == cl::Vstorea_halfn || n == cl::Vstorea_halfn_r;
+  // Operands: loads (offset, p[, n]); stores (data, offset, p[, mode]).
+  uint32_t off_in = i.operands[load ? 2 : 3];
+  uint32_t ptr_in = i.operands[load ? 3 : 4];
+  uint32_t count = 1;
+  if (load) {
+    count = shape_of(lower_type(i.type_id)).count;
+  } else {
+    Shape ds = shape_of(lower_type(def(i.operands[2])->type_id));
+    if (ds.width != 32 || !ds.is_float)
+      return fail("vstore_half of a non-float value is not supported yet: " + describe(i));
+    count = ds.count;
+  }
+  uint32_t mode = kRTE;
+  if (n == cl::Vstore_half_r || n == cl::Vstore_halfn_r || n == cl::Vstorea_halfn_r)
+    mode = i.operands[5];
+  AddressFormat f = format_of(pointer_storage(def(ptr_in)->type_id));
+  uint32_t ow = def(def(off_in)->type_id)->operands[0];
+  // vloada_half3/vstorea_half3 step by four halves.
+  uint32_t stride = aligned && count == 3 ? 4 : count;
+  uint32_t aw = address_width(f);
+  uint32_t off = to_width(value(off_in), ow, aw, false);
+  off = emit(Op::OpIMul, t_uint(aw), {off, c_offset(f, uint64_t(stride) * 2)});
+  uint32_t base = add_offset(f, value(ptr_in), off);
+  uint32_t u16 = t_uint(16), u32 = t_uint(32);
+  uint32_t alignment = aligned ? stride * 2 : 2;
+  if (load) {
+    std::vector<uint32_t> parts;
+    for (uint32_t c = 0; c < count; ++c) {
+      uint32_t a = c ? add_offset(f, base, c_offset(f, c * 2)) : base;
+      uint32_t h = load_out(f, a, u16, c ? 2 : alignment);
+      parts.push_back(half_to_float(emit(Op::OpUConvert, u32, {h})));
+    }
+    uint32_t rt = lower_type(i.type_id);
+    bind(i.result_id, rt, count == 1 ? parts[0] : emit(Op::OpCompositeConstruct, rt, parts));
+    return !failed_;
+  }
+  uint32_t data = value(i.operands[2]);
+  for (uint32_t c = 0; c < count; ++c) {
+    uint32_t x = count == 1 ? data : emit(Op::OpCompositeExtract, t_float(32), {data, c});
+    uint32_t h = emit(Op::OpUConvert, u16, {float_to_half(x, mode)});
+    uint32_t a = c ? add_offset(f, base, c_offset(f, c * 2)) : base;
+    store_out(f, a, u16, h, c ? 2 : alignment);
+  }
+  return !failed_;
+}
+
+}  // namespace vkcl::k2s

@@ -383,6 +383,9 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
   if (!plan) return plan.error();
   auto shared = std::make_shared<LaunchPlan>(std::move(*plan));
   _cl_command_queue::Keep keep = {cl::keep(kernel), shared};
+  // The plan lives as long as the work lambda too; the printf output is only in |keep|, so
+  // it prints when the command retires.
+  if (shared->printf_output) keep.push_back(std::move(shared->printf_output));
   auto r = queue->enqueue(CL_COMMAND_NDRANGE_KERNEL, waits, true,
                           [queue, shared] {
                             if (shared->regions.empty()) return CL_SUCCESS;

@@ -4,6 +4,7 @@
 
 #include "core/info.h"
 #include "core/platform.h"
+#include "core/printf.h"
 
 namespace vkcl::cl {
 
@@ -248,7 +249,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_PARTITION_AFFINITY_DOMAIN: return out(cl_device_affinity_domain(0));
     case CL_DEVICE_REFERENCE_COUNT: return out(cl_uint(1));
     case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC: return out(cl_bool(CL_TRUE));
-    case CL_DEVICE_PRINTF_BUFFER_SIZE: return out(size_t(0));
+    case CL_DEVICE_PRINTF_BUFFER_SIZE: return out(cl::kPrintfBufferSize);
     case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
     case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: return out(size_t(0));
     case CL_DEVICE_SVM_CAPABILITIES: return out(cl_device_svm_capabilities(0));

@@ -12,6 +12,7 @@
 
 #include "core/memory.h"
 #include "core/object.h"
+#include "core/printf.h"
 #include "core/program.h"
 #include "core/result.h"
 
@@ -26,6 +27,7 @@ struct LaunchPlan {
   std::vector<uint8_t> arguments;
   std::vector<vkcl::cl::Ref<_cl_mem>> buffers;
   std::shared_ptr<vkcl::vk::Buffer> program_data;
+  std::shared_ptr<vkcl::cl::PrintfOutput> printf_output;  // printed when the command retires
 };
 
 struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {

@@ -496,6 +496,8 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       r = emit(Op::OpSelect, rt, {cond, arg(1), arg(0)});
       break;
     }
+    case cl::Printf:
+      return lower_printf(i);
     case cl::Prefetch:
       return true;  // a hint: doing nothing is a correct implementation
     case cl::Vloadn: {

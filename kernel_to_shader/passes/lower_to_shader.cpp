@@ -278,6 +278,12 @@ bool Lowering::index_input() {
     else if (name.rfind("NonSemantic.", 0) != 0 && name != "OpenCL.DebugInfo.100")
       return fail("extended instruction set \"" + name + "\" is not supported");
   }
+  for (const auto& f : in_.functions)
+    for (const auto& b : f.blocks)
+      for (const auto& i : b.instructions)
+        if (i.opcode == Op::OpExtInst && i.operands[0] == opencl_std_ &&
+            i.operands[1] == uint32_t(OpenCLLIB::Printf))
+          uses_printf_ = true;
   for (const auto& c : in_.capabilities) {
     auto cap = spv::Capability(c.operands[0]);
     switch (cap) {
@@ -755,6 +761,10 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     ki.program_data_address_offset = kProgramDataSlot;
     offset = kProgramDataSlot + 8;
   }
+  if (uses_printf_) {
+    ki.printf_buffer_address_offset = kPrintfSlot;
+    offset = kPrintfSlot + 8;
+  }
   std::vector<uint32_t> call = {value(fn)};
   for (const auto& p : in_fn->parameters) {
     const ir::Instruction* pt = def(p.type_id);
@@ -897,6 +907,13 @@ bool Lowering::run(ir::Module* result) {
   for (auto& k : kernels_) {
     k.static_local_memory_size = (static_local_bytes_ + 15) / 16 * 16;
     k.private_memory_size = private_bytes_;
+  }
+  uint32_t max_record = 0;
+  for (const PrintfCall& c : printf_calls_) max_record = std::max(max_record, c.record_bytes);
+  for (KernelInterface& k : kernels_) {
+    if (k.printf_buffer_address_offset == UINT32_MAX) continue;
+    k.printf_calls = printf_calls_;
+    k.printf_max_record = max_record;
   }
   ctx_.kernels = kernels_;
   ctx_.program_data = program_data_;

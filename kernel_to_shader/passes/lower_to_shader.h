@@ -204,6 +204,12 @@ class Lowering {
   static constexpr uint32_t kArgumentScratchBytes = 64;
   // Bytes [64, 72) hold the program data address when the module has program-scope variables.
   static constexpr uint32_t kProgramDataSlot = 64;
+  // Bytes [72, 80) hold the printf buffer address when the module calls printf.
+  static constexpr uint32_t kPrintfSlot = 72;
+  bool uses_printf_ = false;
+  std::vector<PrintfCall> printf_calls_;
+  bool lower_printf(const ir::Instruction& inst);
+  bool constant_string(uint32_t in_pointer, std::string* text) const;
   std::vector<uint8_t> program_data_;
   std::vector<std::pair<uint32_t, uint32_t>> program_variables_;  // (input id, data offset)
   uint32_t global_variable_size_ = 0;

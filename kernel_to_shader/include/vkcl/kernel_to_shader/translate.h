@@ -67,6 +67,21 @@ struct KernelArg {
   uint32_t address_space = 0;  // SPIR-V storage class of pointer arguments
 };
 
+// One printf call site. Records in the printf buffer are [u32 call index][arguments], each
+// argument component in 4 bytes (8 for 64-bit values); %s arguments are constant strings
+// known at translation time and take no space.
+struct PrintfArg {
+  enum Kind { Int, Float, String } kind = Int;
+  uint32_t components = 1;       // > 1 for vector arguments (%v4f)
+  uint32_t component_bytes = 4;  // 4 or 8
+  std::string text;              // String
+};
+struct PrintfCall {
+  std::string format;
+  std::vector<PrintfArg> args;
+  uint32_t record_bytes = 4;
+};
+
 struct KernelInterface {
   std::string name;
   std::vector<KernelArg> args;
@@ -76,6 +91,12 @@ struct KernelInterface {
   // Where the frontend writes the device address of the program's data (program-scope
   // __constant/__global variables) in the argument block; UINT32_MAX when there is none.
   uint32_t program_data_address_offset = UINT32_MAX;
+  // printf: where the frontend writes the printf buffer's device address (UINT32_MAX when
+  // the program never calls printf). The buffer is [u32 bytes used][u32 capacity][records],
+  // followed by |printf_max_record| spare bytes that absorb records that do not fit.
+  uint32_t printf_buffer_address_offset = UINT32_MAX;
+  std::vector<PrintfCall> printf_calls;
+  uint32_t printf_max_record = 0;
   std::optional<std::array<uint32_t, 3>> required_work_group_size;  // reqd_work_group_size
   std::optional<std::array<uint32_t, 3>> work_group_size_hint;
   std::string attributes;  // CL_KERNEL_ATTRIBUTES text

@@ -239,6 +239,7 @@ std::optional<Prepared> Prepare(const Implementation& implementation, const Math
     if (size)
       clGetProgramBuildInfo(prepared.program.get(), implementation.device, CL_PROGRAM_BUILD_LOG,
                             size, log.data(), nullptr);
+    log.resize(std::min(log.size(), log.find('\0')));
     return fail(Measurement::Status::kUnsupported,
                 "clBuildProgram " + std::to_string(error) + ": " + FirstLines(log, 160));
   }

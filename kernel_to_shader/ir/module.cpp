@@ -268,4 +268,26 @@ uint32_t switch_literal_words(const Module& module, const Function& function,
   return 1;
 }
 
+bool is_literal_operand(const Instruction& inst, size_t k) {
+  switch (inst.opcode) {
+    case spv::Op::OpExtInst: return k == 1;
+    case spv::Op::OpCompositeExtract: return k >= 1;
+    case spv::Op::OpCompositeInsert: case spv::Op::OpVectorShuffle: return k >= 2;
+    case spv::Op::OpLoad: return k >= 1;
+    case spv::Op::OpStore: case spv::Op::OpCopyMemory: return k >= 2;
+    case spv::Op::OpCopyMemorySized: return k >= 3;
+    case spv::Op::OpVariable: return k == 0;
+    case spv::Op::OpSelectionMerge: return k >= 1;
+    case spv::Op::OpLoopMerge: return k >= 2;
+    case spv::Op::OpBranchConditional: return k >= 3;
+    case spv::Op::OpSwitch: return k >= 2 && k % 2 == 0;  // 32-bit selectors
+    case spv::Op::OpLifetimeStart: case spv::Op::OpLifetimeStop: return k == 1;
+    case spv::Op::OpGroupIAdd: case spv::Op::OpGroupFAdd: case spv::Op::OpGroupFMin:
+    case spv::Op::OpGroupUMin: case spv::Op::OpGroupSMin: case spv::Op::OpGroupFMax:
+    case spv::Op::OpGroupUMax: case spv::Op::OpGroupSMax:
+      return k == 1;
+    default: return false;
+  }
+}
+
 }  // namespace vkcl::ir

@@ -70,6 +70,11 @@ struct Module {
 uint32_t switch_literal_words(const Module& module, const Function& function,
                               const Instruction& opswitch);
 
+// Whether operand |k| of |inst| (a function-body instruction) is a literal rather than an id,
+// so code that renames ids leaves it alone (e.g. OpExtInst's instruction number,
+// OpCompositeExtract's indices, memory-operand alignments).
+bool is_literal_operand(const Instruction& inst, size_t k);
+
 // Parses a binary module. Returns false and sets |error| on malformed input.
 bool parse(const uint32_t* words, size_t count, Module* module, std::string* error);
 std::vector<uint32_t> serialize(const Module& module);

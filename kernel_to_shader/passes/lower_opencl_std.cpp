@@ -543,8 +543,8 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       return !failed_;
     }
     default:
-      return fail(std::string("OpenCL built-in ") + opencl_std_name(n) +
-                  " is not supported yet (needs a full-precision implementation; issue 4)");
+      return fail(std::string("OpenCL built-in ") + opencl_std_name(n) + " (OpenCL.std " +
+                  std::to_string(n) + ") is not supported yet: " + describe(i));
   }
   bind(i.result_id, rt, r);
   return !failed_;

@@ -227,9 +227,9 @@ class Structurizer {
           remap[i.result_id] = m_.take_id();
           c.result_id = remap[i.result_id];
         }
-        for (uint32_t& o : c.operands) {
-          auto it = remap.find(o);
-          if (it != remap.end()) o = it->second;
+        for (size_t k = 0; k < c.operands.size(); ++k) {
+          auto it = remap.find(c.operands[k]);
+          if (it != remap.end() && !ir::is_literal_operand(c, k)) c.operands[k] = it->second;
         }
         body.push_back(c);
       }
@@ -790,9 +790,9 @@ class Structurizer {
       Block copy{remap[f_.blocks[x].label], f_.blocks[x].instructions};
       for (Instruction& i : copy.instructions) {
         if (i.result_id) i.result_id = remap[i.result_id];
-        for (uint32_t& o : i.operands) {
-          auto it = remap.find(o);
-          if (it != remap.end()) o = it->second;
+        for (size_t k = 0; k < i.operands.size(); ++k) {
+          auto it = remap.find(i.operands[k]);
+          if (it != remap.end() && !ir::is_literal_operand(i, k)) i.operands[k] = it->second;
         }
       }
       copies.push_back(copy);
@@ -917,11 +917,13 @@ class Structurizer {
             }
           continue;
         }
-        bool uses = std::count(i.operands.begin(), i.operands.end(), value) > 0;
+        bool uses = false;
+        for (size_t k = 0; k < i.operands.size(); ++k)
+          uses = uses || (i.operands[k] == value && !ir::is_literal_operand(i, k));
         if (!uses || i.opcode == Op::OpSelectionMerge || i.opcode == Op::OpLoopMerge) continue;
         uint32_t loaded = m_.take_id();
-        for (uint32_t& o : i.operands)
-          if (o == value) o = loaded;
+        for (size_t k = 0; k < i.operands.size(); ++k)
+          if (i.operands[k] == value && !ir::is_literal_operand(i, k)) i.operands[k] = loaded;
         b.instructions.insert(b.instructions.begin() + k,
                               Instruction(Op::OpLoad, type, loaded, {var}));
         ++k;

@@ -197,6 +197,23 @@ TEST_P(MathBuiltins, NextafterMagnitudesAndNan) {
   }
 }
 
+TEST_P(MathBuiltins, FmaIsCorrectlyRounded) {
+  // a * b + c where the unfused result differs: products that need more than 24 bits.
+  std::vector<float> xs;
+  std::uniform_real_distribution<float> dist(-1000, 1000);
+  for (int i = 0; i < 1024; ++i) xs.push_back(dist(rng_));
+  xs[0] = 1.0f + 0x1p-23f;
+  xs[1] = 1.0f - 0x1p-23f;
+  auto [r, q] = run_body(R"(
+      float a = x[i], b = x[(i + 1) % get_global_size(0)], c = -a * 0.999f;
+      r[i] = fma(a, b, c);
+      q[i] = 0;)", xs);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    float a = xs[i], b = xs[(i + 1) % xs.size()], c = -a * 0.999f;
+    ASSERT_EQ(r[i], std::fma(a, b, c)) << a << " * " << b << " + " << c;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, MathBuiltins, ::testing::Values(std::string(""),
                                                                   std::string("-cl-opt-disable")));
 

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "core/fma_probe.h"
 #include "core/info.h"
 #include "core/platform.h"
 #include "core/printf.h"
@@ -43,7 +44,7 @@ cl_device_type _cl_device_id::type() const {
   }
 }
 
-k2s::TargetCaps _cl_device_id::target_caps() const {
+k2s::TargetCaps _cl_device_id::target_caps() {
   k2s::TargetCaps caps;
   caps.int8 = info_.shader_int8;
   caps.int16 = info_.features.shaderInt16;
@@ -56,6 +57,11 @@ k2s::TargetCaps _cl_device_id::target_caps() const {
   caps.subgroups = info_.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
   caps.preserve_inf_nan32 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat32;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
+  std::call_once(fma_probed_, [&] {
+    auto device = vk_device();
+    exact_fma_ = device && cl::probe_exact_fma(*device, caps, compiler_features());
+  });
+  caps.exact_fma = exact_fma_;
   return caps;
 }
 

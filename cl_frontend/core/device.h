@@ -25,7 +25,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   vkcl::cl::Result<std::shared_ptr<vkcl::vk::Device>> vk_device();
 
   cl_device_type type() const;
-  vkcl::k2s::TargetCaps target_caps() const;
+  // Includes the result of probing the device's Fma (done once, on first use).
+  vkcl::k2s::TargetCaps target_caps();
   vkcl::compiler::DeviceFeatures compiler_features() const;
   size_t max_work_group_size() const;
   std::array<size_t, 3> max_work_item_sizes() const;
@@ -43,6 +44,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   vkcl::vk::DeviceInfo info_;
   std::mutex mutex_;
   std::shared_ptr<vkcl::vk::Device> device_;
+  std::once_flag fma_probed_;
+  bool exact_fma_ = false;
 };
 
 namespace vkcl::cl {

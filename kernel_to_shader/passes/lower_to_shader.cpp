@@ -650,21 +650,12 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
                                       lower_semantics(i.operands[1], i.opcode)});
       return !failed_;
     case Op::OpIsFinite: case Op::OpIsNormal: case Op::OpSignBitSet: case Op::OpOrdered:
-    case Op::OpUnordered: case Op::OpLessOrGreater: case Op::OpSatConvertSToU:
-    case Op::OpSatConvertUToS:
+    case Op::OpUnordered: case Op::OpLessOrGreater:
       return lower_kernel_only_op(i);
     case Op::OpUConvert: case Op::OpSConvert: case Op::OpFConvert: case Op::OpConvertFToU:
-    case Op::OpConvertFToS: case Op::OpConvertSToF: case Op::OpConvertUToF: {
-      if (decoration(i.result_id, spv::Decoration::SaturatedConversion))
-        return fail("saturating conversions are not supported yet: " + describe(i));
-      if (const ir::Instruction* r = decoration(i.result_id, spv::Decoration::FPRoundingMode)) {
-        auto mode = spv::FPRoundingMode(r->operands[2]);
-        bool to_int = i.opcode == Op::OpConvertFToU || i.opcode == Op::OpConvertFToS;
-        bool fine = to_int ? mode == spv::FPRoundingMode::RTZ : mode == spv::FPRoundingMode::RTE;
-        if (!fine) return fail("conversion rounding modes are not supported yet: " + describe(i));
-      }
-      return copy_instruction(i);
-    }
+    case Op::OpConvertFToS: case Op::OpConvertSToF: case Op::OpConvertUToF:
+    case Op::OpSatConvertSToU: case Op::OpSatConvertUToS:
+      return lower_conversion(i);
     case Op::OpGroupAsyncCopy: case Op::OpGroupWaitEvents:
       return fail("async work-group copies are not supported yet (issue 3): " + describe(i));
     case Op::OpSizeOf: case Op::OpGenericPtrMemSemantics: case Op::OpAtomicFlagTestAndSet:

@@ -135,6 +135,10 @@ class Lowering {
   uint32_t component(uint32_t in_id, uint32_t k);
   bool lower_wide(const ir::Instruction& i);
 
+  // convert_<type>[_sat][_<rounding>] and regrouping bit casts (lower_conversions.cpp).
+  bool lower_conversion(const ir::Instruction& inst);
+  bool lower_wide_bitcast(const ir::Instruction& inst);
+
   // OpenCL.std (lower_opencl_std.cpp).
   bool lower_opencl_std(const ir::Instruction& inst);
   bool lower_kernel_only_op(const ir::Instruction& inst);

@@ -117,11 +117,13 @@ bool Lowering::lower_wide(const ir::Instruction& i) {
       return !failed_;
     }
     case Op::OpBitcast: {
-      if (wide_count(def(i.operands[0])->type_id) != n)
-        return fail("bit casts that regroup 8- or 16-component vectors are not supported yet: " +
-                    describe(i));
+      if (wide_count(def(i.operands[0])->type_id) != n) return lower_wide_bitcast(i);
       break;
     }
+    case Op::OpUConvert: case Op::OpSConvert: case Op::OpFConvert: case Op::OpConvertFToU:
+    case Op::OpConvertFToS: case Op::OpConvertSToF: case Op::OpConvertUToF:
+    case Op::OpSatConvertSToU: case Op::OpSatConvertUToS:
+      return lower_conversion(i);
     case Op::OpVectorTimesScalar: {
       std::vector<uint32_t> parts;
       for (uint32_t k = 0; k < n; ++k)
@@ -152,10 +154,6 @@ bool Lowering::lower_wide(const ir::Instruction& i) {
     case Op::OpUConvert: case Op::OpSConvert: case Op::OpFConvert: case Op::OpConvertFToU:
     case Op::OpConvertFToS: case Op::OpConvertSToF: case Op::OpConvertUToF: case Op::OpBitcast:
     case Op::OpBitCount: case Op::OpBitReverse: {
-      if (decoration(i.result_id, spv::Decoration::SaturatedConversion) ||
-          decoration(i.result_id, spv::Decoration::FPRoundingMode))
-        return fail("conversions with rounding modes or saturation are not supported yet: " +
-                    describe(i));
       std::vector<uint32_t> parts;
       for (uint32_t k = 0; k < n; ++k) {
         std::vector<uint32_t> ops;

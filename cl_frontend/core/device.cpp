@@ -54,6 +54,7 @@ k2s::TargetCaps _cl_device_id::target_caps() const {
   caps.int64_atomics = info_.shader_buffer_int64_atomics && info_.shader_shared_int64_atomics;
   caps.subgroups = info_.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
+  caps.max_work_group_size = uint32_t(max_work_group_size());
   return caps;
 }
 
@@ -61,6 +62,9 @@ static const char* kExtensions[] = {
     "cl_khr_byte_addressable_store",      "cl_khr_global_int32_base_atomics",
     "cl_khr_global_int32_extended_atomics", "cl_khr_local_int32_base_atomics",
     "cl_khr_local_int32_extended_atomics", "cl_khr_il_program"};
+
+// Work-group functions are built from barriers and local memory, so every device has them.
+static const char kWorkGroupCollectives[] = "__opencl_c_work_group_collective_functions";
 
 std::string _cl_device_id::extensions() const {
   std::string s;
@@ -74,6 +78,7 @@ compiler::DeviceFeatures _cl_device_id::compiler_features() const {
   f.int64 = info_.features.shaderInt64;
   for (const char* e : kExtensions)
     if (std::string(e) != "cl_khr_il_program") f.extensions.push_back(e);
+  f.features.push_back(kWorkGroupCollectives);
   return f;
 }
 
@@ -216,6 +221,9 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
         cl_name_version n{version(3, 0), "__opencl_c_int64"};
         v.push_back(n);
       }
+      cl_name_version collectives{version(3, 0), ""};
+      std::snprintf(collectives.name, sizeof(collectives.name), "%s", kWorkGroupCollectives);
+      v.push_back(collectives);
       return out(v);
     }
     case CL_DEVICE_EXTENSIONS: return out(extensions());
@@ -261,7 +269,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
                                                CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP));
     case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: return out(cl_bool(CL_TRUE));
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out(size_t(subgroup_size()));
-    case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
+    case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: return out(cl_bool(CL_TRUE));
     case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
     case CL_DEVICE_PIPE_SUPPORT: return out(cl_bool(CL_FALSE));
     case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:

@@ -23,6 +23,8 @@ struct TargetCaps {
   bool int64_atomics = false;    // shaderBufferInt64Atomics && shaderSharedInt64Atomics
   bool subgroups = true;         // GroupNonUniform basic in compute
   uint32_t max_push_constant_size = 128;
+  // maxComputeWorkGroupInvocations: sizes the local scratch work-group functions use.
+  uint32_t max_work_group_size = 1024;
 };
 
 // The push-constant block every translated kernel reads (std430 layout, 88 bytes).

@@ -57,6 +57,7 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   caps.subgroups = info_.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
   caps.preserve_inf_nan32 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat32;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
+  caps.max_work_group_size = uint32_t(max_work_group_size());
   std::call_once(fma_probed_, [&] {
     auto device = vk_device();
     exact_fma_ = device && cl::probe_exact_fma(*device, caps, compiler_features());
@@ -70,6 +71,9 @@ static const char* kExtensions[] = {
     "cl_khr_global_int32_extended_atomics", "cl_khr_local_int32_base_atomics",
     "cl_khr_local_int32_extended_atomics", "cl_khr_il_program"};
 
+// Work-group functions are built from barriers and local memory, so every device has them.
+static const char kWorkGroupCollectives[] = "__opencl_c_work_group_collective_functions";
+
 std::string _cl_device_id::extensions() const {
   std::string s;
   for (const char* e : kExtensions) s += std::string(e) + " ";
@@ -82,6 +86,7 @@ compiler::DeviceFeatures _cl_device_id::compiler_features() const {
   f.int64 = info_.features.shaderInt64;
   for (const char* e : kExtensions)
     if (std::string(e) != "cl_khr_il_program") f.extensions.push_back(e);
+  f.features.push_back(kWorkGroupCollectives);
   return f;
 }
 
@@ -224,6 +229,9 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
         cl_name_version n{version(3, 0), "__opencl_c_int64"};
         v.push_back(n);
       }
+      cl_name_version collectives{version(3, 0), ""};
+      std::snprintf(collectives.name, sizeof(collectives.name), "%s", kWorkGroupCollectives);
+      v.push_back(collectives);
       return out(v);
     }
     case CL_DEVICE_EXTENSIONS: return out(extensions());
@@ -269,7 +277,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
                                                CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP));
     case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: return out(cl_bool(CL_TRUE));
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out(size_t(subgroup_size()));
-    case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
+    case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: return out(cl_bool(CL_TRUE));
     case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
     case CL_DEVICE_PIPE_SUPPORT: return out(cl_bool(CL_FALSE));
     case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:

@@ -210,6 +210,7 @@ uint32_t Lowering::lower_type(uint32_t in_type) {
   switch (t->opcode) {
     case Op::OpTypeVoid: out = t_void(); break;
     case Op::OpTypeBool: out = t_bool(); break;
+    case Op::OpTypeEvent: out = t_uint(64); break;  // async copies complete at once (lower_group)
     case Op::OpTypeInt:
       if (t->operands[0] == 8 && !ctx_.caps.int8) fail("8-bit integers need shaderInt8");
       if (t->operands[0] == 16 && !ctx_.caps.int16) fail("16-bit integers need shaderInt16");
@@ -656,8 +657,11 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
     case Op::OpConvertFToS: case Op::OpConvertSToF: case Op::OpConvertUToF:
     case Op::OpSatConvertSToU: case Op::OpSatConvertUToS:
       return lower_conversion(i);
-    case Op::OpGroupAsyncCopy: case Op::OpGroupWaitEvents:
-      return fail("async work-group copies are not supported yet (issue 3): " + describe(i));
+    case Op::OpGroupAsyncCopy: case Op::OpGroupWaitEvents: case Op::OpGroupAll:
+    case Op::OpGroupAny: case Op::OpGroupBroadcast: case Op::OpGroupIAdd: case Op::OpGroupFAdd:
+    case Op::OpGroupSMin: case Op::OpGroupUMin: case Op::OpGroupFMin: case Op::OpGroupSMax:
+    case Op::OpGroupUMax: case Op::OpGroupFMax:
+      return lower_group(i);
     case Op::OpSizeOf: case Op::OpGenericPtrMemSemantics: case Op::OpAtomicFlagTestAndSet:
     case Op::OpAtomicFlagClear:
       return fail("not supported yet (issue 3): " + describe(i));
@@ -895,6 +899,7 @@ bool Lowering::run(ir::Module* result) {
   }
   if (failed_) return false;
   finish_module();
+  finish_group_scratch();
   for (auto& k : kernels_) {
     k.static_local_memory_size = (static_local_bytes_ + 15) / 16 * 16;
     k.private_memory_size = private_bytes_;

@@ -147,6 +147,24 @@ class Lowering {
   uint32_t half_to_float(uint32_t bits32);
   uint32_t float_to_half(uint32_t value, uint32_t rounding_mode);
 
+  // Work-group functions and async copies (lower_group.cpp).
+  bool lower_group(const ir::Instruction& inst);
+  bool lower_async_copy(const ir::Instruction& inst);
+  uint32_t lower_broadcast(const ir::Instruction& inst, uint32_t out_type);
+  bool check_workgroup_scope(const ir::Instruction& inst);
+  uint32_t local_linear_id();
+  uint32_t workgroup_invocations();
+  void workgroup_barrier(bool global_memory);
+  uint32_t group_slot(uint32_t index);
+  void finish_group_scratch();
+  void start_helper(ir::Function& f, uint32_t return_type,
+                    const std::vector<uint32_t>& param_types, std::vector<uint32_t>& params);
+  uint32_t async_copy_helper(AddressFormat fd, AddressFormat fs, uint32_t size, uint32_t chunk);
+  uint32_t scan_helper(uint32_t combine, uint32_t out_type, spv::GroupOperation operation);
+  uint32_t group_identity(uint32_t combine, uint32_t out_type, const Shape& s);
+  std::map<std::vector<uint32_t>, uint32_t> group_helpers_;  // helper functions by kind
+  uint32_t group_scratch_base_ = 0;  // byte offset of the work-group scratch slots, 0: none
+
  private:
   bool index_input();
   bool lower_globals();

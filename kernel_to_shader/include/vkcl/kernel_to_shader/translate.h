@@ -26,6 +26,8 @@ struct TargetCaps {
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation
                                  // (Vulkan does not promise it; the frontend probes the device)
   uint32_t max_push_constant_size = 128;
+  // maxComputeWorkGroupInvocations: sizes the local scratch work-group functions use.
+  uint32_t max_work_group_size = 1024;
 };
 
 // The push-constant block every translated kernel reads (std430 layout, 88 bytes).

@@ -43,7 +43,7 @@ bool Lowering::lower_printf(const ir::Instruction& i) {
   if (!constant_string(i.operands[2], &call.format))
     return fail("printf needs a constant format string: " + describe(i));
   struct Value {
-    uint32_t v, out_type;
+    uint32_t in_id, v, out_type;  // in_id 0: |v| is already the value to store
     PrintfArg arg;
   };
   std::vector<Value> values;
@@ -62,7 +62,7 @@ bool Lowering::lower_printf(const ir::Instruction& i) {
       arg.component_bytes = 8;
       uint32_t v = value(in_id);
       if (shape_of(lower_type(d->type_id)).width == 32) v = emit(Op::OpUConvert, t_uint(64), {v});
-      values.push_back({v, t_uint(64), arg});
+      values.push_back({0, v, t_uint(64), arg});
       call.args.push_back(arg);
       call.record_bytes += 8;
       continue;
@@ -73,13 +73,14 @@ bool Lowering::lower_printf(const ir::Instruction& i) {
       Shape src = shape_of(lower_type(def(d->operands[0])->type_id));
       if (src.is_float && src.width == 32) in_id = d->operands[0];
     }
-    Shape s = shape_of(lower_type(def(in_id)->type_id));
-    if (!s.ok || s.wide) return fail("printf argument type not supported yet: " + describe(i));
+    uint32_t in_type = def(in_id)->type_id;
+    Shape s = shape_of(lower_type(in_type));
+    if (!s.ok) return fail("printf argument type not supported yet: " + describe(i));
     arg.kind = s.is_float ? PrintfArg::Float : PrintfArg::Int;
-    arg.components = s.count;
+    arg.components = s.wide ? wide_count(in_type) : s.count;
     arg.component_bytes = s.width == 64 ? 8 : 4;
     if (s.is_float && s.width == 16) return fail("printf of half values is not supported yet");
-    values.push_back({value(in_id), lower_type(def(in_id)->type_id), arg});
+    values.push_back({in_id, 0, lower_type(in_type), arg});
     call.args.push_back(arg);
     call.record_bytes += arg.components * arg.component_bytes;
   }
@@ -102,11 +103,10 @@ bool Lowering::lower_printf(const ir::Instruction& i) {
                                emit(Op::OpIAdd, u64, {emit(Op::OpUConvert, u64, {where}), c_u64(8)}));
   store_out(AddressFormat::Global64, record, u32, c_u32(index), 4);
   uint32_t offset = 4;
-  for (const auto& [v, out_type, arg] : values) {
+  for (const auto& [in_id, v, out_type, arg] : values) {
     for (uint32_t c = 0; c < arg.components; ++c) {
       Shape s = shape_of(out_type);
-      uint32_t elem = s.is_float ? t_float(s.width) : t_uint(s.width);
-      uint32_t x = arg.components == 1 ? v : emit(Op::OpCompositeExtract, elem, {v, c});
+      uint32_t x = in_id == 0 ? v : arg.components == 1 ? value(in_id) : component(in_id, c);
       uint32_t word_type = arg.component_bytes == 8 ? u64 : u32;
       uint32_t bits = 0;
       if (s.is_float) bits = emit(Op::OpBitcast, word_type, {x});

@@ -215,6 +215,9 @@ class Linker {
         const Builtin* b = i.opcode == Op::OpExtInst && i.operands[0] == opencl_
                                ? find_builtin(i.operands[1], ctx_.caps)
                                : nullptr;
+        // A float fma has an exact and much faster path through doubles (lower-to-shader).
+        if (b && b->op == cl::Fma && ctx_.caps.float64 && scalar_code(split(i.type_id).first, 'F') == "f")
+          b = nullptr;
         if (!b) {
           out.push_back(std::move(i));
           continue;

@@ -149,9 +149,15 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       break;
     }
     case cl::Fma:
-      // Reached only when the device's Fma is known to be fused (caps.exact_fma); otherwise
-      // link-builtins called libclc's software fma.
-      r = glsl(GLSLstd450Fma, {arg(0), arg(1), arg(2)});
+      // Reached when the device's Fma is known to be fused (caps.exact_fma), or for float
+      // when doubles are available; otherwise link-builtins called libclc's software fma.
+      if (ctx_.caps.exact_fma) {
+        r = glsl(GLSLstd450Fma, {arg(0), arg(1), arg(2)});
+      } else if (s.width == 32 && ctx_.caps.float64) {
+        r = fma_through_double(arg(0), arg(1), arg(2), rt, s.count);
+      } else {
+        return fail("internal error: fma reached lower-to-shader without an exact path");
+      }
       break;
     case cl::Sqrt:
     case cl::Rsqrt: {
@@ -605,6 +611,48 @@ bool Lowering::lower_kernel_only_op(const ir::Instruction& i) {
   }
   bind(i.result_id, rt, r);
   return !failed_;
+}
+
+// A float fma from doubles: the product of two floats is exact in double, the sum is rounded
+// to odd (TwoSum tells whether and which way the double addition rounded) and the final
+// conversion to float then rounds once, correctly (round-to-odd with 29 spare bits makes the
+// double rounding harmless).
+uint32_t Lowering::fma_through_double(uint32_t a, uint32_t b, uint32_t c, uint32_t rt,
+                                      uint32_t count) {
+  need_capability(spv::Capability::Float64);
+  uint32_t dt = t_vec(t_float(64), count), ut = t_vec(t_uint(64), count);
+  uint32_t bt = t_vec(t_bool(), count);
+  auto k = [&](uint32_t type, uint32_t scalar) {
+    if (count == 1) return scalar;
+    uint32_t id = take_id();
+    out_.globals.emplace_back(Op::OpConstantComposite, type, id, std::vector<uint32_t>(count, scalar));
+    return id;
+  };
+  auto exact = [&](uint32_t id) {
+    decorate(id, spv::Decoration::NoContraction);
+    return id;
+  };
+  uint32_t p = exact(emit(Op::OpFMul, dt, {emit(Op::OpFConvert, dt, {a}), emit(Op::OpFConvert, dt, {b})}));
+  uint32_t cd = emit(Op::OpFConvert, dt, {c});
+  uint32_t sum = exact(emit(Op::OpFAdd, dt, {p, cd}));
+  // TwoSum: err = (p - (sum - bb)) + (cd - bb) with bb = sum - p, exactly sum's rounding error.
+  uint32_t bb = exact(emit(Op::OpFSub, dt, {sum, p}));
+  uint32_t err = exact(emit(Op::OpFAdd, dt, {exact(emit(Op::OpFSub, dt, {p, exact(emit(Op::OpFSub, dt, {sum, bb}))})),
+                                               exact(emit(Op::OpFSub, dt, {cd, bb}))}));
+  uint32_t zero = k(dt, constant(t_float(64), {0, 0}));
+  uint32_t one = k(ut, c_u64(1));
+  uint32_t bits = emit(Op::OpBitcast, ut, {sum});
+  uint32_t even = emit(Op::OpIEqual, bt, {emit(Op::OpBitwiseAnd, ut, {bits, one}), k(ut, c_u64(0))});
+  uint32_t inexact = emit(Op::OpFOrdNotEqual, bt, {err, zero});
+  // Rounded toward zero when the error has the sum's sign: the odd neighbour is one step
+  // away from zero; otherwise one step toward it.
+  uint32_t same_sign = emit(Op::OpLogicalEqual, bt, {emit(Op::OpFOrdLessThan, bt, {err, zero}),
+                                                     emit(Op::OpFOrdLessThan, bt, {sum, zero})});
+  uint32_t odd = emit(Op::OpSelect, ut, {same_sign, emit(Op::OpIAdd, ut, {bits, one}), emit(Op::OpISub, ut, {bits, one})});
+  uint32_t fix = emit(Op::OpLogicalAnd, bt, {inexact, even});
+  // Infinite or NaN sums keep their value (err is NaN there, so no fix applies).
+  uint32_t rounded = emit(Op::OpBitcast, dt, {emit(Op::OpSelect, ut, {fix, odd, bits})});
+  return emit(Op::OpFConvert, rt, {rounded});
 }
 
 }  // namespace vkcl::k2s

@@ -144,6 +144,8 @@ class Lowering {
   bool lower_kernel_only_op(const ir::Instruction& inst);
   // vload_half/vstore_half families (lower_half.cpp).
   bool lower_half_memory(const ir::Instruction& inst);
+  uint32_t fma_through_double(uint32_t a, uint32_t b, uint32_t c, uint32_t result_type,
+                              uint32_t count);
   uint32_t half_to_float(uint32_t bits32);
   uint32_t float_to_half(uint32_t value, uint32_t rounding_mode);
 

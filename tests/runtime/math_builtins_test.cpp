@@ -205,11 +205,15 @@ TEST_P(MathBuiltins, FmaIsCorrectlyRounded) {
   xs[0] = 1.0f + 0x1p-23f;
   xs[1] = 1.0f - 0x1p-23f;
   auto [r, q] = run_body(R"(
-      float a = x[i], b = x[(i + 1) % get_global_size(0)], c = -a * 0.999f;
+      float a = x[i], b = x[(i + 1) % get_global_size(0)];
+      // Odd items: c cancels the rounded product, so the result is its rounding error.
+      float c = (i & 1) ? -(a * b) : -a * 0.999f;
       r[i] = fma(a, b, c);
       q[i] = 0;)", xs);
   for (size_t i = 0; i < xs.size(); ++i) {
-    float a = xs[i], b = xs[(i + 1) % xs.size()], c = -a * 0.999f;
+    float a = xs[i], b = xs[(i + 1) % xs.size()];
+    volatile float product = a * b;
+    float c = (i & 1) ? -product : -a * 0.999f;
     ASSERT_EQ(r[i], std::fma(a, b, c)) << a << " * " << b << " + " << c;
   }
 }

@@ -854,8 +854,9 @@ class Structurizer {
     for (Block& b : f_.blocks) {
       if (region_labels.count(b.label)) continue;
       for (const Instruction& i : b.instructions)
-        for (uint32_t o : i.operands)
-          if (region_defs.count(o)) escaping.insert(o);
+        for (size_t k = 0; k < i.operands.size(); ++k)
+          if (region_defs.count(i.operands[k]) && !ir::is_literal_operand(i, k))
+            escaping.insert(i.operands[k]);
     }
     for (uint32_t v : escaping) demote(v);
   }
@@ -866,6 +867,11 @@ class Structurizer {
       for (const Instruction& i : b.instructions)
         if (i.result_id == value) return i.type_id;
     return 0;
+  }
+  bool is_void(uint32_t type) const {
+    for (const auto& g : m_.globals)
+      if (g.result_id == type) return g.opcode == Op::OpTypeVoid;
+    return false;
   }
   uint32_t pointer_type(uint32_t pointee) {
     for (const auto& g : m_.globals)
@@ -882,7 +888,7 @@ class Structurizer {
   // variable stored right after the definition.
   void demote(uint32_t value) {
     uint32_t type = type_of(value);
-    if (!type) return;
+    if (!type || is_void(type)) return;  // a void call's result is never used
     uint32_t var = m_.take_id();
     Block& entry = f_.blocks.front();
     size_t at = 0;
@@ -918,12 +924,12 @@ class Structurizer {
           continue;
         }
         bool uses = false;
-        for (size_t k = 0; k < i.operands.size(); ++k)
-          uses = uses || (i.operands[k] == value && !ir::is_literal_operand(i, k));
+        for (size_t o = 0; o < i.operands.size(); ++o)
+          uses = uses || (i.operands[o] == value && !ir::is_literal_operand(i, o));
         if (!uses || i.opcode == Op::OpSelectionMerge || i.opcode == Op::OpLoopMerge) continue;
         uint32_t loaded = m_.take_id();
-        for (size_t k = 0; k < i.operands.size(); ++k)
-          if (i.operands[k] == value && !ir::is_literal_operand(i, k)) i.operands[k] = loaded;
+        for (size_t o = 0; o < i.operands.size(); ++o)
+          if (i.operands[o] == value && !ir::is_literal_operand(i, o)) i.operands[o] = loaded;
         b.instructions.insert(b.instructions.begin() + k,
                               Instruction(Op::OpLoad, type, loaded, {var}));
         ++k;
@@ -991,6 +997,7 @@ class Structurizer {
           size_t first = i.opcode == Op::OpBranchConditional ? 0 : 0;
           size_t last = i.opcode == Op::OpBranchConditional ? 1 : i.operands.size();
           for (size_t o = first; o < last; ++o) {
+            if (ir::is_literal_operand(i, o)) continue;
             auto d = def_block.find(i.operands[o]);
             if (d == def_block.end()) continue;
             if (d->second == int(b)) continue;  // same block: order is preserved

@@ -930,7 +930,14 @@ class Structurizer {
         uint32_t loaded = m_.take_id();
         for (size_t o = 0; o < i.operands.size(); ++o)
           if (i.operands[o] == value && !ir::is_literal_operand(i, o)) i.operands[o] = loaded;
-        b.instructions.insert(b.instructions.begin() + k,
+        // A terminator's load goes before the block's merge instruction, which must stay
+        // right before the terminator.
+        size_t load_at = k;
+        if (k + 1 == b.instructions.size() && k > 0 &&
+            (b.instructions[k - 1].opcode == Op::OpSelectionMerge ||
+             b.instructions[k - 1].opcode == Op::OpLoopMerge))
+          load_at = k - 1;
+        b.instructions.insert(b.instructions.begin() + load_at,
                               Instruction(Op::OpLoad, type, loaded, {var}));
         ++k;
       }

@@ -94,6 +94,19 @@ const Case kCases[] = {
          int a[6];
          for (int i = 0; i < 6; ++i) a[i] = o[i] * i;
          o[get_global_id(0)] = sum(a, 6); })"},
+    // The loop condition is used past the loop, so the structurizer moves it through a
+    // variable; its load must come before the header's OpLoopMerge (CTS async copies).
+    {"demoted_loop_condition", R"(__kernel void k(const __global uint16* src, __global uint16* dst,
+                                                 __local uint16* tmp, int per_group, int per_item) {
+       int i;
+       for (i = 0; i < per_item; i++) tmp[get_local_id(0) * per_item + i] = (uint16)(uint)0;
+       barrier(CLK_LOCAL_MEM_FENCE);
+       for (i = 0; i < per_item; i++)
+         tmp[get_local_id(0) * per_item + i] = src[get_global_id(0) * per_item + i];
+       barrier(CLK_LOCAL_MEM_FENCE);
+       event_t e = async_work_group_copy(dst + per_group * get_group_id(0), tmp,
+                                         (size_t)per_group, 0);
+       wait_group_events(1, &e); })"},
 };
 
 class TranslateKernels : public ::testing::TestWithParam<std::tuple<Case, const char*>> {};

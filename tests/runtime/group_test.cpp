@@ -160,11 +160,12 @@ class Group : public KernelTest {
   }
 };
 
-// Group g gathers n elements at stride |stride| from its part of |src| into local memory,
-// then copies local elements 1..n-1 to |gathered| contiguously (so each element leaves
-// through another work-item than the one that brought it in, and only wait_group_events
-// makes it visible). The second kernel scatters n contiguous elements through local memory
-// to |scattered| at stride |stride|.
+// Kernel "gather": group g gathers n elements at stride |stride| from its part of |src| into
+// local memory, then copies local elements 1..n-1 to |out| contiguously (so each element
+// leaves through another work-item than the one that brought it in, and only
+// wait_group_events makes it visible). Kernel "scatter" copies n + 1 contiguous elements (two
+// copies sharing one event) into local memory and scatters elements 1..n to |out| at stride
+// |stride|; the elements between stay poisoned.
 TEST_P(Group, AsyncCopies) {
   const CopyType types[] = {{"char", 1}, {"uchar2", 2}, {"int", 4},    {"int4", 16},
                             {"float3", 16}, {"long", 8}, {"long16", 128}, {"char3", 4},

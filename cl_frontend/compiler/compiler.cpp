@@ -76,9 +76,13 @@ Translation translate_options(const std::string& options) {
     if (takes_value("-D") || takes_value("-I")) continue;
     if (o == "-w" || o == "-Werror" || o == "-cl-mad-enable" || o == "-cl-no-signed-zeros" ||
         o == "-cl-unsafe-math-optimizations" || o == "-cl-finite-math-only" ||
-        o == "-cl-fast-relaxed-math" || o == "-cl-denorms-are-zero" ||
-        o == "-cl-single-precision-constant" || o == "-cl-fp32-correctly-rounded-divide-sqrt") {
+        o == "-cl-fast-relaxed-math" || o == "-cl-single-precision-constant" ||
+        o == "-cl-fp32-correctly-rounded-divide-sqrt") {
       t.args.push_back(o);
+    } else if (o == "-cl-denorms-are-zero") {
+      // clang's front end spells it as a denormal mode; the device does not report
+      // CL_FP_DENORM, so flushing is allowed with or without it.
+      t.args.push_back("-fdenormal-fp-math-f32=preserve-sign,preserve-sign");
     } else if (o == "-cl-uniform-work-group-size") {
       t.args.push_back(o);
       t.uniform_work_group_size = true;

@@ -69,6 +69,15 @@ TEST(Compiler, DiagnosticsAndInvalidOptions) {
   r = compile("__kernel void k() {}", "-cl-std=CL3.0 -cl-mad-enable -w", features(), &invalid);
   EXPECT_TRUE(r.ok) << r.log;
   EXPECT_EQ(r.language_version, 300);
+  // Every math option of OpenCL C 5.8.4.2 (clBuildProgram) is accepted.
+  for (const char* math : {"-cl-denorms-are-zero", "-cl-fast-relaxed-math", "-cl-finite-math-only",
+                           "-cl-unsafe-math-optimizations", "-cl-no-signed-zeros",
+                           "-cl-single-precision-constant", "-cl-fp32-correctly-rounded-divide-sqrt"}) {
+    invalid = false;
+    r = compile("__kernel void k(__global float* o) { o[0] = o[1] * 0.5f; }", math, features(), &invalid);
+    EXPECT_TRUE(r.ok) << math << ": " << r.log;
+    EXPECT_FALSE(invalid) << math;
+  }
 }
 
 TEST(Compiler, ArgumentInfoAndAttributes) {

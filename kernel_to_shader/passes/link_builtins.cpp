@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <algorithm>
 #include <mutex>
 #include <unordered_map>
 
@@ -210,8 +211,10 @@ class Linker {
       // A copy: imports append to m_.functions, which may move every block.
       const std::vector<ir::Instruction> insts = m_.functions[fi].blocks[bi].instructions;
       bool touched = false;
-      for (size_t ii = 0; ii < insts.size(); ++ii) {
-        ir::Instruction i = insts[ii];
+      std::vector<ir::Instruction> entry_vars;
+      bool ok = true;
+      // Library calls; everything else is kept for lower-to-shader.
+      auto process = [&](ir::Instruction i) {
         const Builtin* b = i.opcode == Op::OpExtInst && i.operands[0] == opencl_
                                ? find_builtin(i.operands[1], ctx_.caps)
                                : nullptr;
@@ -220,20 +223,120 @@ class Linker {
           b = nullptr;
         if (!b) {
           out.push_back(std::move(i));
-          continue;
+          return;
         }
-        std::vector<ir::Instruction> entry_vars;
-        if (!expand(i, *b, &out, &entry_vars)) return false;
         touched = true;
-        // Temporaries go at the top of the entry block (may be this very block).
-        auto& entry = bi == 0 ? out : m_.functions[fi].blocks[0].instructions;
-        entry.insert(entry.begin(), entry_vars.begin(), entry_vars.end());
+        ok = ok && expand(i, *b, &out, &entry_vars);
+      };
+      for (size_t ii = 0; ii < insts.size() && ok; ++ii) {
+        const ir::Instruction& i = insts[ii];
+        std::vector<ir::Instruction> parts;
+        if (i.opcode == Op::OpExtInst && i.operands[0] == opencl_ && split_vector_op(i, &parts)) {
+          touched = true;
+          for (ir::Instruction& p : parts) process(std::move(p));
+        } else {
+          process(i);
+        }
       }
+      if (!ok) return false;
+      // Temporaries go at the top of the entry block (may be this very block).
+      auto& entry = bi == 0 ? out : m_.functions[fi].blocks[0].instructions;
+      entry.insert(entry.begin(), entry_vars.begin(), entry_vars.end());
       if (touched) {
         m_.functions[fi].blocks[bi].instructions = std::move(out);
         changed_ = true;
       }
     }
+    return true;
+  }
+
+  uint32_t constant_of(uint32_t type, uint64_t v) {
+    const ir::Instruction* t = def(type);
+    std::vector<uint32_t> words = {uint32_t(v)};
+    if (t && t->operands[0] == 64) words.push_back(uint32_t(v >> 32));
+    uint32_t id = importer_.intern(ir::Instruction(Op::OpConstant, type, 0, words));
+    reindex();
+    return id;
+  }
+  uint32_t bool_type() {
+    uint32_t id = importer_.intern(ir::Instruction(Op::OpTypeBool, 0, 0));
+    reindex();
+    return id;
+  }
+  uint32_t width_of(uint32_t scalar_type) {
+    const ir::Instruction* t = def(scalar_type);
+    return t ? t->operands[0] : 32;
+  }
+
+  // shuffle/shuffle2 (any width) and component-wise built-ins on 8- and 16-component vectors
+  // become per-component instructions here, in the Kernel module, where each scalar
+  // built-in then takes its ordinary path (library call or lower-to-shader).
+  bool split_vector_op(const ir::Instruction& i, std::vector<ir::Instruction>* out) {
+    uint32_t n = i.operands[1];
+    std::vector<uint32_t> args(i.operands.begin() + 2, i.operands.end());
+    auto [elem, count] = split(i.type_id);
+    if (n == cl::Shuffle || n == cl::Shuffle2) {
+      // result[k] = x[mask[k] % n] (shuffle2: of the 2n components of x then y).
+      bool two = n == cl::Shuffle2;
+      uint32_t x = args[0], y = two ? args[1] : 0, mask = args[two ? 2 : 1];
+      auto [in_elem, in_count] = split(type_of(x));
+      auto [mask_elem, mask_count] = split(type_of(mask));
+      std::vector<uint32_t> parts;
+      for (uint32_t k = 0; k < count; ++k) {
+        uint32_t m = emit(out, Op::OpCompositeExtract, mask_elem, {mask, k});
+        uint32_t idx = emit(out, Op::OpBitwiseAnd, mask_elem, {m, constant_of(mask_elem, (two ? 2 : 1) * in_count - 1)});
+        if (!two) {
+          parts.push_back(emit(out, Op::OpVectorExtractDynamic, in_elem, {x, idx}));
+          continue;
+        }
+        uint32_t in_x = emit(out, Op::OpULessThan, bool_type(), {idx, constant_of(mask_elem, in_count)});
+        uint32_t low = emit(out, Op::OpBitwiseAnd, mask_elem, {idx, constant_of(mask_elem, in_count - 1)});
+        uint32_t from_x = emit(out, Op::OpVectorExtractDynamic, in_elem, {x, low});
+        uint32_t from_y = emit(out, Op::OpVectorExtractDynamic, in_elem, {y, low});
+        parts.push_back(emit(out, Op::OpSelect, in_elem, {in_x, from_x, from_y}));
+      }
+      emit(out, Op::OpCompositeConstruct, i.type_id, parts, i.result_id);
+      return true;
+    }
+    switch (n) {  // not component-wise, or handled whole later
+      case cl::Vloadn: case cl::Vstoren: case cl::Vload_halfn: case cl::Vloada_halfn:
+      case cl::Vstore_halfn: case cl::Vstore_halfn_r: case cl::Vstorea_halfn:
+      case cl::Vstorea_halfn_r: case cl::Printf: case cl::Prefetch: case cl::Vload_half:
+      case cl::Vstore_half: case cl::Vstore_half_r:
+        return false;
+      default: break;
+    }
+    bool wide = count >= 8;
+    for (uint32_t a : args) {
+      const ir::Instruction* t = def(type_of(a));
+      if (t && t->opcode == Op::OpTypePointer) return false;  // expand() handles these
+      wide = wide || split(type_of(a)).second >= 8;
+    }
+    if (!wide) return false;
+    uint32_t width = 0;
+    for (uint32_t a : args) width = std::max(width, split(type_of(a)).second);
+    width = std::max(width, count);
+    std::vector<uint32_t> parts;
+    for (uint32_t k = 0; k < width; ++k) {
+      std::vector<uint32_t> scalars;
+      for (uint32_t a : args) {
+        auto [a_elem, a_count] = split(type_of(a));
+        scalars.push_back(a_count == 1 ? a : emit(out, Op::OpCompositeExtract, a_elem, {a, k}));
+      }
+      if (n == cl::Select) {
+        // Vector select takes each component's most significant bit; a scalar select would
+        // test for non-zero, so the comparison is made here.
+        uint32_t c_elem = split(type_of(args[2])).first;
+        uint32_t msb = emit(out, Op::OpSLessThan, bool_type(), {scalars[2], constant_of(c_elem, 0)});
+        parts.push_back(emit(out, Op::OpSelect, elem, {msb, scalars[1], scalars[0]}));
+        continue;
+      }
+      std::vector<uint32_t> ops = {i.operands[0], n};
+      ops.insert(ops.end(), scalars.begin(), scalars.end());
+      parts.push_back(emit(out, Op::OpExtInst, elem, ops));
+    }
+    if (count == 1) return false;  // scalar results of wide arguments (none in OpenCL.std)
+    emit(out, Op::OpCompositeConstruct, i.type_id, parts, i.result_id);
     return true;
   }
 

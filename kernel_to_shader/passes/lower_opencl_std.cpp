@@ -75,7 +75,15 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
                               std::vector<uint32_t>(s.count, scalar_constant));
     return id;
   };
-  auto int_const = [&](uint64_t v) { return splat(c_uint(s.width, v)); };
+  // Integer constants are typed as the unsigned vector even when the result is a float
+  // (copysign, nextafter and nan work on the bits).
+  auto int_const = [&](uint64_t v) {
+    if (s.count == 1) return c_uint(s.width, v);
+    uint32_t id = take_id();
+    out_.globals.emplace_back(Op::OpConstantComposite, t_vec(t_uint(s.width), s.count), id,
+                              std::vector<uint32_t>(s.count, c_uint(s.width, v)));
+    return id;
+  };
   auto bool_type = [&]() { return t_vec(t_bool(), s.count); };
   // A float constant of the result's width (32 or 64 bits), splat to its shape.
   auto fk = [&](double v) {
@@ -291,8 +299,8 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       uint64_t sign = 1ull << (s.width - 1);
       uint32_t a = emit(Op::OpBitcast, it, {arg(0)});
       uint32_t b = emit(Op::OpBitcast, it, {arg(1)});
-      uint32_t mag = emit(Op::OpBitwiseAnd, it, {a, splat(c_uint(s.width, sign - 1))});
-      uint32_t sgn = emit(Op::OpBitwiseAnd, it, {b, splat(c_uint(s.width, sign))});
+      uint32_t mag = emit(Op::OpBitwiseAnd, it, {a, int_const(sign - 1)});
+      uint32_t sgn = emit(Op::OpBitwiseAnd, it, {b, int_const(sign)});
       r = emit(Op::OpBitcast, rt, {emit(Op::OpBitwiseOr, it, {mag, sgn})});
       break;
     }

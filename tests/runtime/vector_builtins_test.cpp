@@ -1,0 +1,105 @@
+// Built-ins on 8- and 16-component vectors (split per component in link-builtins), vector
+// select's most-significant-bit rule, and shuffle/shuffle2 at every width, against the CPU.
+#include <cmath>
+#include <cstdint>
+
+#include "runtime/cl_harness.h"
+
+namespace vkcl::test {
+namespace {
+
+class VectorBuiltins : public KernelTest {};
+
+TEST_P(VectorBuiltins, CommonAndIntegerFunctionsOnWideVectors) {
+  const size_t n = 64 * 16;
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::uniform_int_distribution<int> idist(-1000, 1000);
+  std::vector<float> x(n);
+  std::vector<int> y(n);
+  for (auto& v : x) v = dist(rng_);
+  for (auto& v : y) v = idist(rng_);
+  Program p = build(R"(
+    __kernel void k(__global const float* x, __global const int* y, __global float* f,
+                    __global int* r) {
+      size_t i = get_global_id(0);
+      float16 v = vload16(i, x);
+      float8 h0 = vload8(2 * i, x), h1 = vload8(2 * i + 1, x);
+      int16 w = vload16(i, y);
+      vstore16(clamp(v, -1.0f, 2.0f) + sign(v) + copysign(1.5f, v) + select(v, -v, w), i, f);
+      vstore8(mix(h0, h0 * 2.0f, 0.25f) + step(0.5f, h0) + fmax(h0, 0.0f), 2 * i, f + 16 * 64);
+      vstore8(mix(h1, h1 * 2.0f, 0.25f) + step(0.5f, h1) + fmax(h1, 0.0f), 2 * i + 1, f + 16 * 64);
+      vstore16(clamp(w, -10, 10) + as_int16(abs_diff(w, 3)) + rotate(w, 5) + popcount(w) + hadd(w, 7) +
+               mad_sat(w, w, w) + (int16)clz(w), i, r);
+    })");
+  Kernel k = kernel(p, "k");
+  Mem dx = buffer(n * 4, x.data()), dy = buffer(n * 4, y.data());
+  Mem df = poisoned(n * 4 * 2), dr = poisoned(n * 4);
+  set_mem_arg(k, 0, dx); set_mem_arg(k, 1, dy); set_mem_arg(k, 2, df); set_mem_arg(k, 3, dr);
+  size_t g = n / 16;
+  run(k, 1, &g, nullptr);
+  auto f = read<float>(df, n * 2);
+  auto r = read<int>(dr, n);
+  for (size_t i = 0; i < n; ++i) {
+    float v = x[i];
+    float sgn = v > 0 ? 1.0f : v < 0 ? -1.0f : v;
+    float sel = y[i] < 0 ? -v : v;  // select takes b where c's top bit is set
+    float want = std::fmin(std::fmax(v, -1.0f), 2.0f) + sgn + std::copysign(1.5f, v) + sel;
+    ASSERT_FLOAT_EQ(f[i], want) << "at " << i;
+  }
+  for (size_t j = 0; j < n; ++j) {
+    float h = x[j];
+    volatile float m = h * 2.0f - h;
+    float mix = h + m * 0.25f;
+    float want = mix + (h < 0.5f ? 0.0f : 1.0f) + std::fmax(h, 0.0f);
+    ASSERT_NEAR(f[64 * 16 + j], want, 1e-5f) << "at " << j;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    int64_t w = y[i];
+    uint32_t u = uint32_t(y[i]);
+    int64_t mad = w * w + w;
+    mad = std::min<int64_t>(std::max<int64_t>(mad, INT32_MIN), INT32_MAX);
+    int64_t want = std::min<int64_t>(std::max<int64_t>(w, -10), 10) + std::llabs(w - 3) +
+                   int32_t((u << 5) | (u >> 27)) + __builtin_popcount(u) + ((w + 7) >> 1) + mad +
+                   (u ? __builtin_clz(u) : 32);
+    ASSERT_EQ(r[i], int32_t(want)) << "at " << i << " w=" << w;
+  }
+}
+
+TEST_P(VectorBuiltins, ShuffleAndShuffle2AtEveryWidth) {
+  std::vector<int> a(16), b(16);
+  for (int i = 0; i < 16; ++i) a[i] = 100 + i, b[i] = 200 + i;
+  std::uniform_int_distribution<uint32_t> mdist(0, 1000);
+  std::vector<uint32_t> masks(16 * 64);
+  for (auto& m : masks) m = mdist(rng_);
+  for (int width : {2, 4, 8, 16}) {
+    std::string w = std::to_string(width);
+    std::string src = "__kernel void k(__global const int* a, __global const int* b, "
+                      "__global const uint* m, __global int* r1, __global int* r2) {"
+                      " size_t i = get_global_id(0);"
+                      " int" + w + " x = vload" + w + "(0, a), y = vload" + w + "(0, b);"
+                      " uint" + w + " mask = vload" + w + "(i, m);"
+                      " vstore" + w + "(shuffle(x, mask), i, r1);"
+                      " vstore" + w + "(shuffle2(x, y, mask), i, r2); }";
+    Program p = build(src);
+    Kernel k = kernel(p, "k");
+    Mem da = buffer(64, a.data()), db = buffer(64, b.data()), dm = buffer(masks.size() * 4, masks.data());
+    Mem r1 = poisoned(masks.size() * 4), r2 = poisoned(masks.size() * 4);
+    set_mem_arg(k, 0, da); set_mem_arg(k, 1, db); set_mem_arg(k, 2, dm);
+    set_mem_arg(k, 3, r1); set_mem_arg(k, 4, r2);
+    size_t g = 16;
+    run(k, 1, &g, nullptr);
+    auto o1 = read<int>(r1, g * width), o2 = read<int>(r2, g * width);
+    for (size_t i = 0; i < g * width; ++i) {
+      uint32_t m = masks[i];
+      ASSERT_EQ(o1[i], a[m % width]) << "shuffle width " << width << " at " << i;
+      uint32_t m2 = m % (2 * width);
+      ASSERT_EQ(o2[i], m2 < uint32_t(width) ? a[m2] : b[m2 - width]) << "shuffle2 width " << width;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Options, VectorBuiltins, ::testing::Values(std::string(""),
+                                                                    std::string("-cl-opt-disable")));
+
+}  // namespace
+}  // namespace vkcl::test

@@ -11,7 +11,7 @@ PACKAGES=(
   spirv-headers spirv-tools
   llvm-15-dev libclang-15-dev clang-15 libllvmspirvlib-15-dev llvm-spirv-15
   opencl-c-headers opencl-clhpp-headers ocl-icd-opencl-dev ocl-icd-libopencl1 clinfo
-  libgtest-dev libclc-15
+  libgtest-dev libclc-15 libmpfr-dev
 )
 
 missing=()

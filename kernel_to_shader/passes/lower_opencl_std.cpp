@@ -179,16 +179,7 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       uint32_t tiny = emit(Op::OpFOrdLessThan, bool_type(), {x, fk(0x1p-100)});
       uint32_t xs = emit(Op::OpSelect, rt, {tiny, emit(Op::OpFMul, rt, {x, fk(0x1p64)}), x});
       uint32_t y = 0;
-      if (s.width == 32 && ctx_.caps.float64) {
-        // With doubles, Vulkan's few-ulp Sqrt/InverseSqrt errors sit 29 bits below the float
-        // result: one conversion back rounds within about half an ulp, and every float
-        // (denormals included) is a normal double. Faster than the float Newton step.
-        need_capability(spv::Capability::Float64);
-        uint32_t dt = t_vec(t_float(64), s.count);
-        uint32_t xd = emit(Op::OpFConvert, dt, {x});
-        std::vector<uint32_t> ops = {glsl_import(), uint32_t(sqrt ? GLSLstd450Sqrt : GLSLstd450InverseSqrt), xd};
-        y = emit(Op::OpFConvert, rt, {emit(Op::OpExtInst, dt, ops)});
-      } else if (sqrt) {
+      if (sqrt) {
         y = glsl(GLSLstd450Sqrt, {xs});
         if (ctx_.caps.exact_fma) {
           uint32_t e = glsl(GLSLstd450Fma, {emit(Op::OpFNegate, rt, {y}), y, xs});

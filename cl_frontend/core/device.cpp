@@ -71,8 +71,10 @@ static const char* kExtensions[] = {
     "cl_khr_global_int32_extended_atomics", "cl_khr_local_int32_base_atomics",
     "cl_khr_local_int32_extended_atomics", "cl_khr_il_program"};
 
-// Work-group functions are built from barriers and local memory, so every device has them.
-static const char kWorkGroupCollectives[] = "__opencl_c_work_group_collective_functions";
+// OpenCL C 3.0 features every device has: work-group functions are built from barriers and
+// local memory; program-scope variables live in a per-program buffer of device memory.
+static const char* kFeatures[] = {"__opencl_c_work_group_collective_functions",
+                                  "__opencl_c_program_scope_global_variables"};
 
 std::string _cl_device_id::extensions() const {
   std::string s;
@@ -86,7 +88,7 @@ compiler::DeviceFeatures _cl_device_id::compiler_features() const {
   f.int64 = info_.features.shaderInt64;
   for (const char* e : kExtensions)
     if (std::string(e) != "cl_khr_il_program") f.extensions.push_back(e);
-  f.features.push_back(kWorkGroupCollectives);
+  for (const char* feature : kFeatures) f.features.push_back(feature);
   return f;
 }
 
@@ -229,9 +231,11 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
         cl_name_version n{version(3, 0), "__opencl_c_int64"};
         v.push_back(n);
       }
-      cl_name_version collectives{version(3, 0), ""};
-      std::snprintf(collectives.name, sizeof(collectives.name), "%s", kWorkGroupCollectives);
-      v.push_back(collectives);
+      for (const char* feature : kFeatures) {
+        cl_name_version n{version(3, 0), ""};
+        std::snprintf(n.name, sizeof(n.name), "%s", feature);
+        v.push_back(n);
+      }
       return out(v);
     }
     case CL_DEVICE_EXTENSIONS: return out(extensions());
@@ -264,8 +268,8 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_REFERENCE_COUNT: return out(cl_uint(1));
     case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC: return out(cl_bool(CL_TRUE));
     case CL_DEVICE_PRINTF_BUFFER_SIZE: return out(cl::kPrintfBufferSize);
-    case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
-    case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: return out(size_t(0));
+    case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: return out(cl::kMaxGlobalVariableSize);
+    case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: return out(cl::kMaxGlobalVariableSize);
     case CL_DEVICE_SVM_CAPABILITIES: return out(cl_device_svm_capabilities(0));
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out(cl_bool(CL_FALSE));
     case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:

@@ -50,6 +50,9 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
 
 namespace vkcl::cl {
 using Device = _cl_device_id;
+// CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: the full profile's minimum (one variable, and vkcl also
+// holds a program's variables together to this size).
+constexpr size_t kMaxGlobalVariableSize = 64 * 1024;
 // The one place VkResult becomes a CL error.
 cl_int cl_error_from(VkResult result, cl_int allocation_error = CL_OUT_OF_RESOURCES);
 }  // namespace vkcl::cl

@@ -64,6 +64,12 @@ cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
     }
     k2s::TranslateResult t = k2s::translate(b.spirv, device->target_caps());
     b.log += t.log;
+    if (t.ok && t.global_variable_size > cl::kMaxGlobalVariableSize) {
+      t.ok = false;
+      b.log += "error: the program's __global variables take " +
+               std::to_string(t.global_variable_size) + " bytes; the device allows " +
+               std::to_string(cl::kMaxGlobalVariableSize) + " (CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE)\n";
+    }
     if (!t.ok) {
       b.status = CL_BUILD_ERROR;
       failure = CL_BUILD_PROGRAM_FAILURE;

@@ -72,9 +72,11 @@ static const char* kExtensions[] = {
     "cl_khr_local_int32_extended_atomics", "cl_khr_il_program"};
 
 // OpenCL C 3.0 features every device has: work-group functions are built from barriers and
-// local memory; program-scope variables live in a per-program buffer of device memory.
+// local memory; program-scope variables live in a per-program buffer of device memory;
+// generic pointers are tagged 64-bit addresses (DESIGN.md, pointer model).
 static const char* kFeatures[] = {"__opencl_c_work_group_collective_functions",
-                                  "__opencl_c_program_scope_global_variables"};
+                                  "__opencl_c_program_scope_global_variables",
+                                  "__opencl_c_generic_address_space"};
 
 std::string _cl_device_id::extensions() const {
   std::string s;
@@ -282,7 +284,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: return out(cl_bool(CL_TRUE));
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out(size_t(subgroup_size()));
     case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: return out(cl_bool(CL_TRUE));
-    case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT:
+    case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT: return out(cl_bool(CL_TRUE));
     case CL_DEVICE_PIPE_SUPPORT: return out(cl_bool(CL_FALSE));
     case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
       return out(cl_device_device_enqueue_capabilities(0));

@@ -562,7 +562,34 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
   uint32_t out_type = lower_type(in_type);
   Shape s = shape_of(out_type);
   if (s.is_float || !s.ok) return fail("floating-point atomics are not supported yet: " + describe(i));
-  uint32_t ptr = 0;
+  Op op = i.opcode == Op::OpAtomicCompareExchangeWeak ? Op::OpAtomicCompareExchange : i.opcode;
+  bool cmpxchg = op == Op::OpAtomicCompareExchange;
+  // The atomic instruction on |ptr|, a pointer of format |af|; 0 for a store.
+  auto atomic_on = [&](uint32_t ptr, AddressFormat af) -> uint32_t {
+    std::vector<uint32_t> ops = {ptr, lower_scope(i.operands[1], af)};
+    switch (op) {
+      case Op::OpAtomicCompareExchange:
+        ops.push_back(lower_semantics(i.operands[2], i.opcode));
+        ops.push_back(lower_semantics(i.operands[3], Op::OpAtomicLoad));
+        ops.push_back(value(i.operands[4]));
+        ops.push_back(value(i.operands[5]));
+        break;
+      case Op::OpAtomicLoad:
+      case Op::OpAtomicIIncrement:
+      case Op::OpAtomicIDecrement:
+        ops.push_back(lower_semantics(i.operands[2], i.opcode));
+        break;
+      default:
+        ops.push_back(lower_semantics(i.operands[2], i.opcode));
+        ops.push_back(value(i.operands[3]));
+        break;
+    }
+    if (op == Op::OpAtomicStore) {
+      emit_void(op, ops);
+      return 0;
+    }
+    return emit(op, out_type, ops);
+  };
   if (f == AddressFormat::Global64) {
     if (s.width == 64) {
       if (!ctx_.caps.int64_atomics) return fail("64-bit atomics need shaderBufferInt64Atomics");
@@ -570,38 +597,75 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
     } else if (s.width != 32) {
       return fail("atomics on " + std::to_string(s.width) + "-bit values: " + describe(i));
     }
-    ptr = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type),
-               {value(i.operands[0])});
-  } else if (f == AddressFormat::Local32 && s.width == 32) {
-    ptr = word_pointer(f, value(i.operands[0]));
-  } else {
+    uint32_t ptr = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type),
+                        {value(i.operands[0])});
+    uint32_t r = atomic_on(ptr, f);
+    if (r) bind(i.result_id, out_type, r);
+    return !failed_;
+  }
+  if (f == AddressFormat::Local32 && s.width == 32) {
+    uint32_t r = atomic_on(word_pointer(f, value(i.operands[0])), f);
+    if (r) bind(i.result_id, out_type, r);
+    return !failed_;
+  }
+  if (f != AddressFormat::Generic64 || s.width != 32)
     return fail("atomics on this address space or width are not supported yet: " + describe(i));
-  }
-  std::vector<uint32_t> ops = {ptr, lower_scope(i.operands[1], f)};
-  switch (i.opcode) {
+  // Through a generic pointer: the atomic runs on the global address and on the local
+  // offset the tag selects, or on their scratch locations when the tag names another space
+  // (harmless: nothing else reads them), like a generic load. Private memory belongs to one
+  // work-item, so its read-modify-write needs no atomicity. The tag picks the result.
+  GenericParts g = split_generic(*this, value(i.operands[0]));
+  uint32_t gptr = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type),
+                       {g.global_address});
+  uint32_t r_global = atomic_on(gptr, AddressFormat::Global64);
+  uint32_t r_local = atomic_on(word_pointer(AddressFormat::Local32, g.local_offset), AddressFormat::Local32);
+  uint32_t old = load_out(AddressFormat::Private32, g.private_offset, out_type, 4);
+  uint32_t bt = t_bool();
+  uint32_t v = op == Op::OpAtomicLoad || op == Op::OpAtomicIIncrement || op == Op::OpAtomicIDecrement
+                   ? 0
+                   : value(i.operands[cmpxchg ? 4 : 3]);
+  uint32_t updated = 0;
+  switch (op) {
+    case Op::OpAtomicLoad: break;
+    case Op::OpAtomicStore: case Op::OpAtomicExchange: updated = v; break;
     case Op::OpAtomicCompareExchange:
-    case Op::OpAtomicCompareExchangeWeak:
-      ops.push_back(lower_semantics(i.operands[2], i.opcode));
-      ops.push_back(lower_semantics(i.operands[3], Op::OpAtomicLoad));
-      ops.push_back(value(i.operands[4]));
-      ops.push_back(value(i.operands[5]));
+      updated = emit(Op::OpSelect, out_type,
+                     {emit(Op::OpIEqual, bt, {old, value(i.operands[5])}), v, old});
       break;
-    case Op::OpAtomicLoad:
-    case Op::OpAtomicIIncrement:
-    case Op::OpAtomicIDecrement:
-      ops.push_back(lower_semantics(i.operands[2], i.opcode));
+    case Op::OpAtomicIIncrement: updated = emit(Op::OpIAdd, out_type, {old, c_u32(1)}); break;
+    case Op::OpAtomicIDecrement: updated = emit(Op::OpISub, out_type, {old, c_u32(1)}); break;
+    case Op::OpAtomicIAdd: updated = emit(Op::OpIAdd, out_type, {old, v}); break;
+    case Op::OpAtomicISub: updated = emit(Op::OpISub, out_type, {old, v}); break;
+    case Op::OpAtomicAnd: updated = emit(Op::OpBitwiseAnd, out_type, {old, v}); break;
+    case Op::OpAtomicOr: updated = emit(Op::OpBitwiseOr, out_type, {old, v}); break;
+    case Op::OpAtomicXor: updated = emit(Op::OpBitwiseXor, out_type, {old, v}); break;
+    case Op::OpAtomicSMin: case Op::OpAtomicUMin: case Op::OpAtomicSMax: case Op::OpAtomicUMax: {
+      Op cmp = op == Op::OpAtomicSMin ? Op::OpSLessThan : op == Op::OpAtomicUMin ? Op::OpULessThan
+               : op == Op::OpAtomicSMax ? Op::OpSGreaterThan : Op::OpUGreaterThan;
+      updated = emit(Op::OpSelect, out_type, {emit(cmp, bt, {v, old}), v, old});
       break;
+    }
     default:
-      ops.push_back(lower_semantics(i.operands[2], i.opcode));
-      ops.push_back(value(i.operands[3]));
-      break;
+      return fail("atomic through a generic pointer not supported yet: " + describe(i));
   }
-  Op op = i.opcode == Op::OpAtomicCompareExchangeWeak ? Op::OpAtomicCompareExchange : i.opcode;
-  if (op == Op::OpAtomicStore) {
-    emit_void(op, ops);
-  } else {
-    bind(i.result_id, out_type, emit(op, out_type, ops));
-  }
+  if (updated) store_out(AddressFormat::Private32, g.private_offset, out_type, updated, 4);
+  if (op == Op::OpAtomicStore) return !failed_;
+  uint32_t r = emit(Op::OpSelect, out_type, {g.is_global, r_global,
+                                             emit(Op::OpSelect, out_type, {g.is_local, r_local, old})});
+  bind(i.result_id, out_type, r);
+  return !failed_;
+}
+
+// get_fence(p): the memory-semantics storage bit of the space a generic pointer's tag names
+// (WorkgroupMemory for local, CrossWorkgroupMemory for global, none for private).
+bool Lowering::lower_generic_semantics(const ir::Instruction& i) {
+  uint32_t u64 = t_uint(64), u32 = t_uint(32), bt = t_bool();
+  uint32_t tag = emit(Op::OpShiftRightLogical, u64, {value(i.operands[0]), c_u32(kTagShift)});
+  uint32_t global = c_u32(uint32_t(spv::MemorySemanticsMask::CrossWorkgroupMemory));
+  uint32_t local = c_u32(uint32_t(spv::MemorySemanticsMask::WorkgroupMemory));
+  uint32_t r = emit(Op::OpSelect, u32, {emit(Op::OpIEqual, bt, {tag, c_u64(1)}), local, c_u32(0)});
+  r = emit(Op::OpSelect, u32, {emit(Op::OpIEqual, bt, {tag, c_u64(0)}), global, r});
+  bind(i.result_id, u32, r);
   return !failed_;
 }
 

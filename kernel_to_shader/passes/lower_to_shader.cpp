@@ -662,7 +662,9 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
     case Op::OpGroupSMin: case Op::OpGroupUMin: case Op::OpGroupFMin: case Op::OpGroupSMax:
     case Op::OpGroupUMax: case Op::OpGroupFMax:
       return lower_group(i);
-    case Op::OpSizeOf: case Op::OpGenericPtrMemSemantics: case Op::OpAtomicFlagTestAndSet:
+    case Op::OpGenericPtrMemSemantics:
+      return lower_generic_semantics(i);
+    case Op::OpSizeOf: case Op::OpAtomicFlagTestAndSet:
     case Op::OpAtomicFlagClear:
       return fail("not supported yet (issue 3): " + describe(i));
     default:

@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   std::vector<uint32_t> spirv;
   if (input.size() > 3 && input.substr(input.size() - 3) == ".cl") {
     vkcl::compiler::DeviceFeatures features;
-    features.features = {"__opencl_c_int64"};
+    features.features = {"__opencl_c_int64", "__opencl_c_generic_address_space", "__opencl_c_program_scope_global_variables"};
     auto compiled = vkcl::compiler::compile(bytes, options, features);
     std::cerr << compiled.log;
     if (!compiled.ok) return 1;

@@ -245,10 +245,24 @@ cl_int CL_API_CALL SetProgramReleaseCallback(cl_program program, Notify, void*) 
   return CL_INVALID_OPERATION;  // allowed by OpenCL 3.0 without global destructors
 }
 
-cl_int CL_API_CALL SetProgramSpecializationConstant(cl_program program, cl_uint, size_t,
-                                                    const void*) {
-  if (!cl::validate(program)) return CL_INVALID_PROGRAM;
-  return CL_INVALID_OPERATION;  // specialization constants: issue 3
+cl_int CL_API_CALL SetProgramSpecializationConstant(cl_program program, cl_uint spec_id,
+                                                    size_t spec_size, const void* spec_value) {
+  // CL_INVALID_PROGRAM if program is not a valid program object created from an intermediate
+  // language (e.g. SPIR-V).
+  if (!cl::validate(program) || program->origin != _cl_program::Origin::IL) return CL_INVALID_PROGRAM;
+  std::vector<uint32_t> words(program->il.size() / 4);
+  std::memcpy(words.data(), program->il.data(), words.size() * 4);
+  auto sizes = k2s::spec_constant_sizes(words);
+  // CL_INVALID_SPEC_ID if spec_id is not a valid specialization constant identifier.
+  auto it = sizes.find(spec_id);
+  if (it == sizes.end()) return CL_INVALID_SPEC_ID;
+  // CL_INVALID_VALUE if spec_size does not match the size of the specialization constant in
+  // the module, or if spec_value is NULL.
+  if (spec_size != it->second || !spec_value) return CL_INVALID_VALUE;
+  const auto* bytes = static_cast<const uint8_t*>(spec_value);
+  std::lock_guard<std::mutex> lock(program->mutex);
+  program->spec_values[spec_id].assign(bytes, bytes + spec_size);
+  return CL_SUCCESS;
 }
 
 }  // namespace

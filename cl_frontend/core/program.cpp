@@ -62,7 +62,12 @@ cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
     } else {
       b.language_version = 300;
     }
-    k2s::TranslateResult t = k2s::translate(b.spirv, device->target_caps());
+    std::map<uint32_t, std::vector<uint8_t>> spec;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      spec = spec_values;
+    }
+    k2s::TranslateResult t = k2s::translate(k2s::specialize(b.spirv, spec), device->target_caps());
     b.log += t.log;
     if (t.ok && t.global_variable_size > cl::kMaxGlobalVariableSize) {
       t.ok = false;

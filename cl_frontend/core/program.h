@@ -38,6 +38,8 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
   Origin origin = Origin::Source;
   std::string source;
   std::vector<uint8_t> il;
+  // clSetProgramSpecializationConstant values (SpecId -> bytes), applied at the next build.
+  std::map<uint32_t, std::vector<uint8_t>> spec_values;
   std::vector<_cl_device_id*> devices;
   std::map<_cl_device_id*, Build> builds;
   std::atomic<uint32_t> kernels_attached{0};

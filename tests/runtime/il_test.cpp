@@ -36,6 +36,41 @@ TEST_P(ILProgram, ScaleKernelFromSpirv) {
   }
 }
 
+// clSetProgramSpecializationConstant: values set before a build replace the defaults; each
+// build takes the values set so far; wrong ids, sizes and programs give the spec's errors.
+TEST_P(ILProgram, SpecializationConstants) {
+  std::string path = std::string(VKCL_IL_DIR) + "/spec.spv";
+  std::ifstream file(path, std::ios::binary);
+  ASSERT_TRUE(file) << path;
+  std::string il((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  cl_int err = CL_SUCCESS;
+  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  auto run_once = [&]() {
+    EXPECT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
+    Kernel k = kernel(p, "spec");
+    Mem out = poisoned(12);
+    set_mem_arg(k, 0, out);
+    size_t one = 1;
+    run(k, 1, &one, nullptr);
+    return read<uint32_t>(out, 3);
+  };
+  EXPECT_EQ(run_once(), (std::vector<uint32_t>{7, 9, 1}));  // the defaults
+  uint32_t a = 123456;
+  uint64_t b = 0x100000005ull;  // the kernel keeps the low 32 bits
+  uint8_t c = 0;
+  EXPECT_EQ(CL_SUCCESS, clSetProgramSpecializationConstant(p, 1, sizeof a, &a));
+  EXPECT_EQ(CL_SUCCESS, clSetProgramSpecializationConstant(p, 2, sizeof b, &b));
+  EXPECT_EQ(CL_SUCCESS, clSetProgramSpecializationConstant(p, 3, sizeof c, &c));
+  EXPECT_EQ(run_once(), (std::vector<uint32_t>{123456, 5, 0}));
+  EXPECT_EQ(CL_INVALID_SPEC_ID, clSetProgramSpecializationConstant(p, 9, 4, &a));
+  EXPECT_EQ(CL_INVALID_VALUE, clSetProgramSpecializationConstant(p, 1, 8, &b));
+  EXPECT_EQ(CL_INVALID_VALUE, clSetProgramSpecializationConstant(p, 1, 4, nullptr));
+  const char* src = "__kernel void k() {}";
+  Program from_source(clCreateProgramWithSource(context_, 1, &src, nullptr, &err));
+  EXPECT_EQ(CL_INVALID_PROGRAM, clSetProgramSpecializationConstant(from_source, 1, 4, &a));
+}
+
 // The parameter selects the offline optimisation level of the IL (O2 or O0).
 INSTANTIATE_TEST_SUITE_P(Options, ILProgram,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),

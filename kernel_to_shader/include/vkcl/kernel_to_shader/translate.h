@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -119,6 +120,13 @@ struct TranslateResult {
   std::vector<uint8_t> program_data;
   uint32_t global_variable_size = 0;  // bytes of __global program-scope variables
 };
+
+// Specialization constants of a Kernel module: SpecId -> size in bytes (1 for booleans).
+std::map<uint32_t, uint32_t> spec_constant_sizes(const std::vector<uint32_t>& kernel_spirv);
+// |kernel_spirv| with |values| (SpecId -> little-endian bytes of the sizes above) as the
+// specialization constants' values.
+std::vector<uint32_t> specialize(const std::vector<uint32_t>& kernel_spirv,
+                                 const std::map<uint32_t, std::vector<uint8_t>>& values);
 
 // Translates every kernel of |kernel_spirv| (SPIR-V 1.0-1.6, Kernel capability) for a device
 // with |caps|. Never throws or aborts on bad input: failures come back with ok == false.

@@ -8,16 +8,23 @@
 namespace vkcl::test {
 namespace {
 
-class ILProgram : public KernelTest {};
+class ILProgram : public KernelTest {
+ protected:
+  // A program from the IL file |name| made at build time (tests/CMakeLists.txt).
+  Program from_il(const std::string& name) {
+    std::string path = std::string(VKCL_IL_DIR) + "/" + name;
+    std::ifstream file(path, std::ios::binary);
+    EXPECT_TRUE(file) << path;
+    std::string il((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    cl_int err = CL_SUCCESS;
+    Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
+    EXPECT_EQ(CL_SUCCESS, err);
+    return p;
+  }
+};
 
 TEST_P(ILProgram, ScaleKernelFromSpirv) {
-  std::string path = std::string(VKCL_IL_DIR) + "/scale." + (GetParam().empty() ? "O2" : "O0") + ".spv";
-  std::ifstream file(path, std::ios::binary);
-  ASSERT_TRUE(file) << path;
-  std::string il((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  cl_int err = CL_SUCCESS;
-  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
-  ASSERT_EQ(CL_SUCCESS, err);
+  Program p = from_il(std::string("scale.") + (GetParam().empty() ? "O2" : "O0") + ".spv");
   ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
   Kernel k = kernel(p, "scale");
   const size_t n = 777;
@@ -39,13 +46,8 @@ TEST_P(ILProgram, ScaleKernelFromSpirv) {
 // clSetProgramSpecializationConstant: values set before a build replace the defaults; each
 // build takes the values set so far; wrong ids, sizes and programs give the spec's errors.
 TEST_P(ILProgram, SpecializationConstants) {
-  std::string path = std::string(VKCL_IL_DIR) + "/spec.spv";
-  std::ifstream file(path, std::ios::binary);
-  ASSERT_TRUE(file) << path;
-  std::string il((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  Program p = from_il("spec.spv");
   cl_int err = CL_SUCCESS;
-  Program p(clCreateProgramWithIL(context_, il.data(), il.size(), &err));
-  ASSERT_EQ(CL_SUCCESS, err);
   auto run_once = [&]() {
     EXPECT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
     Kernel k = kernel(p, "spec");

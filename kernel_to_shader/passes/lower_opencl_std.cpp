@@ -159,7 +159,7 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
     case cl::Fma:
       // Reached when the device's Fma is known to be fused (caps.exact_fma), or for float
       // when doubles are available; otherwise link-builtins called libclc's software fma.
-      if (ctx_.caps.exact_fma) {
+      if (ctx_.caps.exact_fma || s.width == 64) {  // double: see link-builtins
         r = glsl(GLSLstd450Fma, {arg(0), arg(1), arg(2)});
       } else if (s.width == 32 && ctx_.caps.float64) {
         r = fma_through_double(arg(0), arg(1), arg(2), rt, s.count);

@@ -1,5 +1,7 @@
 // Program entry points.
+#include <algorithm>
 #include <cstring>
+#include <sstream>
 
 #include "api/api.h"
 #include "core/info.h"
@@ -138,16 +140,109 @@ cl_int CL_API_CALL BuildProgram(cl_program program, cl_uint num_devices,
   return r.error();
 }
 
-cl_int CL_API_CALL CompileProgram(cl_program program, cl_uint, const cl_device_id*, const char*,
-                                  cl_uint, const cl_program*, const char**, Notify, void*) {
+cl_int CL_API_CALL CompileProgram(cl_program program, cl_uint num_devices,
+                                  const cl_device_id* device_list, const char* options,
+                                  cl_uint num_input_headers, const cl_program* input_headers,
+                                  const char** header_include_names, Notify notify,
+                                  void* user_data) {
+  // CL_INVALID_PROGRAM if program is not a valid program object.
   if (!cl::validate(program)) return CL_INVALID_PROGRAM;
-  return CL_INVALID_OPERATION;  // separate compilation and linking: issue 3
+  std::vector<_cl_device_id*> devices;
+  cl_int e = check_devices(program, num_devices, device_list, &devices);
+  if (e != CL_SUCCESS) return e;
+  // CL_INVALID_VALUE if num_input_headers is zero and header_include_names or input_headers
+  // are not NULL, or if num_input_headers is not zero and header_include_names or
+  // input_headers are NULL.
+  if ((num_input_headers == 0) != (!input_headers && !header_include_names) ||
+      (num_input_headers && (!input_headers || !header_include_names)))
+    return CL_INVALID_VALUE;
+  // CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL.
+  if (!notify && user_data) return CL_INVALID_VALUE;
+  // CL_INVALID_OPERATION if there are kernel objects attached to program, or if program
+  // was not created with clCreateProgramWithSource or clCreateProgramWithIL.
+  if (program->kernels_attached > 0 || program->origin == _cl_program::Origin::Binary)
+    return CL_INVALID_OPERATION;
+  compiler::Headers headers;
+  for (cl_uint i = 0; i < num_input_headers; ++i) {
+    if (!cl::validate(input_headers[i]) || !header_include_names[i]) return CL_INVALID_VALUE;
+    headers.emplace_back(header_include_names[i], input_headers[i]->source);
+  }
+  auto r = program->compile(devices, options ? options : "", headers);
+  if (notify) notify(program, user_data);
+  return r.error();
 }
 
-cl_program CL_API_CALL LinkProgram(cl_context context, cl_uint, const cl_device_id*, const char*,
-                                   cl_uint, const cl_program*, Notify, void*, cl_int* errcode_ret) {
+// Link options (OpenCL 5.8.5.1, "Linker Options"): -create-library, -enable-link-options
+// and the math options clBuildProgram also takes, which do not change linking here.
+bool parse_link_options(const std::string& options, bool* library) {
+  std::istringstream in(options);
+  for (std::string o; in >> o;) {
+    if (o == "-create-library") *library = true;
+    else if (o == "-enable-link-options" || o == "-cl-denorms-are-zero" ||
+             o == "-cl-no-signed-zeros" || o == "-cl-unsafe-math-optimizations" ||
+             o == "-cl-finite-math-only" || o == "-cl-fast-relaxed-math" ||
+             o == "-cl-no-subgroup-ifp" || o == "-cl-mad-enable")
+      continue;
+    else return false;
+  }
+  return true;
+}
+
+cl_program CL_API_CALL LinkProgram(cl_context context, cl_uint num_devices,
+                                   const cl_device_id* device_list, const char* options,
+                                   cl_uint num_input_programs, const cl_program* input_programs,
+                                   Notify notify, void* user_data, cl_int* errcode_ret) {
+  // CL_INVALID_CONTEXT if context is not a valid context.
   if (!cl::validate(context)) return set_error(errcode_ret, CL_INVALID_CONTEXT), nullptr;
-  return set_error(errcode_ret, CL_INVALID_OPERATION), nullptr;
+  // CL_INVALID_VALUE if device_list is NULL and num_devices is greater than zero, or if
+  // device_list is not NULL and num_devices is zero.
+  if ((!device_list && num_devices) || (device_list && !num_devices))
+    return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  // CL_INVALID_VALUE if num_input_programs is zero or input_programs is NULL.
+  if (num_input_programs == 0 || !input_programs) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  // CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL.
+  if (!notify && user_data) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  std::vector<_cl_device_id*> devices;
+  for (cl_uint i = 0; i < num_devices; ++i) {
+    // CL_INVALID_DEVICE if any device in device_list is not in the list of devices
+    // associated with context.
+    if (std::find(context->devices.begin(), context->devices.end(), device_list[i]) ==
+        context->devices.end())
+      return set_error(errcode_ret, CL_INVALID_DEVICE), nullptr;
+    devices.push_back(device_list[i]);
+  }
+  if (devices.empty()) devices = context->devices;
+  std::vector<_cl_program*> inputs;
+  for (cl_uint i = 0; i < num_input_programs; ++i) {
+    // CL_INVALID_PROGRAM if programs specified in input_programs are not valid program
+    // objects.
+    if (!cl::validate(input_programs[i])) return set_error(errcode_ret, CL_INVALID_PROGRAM), nullptr;
+    // CL_INVALID_OPERATION if the compilation or build of a program executable for any of
+    // the devices listed in device_list by a previous call to clCompileProgram or
+    // clBuildProgram for program has not completed / is not a compiled object or library.
+    for (auto* d : devices) {
+      const _cl_program::Build* b = input_programs[i]->build_for(d);
+      if (!b || b->status != CL_BUILD_SUCCESS ||
+          (b->binary_type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
+           b->binary_type != CL_PROGRAM_BINARY_TYPE_LIBRARY))
+        return set_error(errcode_ret, CL_INVALID_OPERATION), nullptr;
+    }
+    inputs.push_back(input_programs[i]);
+  }
+  bool library = false;
+  // CL_INVALID_LINKER_OPTIONS if the linker options specified by options are invalid.
+  if (!parse_link_options(options ? options : "", &library))
+    return set_error(errcode_ret, CL_INVALID_LINKER_OPTIONS), nullptr;
+  auto* p = new _cl_program();
+  p->context = cl::Ref<_cl_context>(context);
+  p->origin = _cl_program::Origin::Binary;
+  p->devices = devices;
+  auto r = p->link(devices, library, inputs);
+  if (notify) notify(p, user_data);
+  // CL_LINK_PROGRAM_FAILURE if there is a failure to link; the program object is returned
+  // so its log can be queried.
+  set_error(errcode_ret, r ? CL_SUCCESS : r.error());
+  return p;
 }
 
 cl_int CL_API_CALL RetainProgram(cl_program program) {

@@ -185,7 +185,8 @@ KernelInfo kernel_info(const llvm::Function& f) {
 // Runs clang on |source|; the diagnostics go to |log|.
 std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
                                         const std::string& source, llvm::LLVMContext& context,
-                                        std::string* log, bool* bad_options) {
+                                        std::string* log, bool* bad_options,
+                                        const Headers& headers) {
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::string text;
@@ -201,6 +202,11 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
   }
   ci.getPreprocessorOpts().addRemappedFile(
       "input.cl", llvm::MemoryBuffer::getMemBufferCopy(source, "input.cl").release());
+  // Quoted includes are looked up next to input.cl, i.e. as "./name".
+  for (const auto& [name, text] : headers)
+    for (const std::string& path : {name, "./" + name})
+      ci.getPreprocessorOpts().addRemappedFile(
+          path, llvm::MemoryBuffer::getMemBufferCopy(text, path).release());
   ci.getPreprocessorOpts().RetainRemappedFileBuffers = false;
   // The summary ("1 error generated") goes to stderr when this is set; the log has carets
   // from the printer's own options.
@@ -240,7 +246,8 @@ std::mutex g_compile_mutex;
 }  // namespace
 
 CompileResult compile(const std::string& source, const std::string& options,
-                      const DeviceFeatures& features, bool* invalid_options) {
+                      const DeviceFeatures& features, bool* invalid_options,
+                      const Headers& headers) {
   CompileResult result;
   if (invalid_options) *invalid_options = false;
   Translation t = translate_options(options);
@@ -273,7 +280,7 @@ CompileResult compile(const std::string& source, const std::string& options,
   std::lock_guard<std::mutex> lock(g_compile_mutex);
   llvm::LLVMContext context;
   bool bad_options = false;
-  std::unique_ptr<llvm::Module> module = run_clang(args, source, context, &result.log, &bad_options);
+  std::unique_ptr<llvm::Module> module = run_clang(args, source, context, &result.log, &bad_options, headers);
   if (bad_options && invalid_options) *invalid_options = true;
   if (!module) return result;
   if (has_unsupported_integer_width(*module)) {
@@ -282,7 +289,7 @@ CompileResult compile(const std::string& source, const std::string& options,
     for (auto& a : args)
       if (a == "-O2") a = "-O0";
     std::string ignored;
-    module = run_clang(args, source, context, &ignored, &bad_options);
+    module = run_clang(args, source, context, &ignored, &bad_options, headers);
     if (!module || has_unsupported_integer_width(*module)) {
       result.log += "error: the program needs integer widths SPIR-V cannot express\n";
       return result;

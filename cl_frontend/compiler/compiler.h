@@ -55,7 +55,11 @@ struct CompileResult {
 // -cl-opt-disable, -cl-mad-enable, -cl-fast-relaxed-math, ...). Unknown options fail with
 // a log naming them (the caller maps that to CL_INVALID_BUILD_OPTIONS via |invalid_options|).
 // Thread-safe.
+// |headers| (name, text) are files `#include "name"` finds (clCompileProgram's
+// input_headers).
+using Headers = std::vector<std::pair<std::string, std::string>>;
 CompileResult compile(const std::string& source, const std::string& options,
-                      const DeviceFeatures& features, bool* invalid_options = nullptr);
+                      const DeviceFeatures& features, bool* invalid_options = nullptr,
+                      const Headers& headers = {});
 
 }  // namespace vkcl::compiler

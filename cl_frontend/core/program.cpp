@@ -62,28 +62,102 @@ cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
     } else {
       b.language_version = 300;
     }
-    std::map<uint32_t, std::vector<uint8_t>> spec;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      spec = spec_values;
+    if (!make_executable(b, device)) failure = CL_BUILD_PROGRAM_FAILURE;
+    std::lock_guard<std::mutex> lock(mutex);
+    builds[device] = std::move(b);
+  }
+  if (failure != CL_SUCCESS) return cl::Error{failure};
+  return {};
+}
+
+bool _cl_program::make_executable(Build& b, _cl_device_id* device) {
+  std::map<uint32_t, std::vector<uint8_t>> spec;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    spec = spec_values;
+  }
+  k2s::TranslateResult t = k2s::translate(k2s::specialize(b.spirv, spec), device->target_caps());
+  b.log += t.log;
+  if (t.ok && t.global_variable_size > cl::kMaxGlobalVariableSize) {
+    t.ok = false;
+    b.log += "error: the program's __global variables take " +
+             std::to_string(t.global_variable_size) + " bytes; the device allows " +
+             std::to_string(cl::kMaxGlobalVariableSize) + " (CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE)\n";
+  }
+  if (!t.ok) {
+    b.status = CL_BUILD_ERROR;
+    return false;
+  }
+  b.kernels = std::move(t.kernels);
+  b.program_data = std::move(t.program_data);
+  b.global_variable_size = t.global_variable_size;
+  b.status = CL_BUILD_SUCCESS;
+  b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+  return true;
+}
+
+cl::Result<void> _cl_program::compile(const std::vector<_cl_device_id*>& on,
+                                      const std::string& options,
+                                      const compiler::Headers& headers) {
+  cl_int failure = CL_SUCCESS;
+  for (_cl_device_id* device : on) {
+    Build b;
+    b.options = options;
+    if (origin == Origin::Source) {
+      bool invalid_options = false;
+      compiler::CompileResult c = compiler::compile(source, options, device->compiler_features(),
+                                                    &invalid_options, headers);
+      b.log = c.log;
+      if (!c.ok) {
+        b.status = CL_BUILD_ERROR;
+        failure = invalid_options ? CL_INVALID_COMPILER_OPTIONS : CL_COMPILE_PROGRAM_FAILURE;
+      } else {
+        b.spirv = std::move(c.spirv);
+        b.kernel_info = std::move(c.kernels);
+        b.language_version = c.language_version;
+        b.uniform_work_group_size = c.uniform_work_group_size;
+      }
+    } else {  // IL: the module is already compiled
+      b.spirv.resize(il.size() / 4);
+      std::memcpy(b.spirv.data(), il.data(), b.spirv.size() * 4);
+      b.language_version = 300;
     }
-    k2s::TranslateResult t = k2s::translate(k2s::specialize(b.spirv, spec), device->target_caps());
-    b.log += t.log;
-    if (t.ok && t.global_variable_size > cl::kMaxGlobalVariableSize) {
-      t.ok = false;
-      b.log += "error: the program's __global variables take " +
-               std::to_string(t.global_variable_size) + " bytes; the device allows " +
-               std::to_string(cl::kMaxGlobalVariableSize) + " (CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE)\n";
-    }
-    if (!t.ok) {
-      b.status = CL_BUILD_ERROR;
-      failure = CL_BUILD_PROGRAM_FAILURE;
-    } else {
-      b.kernels = std::move(t.kernels);
-      b.program_data = std::move(t.program_data);
-      b.global_variable_size = t.global_variable_size;
+    if (b.status != CL_BUILD_ERROR) {
       b.status = CL_BUILD_SUCCESS;
-      b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+      b.binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    builds[device] = std::move(b);
+  }
+  if (failure != CL_SUCCESS) return cl::Error{failure};
+  return {};
+}
+
+cl::Result<void> _cl_program::link(const std::vector<_cl_device_id*>& on, bool library,
+                                   const std::vector<_cl_program*>& inputs) {
+  cl_int failure = CL_SUCCESS;
+  for (_cl_device_id* device : on) {
+    Build b;
+    b.language_version = 300;
+    std::vector<std::vector<uint32_t>> modules;
+    for (_cl_program* in : inputs) {
+      std::lock_guard<std::mutex> lock(in->mutex);
+      const Build* ib = in->build_for(device);
+      modules.push_back(ib->spirv);
+      b.kernel_info.insert(b.kernel_info.end(), ib->kernel_info.begin(), ib->kernel_info.end());
+      b.language_version = std::min(b.language_version, ib->language_version);
+      b.uniform_work_group_size = b.uniform_work_group_size || ib->uniform_work_group_size;
+    }
+    std::string error;
+    if (!k2s::link_modules(modules, library, &b.spirv, &error)) {
+      b.log = error;
+      b.status = CL_BUILD_ERROR;
+      failure = CL_LINK_PROGRAM_FAILURE;
+    } else if (library) {
+      b.status = CL_BUILD_SUCCESS;
+      b.binary_type = CL_PROGRAM_BINARY_TYPE_LIBRARY;
+    } else if (!make_executable(b, device)) {
+      failure = CL_LINK_PROGRAM_FAILURE;
     }
     std::lock_guard<std::mutex> lock(mutex);
     builds[device] = std::move(b);
@@ -94,7 +168,7 @@ cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
 
 bool _cl_program::built_for_any() const {
   for (const auto& [d, b] : builds)
-    if (b.status == CL_BUILD_SUCCESS) return true;
+    if (b.status == CL_BUILD_SUCCESS && b.binary_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE) return true;
   return false;
 }
 
@@ -107,7 +181,8 @@ std::vector<std::string> _cl_program::kernel_names() const {
   std::vector<std::string> names;
   for (_cl_device_id* d : devices) {
     const Build* b = build_for(d);
-    if (!b || b->status != CL_BUILD_SUCCESS) continue;
+    if (!b || b->status != CL_BUILD_SUCCESS || b->binary_type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
+      continue;
     for (const auto& k : b->kernels) names.push_back(k.interface.name);
     break;
   }

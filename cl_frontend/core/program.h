@@ -53,10 +53,18 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
   static bool parse_binary(const uint8_t* binary, size_t size, std::vector<uint32_t>* spirv);
 
   vkcl::cl::Result<void> build(const std::vector<_cl_device_id*>& on, const std::string& options);
+  // clCompileProgram: a compiled object (Kernel SPIR-V with Linkage) per device.
+  vkcl::cl::Result<void> compile(const std::vector<_cl_device_id*>& on, const std::string& options,
+                                 const vkcl::compiler::Headers& headers);
+  // clLinkProgram into this (new) program: a library, or an executable translated per device.
+  vkcl::cl::Result<void> link(const std::vector<_cl_device_id*>& on, bool library,
+                              const std::vector<_cl_program*>& inputs);
   bool built_for_any() const;
   // Kernel names of the first successful build, in module order.
   std::vector<std::string> kernel_names() const;
   const Build* build_for(_cl_device_id* d) const;
+  // Translates b.spirv for |device|; false (with b.log and b.status set) on failure.
+  bool make_executable(Build& b, _cl_device_id* device);
   // The device buffer holding the program-scope variables for |d|, created and filled with
   // their initial values on first use (they then persist across launches).
   vkcl::cl::Result<std::shared_ptr<vkcl::vk::Buffer>> data_buffer(_cl_device_id* d);

@@ -128,6 +128,11 @@ std::map<uint32_t, uint32_t> spec_constant_sizes(const std::vector<uint32_t>& ke
 std::vector<uint32_t> specialize(const std::vector<uint32_t>& kernel_spirv,
                                  const std::map<uint32_t, std::vector<uint8_t>>& values);
 
+// Links Kernel SPIR-V modules (clLinkProgram). A |library| keeps its exports; otherwise
+// every imported function must be resolved. False with |error| (a build log) on failure.
+bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool library,
+                  std::vector<uint32_t>* out, std::string* error);
+
 // Translates every kernel of |kernel_spirv| (SPIR-V 1.0-1.6, Kernel capability) for a device
 // with |caps|. Never throws or aborts on bad input: failures come back with ok == false.
 TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps);

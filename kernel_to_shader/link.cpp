@@ -1,0 +1,46 @@
+// clLinkProgram's linking of Kernel SPIR-V modules: SPIRV-Tools' linker joins them (types
+// merged, imports resolved against exports); what is still imported must be a built-in
+// variable, which the translator provides, or the link fails naming the symbol.
+#include <spirv-tools/linker.hpp>
+
+#include <set>
+
+#include "ir/module.h"
+#include "vkcl/kernel_to_shader/translate.h"
+
+namespace vkcl::k2s {
+
+bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool library,
+                  std::vector<uint32_t>* out, std::string* error) {
+  spvtools::Context context(SPV_ENV_UNIVERSAL_1_6);
+  std::string messages;
+  context.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&,
+                                 const char* m) { messages += std::string(m) + "\n"; });
+  spvtools::LinkerOptions options;
+  options.SetCreateLibrary(library);
+  // Built-in variables stay imported (every module imports its own).
+  options.SetAllowPartialLinkage(true);
+  if (spvtools::Link(context, modules, out, options) != SPV_SUCCESS) {
+    *error = "error: linking failed:\n" + messages;
+    return false;
+  }
+  if (library) return true;
+  ir::Module m;
+  std::string parse_error;
+  if (!ir::parse(out->data(), out->size(), &m, &parse_error)) {
+    *error = "error: the linked module is malformed: " + parse_error + "\n";
+    return false;
+  }
+  std::set<uint32_t> declared;  // functions without a body
+  for (const auto& f : m.functions)
+    if (f.blocks.empty()) declared.insert(f.id());
+  for (const auto& a : m.annotations)
+    if (a.opcode == spv::Op::OpDecorate &&
+        spv::Decoration(a.operands[1]) == spv::Decoration::LinkageAttributes &&
+        spv::LinkageType(a.operands.back()) == spv::LinkageType::Import &&
+        declared.count(a.operands[0]))
+      *error += "error: unresolved symbol " + ir::decode_string(a.operands, 2) + "\n";
+  return error->empty();
+}
+
+}  // namespace vkcl::k2s

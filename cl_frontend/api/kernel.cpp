@@ -133,10 +133,60 @@ cl_int CL_API_CALL GetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
   }
 }
 
-cl_int CL_API_CALL GetKernelSubGroupInfo(cl_kernel kernel, cl_device_id, cl_kernel_sub_group_info,
-                                         size_t, const void*, size_t, void*, size_t*) {
+cl_int CL_API_CALL GetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
+                                         cl_kernel_sub_group_info param, size_t input_size,
+                                         const void* input, size_t size, void* value,
+                                         size_t* size_ret) {
   if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
-  return CL_INVALID_OPERATION;  // sub-groups are not reported yet (issue 3)
+  _cl_program* program = kernel->program.get();
+  if (!device) {
+    // CL_INVALID_DEVICE if device is NULL but there is more than one device associated with
+    // kernel.
+    if (program->devices.size() != 1) return CL_INVALID_DEVICE;
+    device = program->devices.front();
+  }
+  if (!cl::validate(device) || !kernel->translated(device)) return CL_INVALID_DEVICE;
+  // CL_INVALID_OPERATION if device does not support sub-groups.
+  if (!device->has_subgroups()) return CL_INVALID_OPERATION;
+  // Vulkan forms sub-groups of consecutive local linear ids, all of the device's fixed size
+  // but the last.
+  size_t sub = device->subgroup_size(), max_wg = device->max_work_group_size();
+  cl::InfoOut out{size, value, size_ret};
+  auto local_total = [&](size_t* total) {
+    // CL_INVALID_VALUE if the input (a local work size of 1 to 3 dimensions) is invalid.
+    if (!input || input_size == 0 || input_size % sizeof(size_t) || input_size > 3 * sizeof(size_t))
+      return false;
+    const auto* l = static_cast<const size_t*>(input);
+    *total = 1;
+    for (size_t d = 0; d < input_size / sizeof(size_t); ++d) *total *= l[d];
+    return true;
+  };
+  size_t total = 0;
+  switch (param) {
+    case CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE:
+      if (!local_total(&total)) return CL_INVALID_VALUE;
+      return out(std::min(total, sub));
+    case CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE:
+      if (!local_total(&total)) return CL_INVALID_VALUE;
+      return out((total + sub - 1) / sub);
+    case CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT: {
+      if (!input || input_size != sizeof(size_t)) return CL_INVALID_VALUE;
+      size_t count = *static_cast<const size_t*>(input);
+      size_t dims = size / sizeof(size_t);
+      if (value && (dims == 0 || dims > 3 || size % sizeof(size_t))) return CL_INVALID_VALUE;
+      std::vector<size_t> local(std::max<size_t>(dims, 1), 1);
+      // A 1D size of exactly |count| sub-groups, or 0 when no work-group size gives it.
+      local[0] = count && count * sub <= max_wg ? count * sub : 0;
+      if (!value) {
+        if (size_ret) *size_ret = size;
+        return CL_SUCCESS;
+      }
+      return out(local);
+    }
+    case CL_KERNEL_MAX_NUM_SUB_GROUPS: return out(size_t((max_wg + sub - 1) / sub));
+    case CL_KERNEL_COMPILE_NUM_SUB_GROUPS: return out(size_t(0));
+    default: return CL_INVALID_VALUE;
+  }
 }
 
 }  // namespace
@@ -152,6 +202,7 @@ void register_kernel(cl_icd_dispatch& t) {
   t.clGetKernelArgInfo = GetKernelArgInfo;
   t.clGetKernelWorkGroupInfo = GetKernelWorkGroupInfo;
   t.clGetKernelSubGroupInfo = GetKernelSubGroupInfo;
+  t.clGetKernelSubGroupInfoKHR = GetKernelSubGroupInfo;
 }
 
 }  // namespace vkcl::api

@@ -55,6 +55,7 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   caps.storage16 = info_.storage_buffer_16bit;
   caps.int64_atomics = info_.shader_buffer_int64_atomics && info_.shader_shared_int64_atomics;
   caps.subgroups = info_.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
+  caps.subgroup_operations = has_subgroups();
   caps.preserve_inf_nan32 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat32;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
   caps.max_work_group_size = uint32_t(max_work_group_size());
@@ -78,9 +79,22 @@ static const char* kFeatures[] = {"__opencl_c_work_group_collective_functions",
                                   "__opencl_c_program_scope_global_variables",
                                   "__opencl_c_generic_address_space"};
 
+std::vector<std::string> _cl_device_id::extension_list() const {
+  std::vector<std::string> v(std::begin(kExtensions), std::end(kExtensions));
+  if (has_subgroups()) v.push_back("cl_khr_subgroups");
+  return v;
+}
+
+std::vector<std::string> _cl_device_id::feature_list() const {
+  std::vector<std::string> v(std::begin(kFeatures), std::end(kFeatures));
+  if (info_.features.shaderInt64) v.push_back("__opencl_c_int64");
+  if (has_subgroups()) v.push_back("__opencl_c_subgroups");
+  return v;
+}
+
 std::string _cl_device_id::extensions() const {
   std::string s;
-  for (const char* e : kExtensions) s += std::string(e) + " ";
+  for (const std::string& e : extension_list()) s += e + " ";
   if (!s.empty()) s.pop_back();
   return s;
 }
@@ -88,9 +102,10 @@ std::string _cl_device_id::extensions() const {
 compiler::DeviceFeatures _cl_device_id::compiler_features() const {
   compiler::DeviceFeatures f;
   f.int64 = info_.features.shaderInt64;
-  for (const char* e : kExtensions)
-    if (std::string(e) != "cl_khr_il_program") f.extensions.push_back(e);
-  for (const char* feature : kFeatures) f.features.push_back(feature);
+  for (const std::string& e : extension_list())
+    if (e != "cl_khr_il_program") f.extensions.push_back(e);
+  for (const std::string& feature : feature_list())
+    if (feature != "__opencl_c_int64") f.features.push_back(feature);
   return f;
 }
 
@@ -120,6 +135,14 @@ uint64_t _cl_device_id::max_mem_alloc_size() const {
 }
 
 uint32_t _cl_device_id::subgroup_size() const { return std::max(info_.subgroup.subgroupSize, 1u); }
+
+bool _cl_device_id::has_subgroups() const {
+  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                        VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                        VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  return (info_.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+         (info_.subgroup.supportedOperations & needed) == needed;
+}
 
 static cl_version version(int major, int minor) { return CL_MAKE_VERSION(major, minor, 0); }
 
@@ -205,6 +228,9 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
     case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
     case CL_DEVICE_MAX_NUM_SUB_GROUPS:
+      if (has_subgroups())
+        return out(cl_uint((max_work_group_size() + subgroup_size() - 1) / subgroup_size()));
+      return out(cl_uint(0));
     case CL_DEVICE_PARTITION_MAX_SUB_DEVICES:
     case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
@@ -229,13 +255,9 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     }
     case CL_DEVICE_OPENCL_C_FEATURES: {
       std::vector<cl_name_version> v;
-      if (info_.features.shaderInt64) {
-        cl_name_version n{version(3, 0), "__opencl_c_int64"};
-        v.push_back(n);
-      }
-      for (const char* feature : kFeatures) {
+      for (const std::string& feature : feature_list()) {
         cl_name_version n{version(3, 0), ""};
-        std::snprintf(n.name, sizeof(n.name), "%s", feature);
+        std::snprintf(n.name, sizeof(n.name), "%s", feature.c_str());
         v.push_back(n);
       }
       return out(v);
@@ -243,9 +265,9 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_EXTENSIONS: return out(extensions());
     case CL_DEVICE_EXTENSIONS_WITH_VERSION: {
       std::vector<cl_name_version> v;
-      for (const char* e : kExtensions) {
+      for (const std::string& e : extension_list()) {
         cl_name_version n{version(1, 0), ""};
-        std::snprintf(n.name, sizeof(n.name), "%s", e);
+        std::snprintf(n.name, sizeof(n.name), "%s", e.c_str());
         v.push_back(n);
       }
       return out(v);

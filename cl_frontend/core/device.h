@@ -7,6 +7,8 @@
 #include <array>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "compiler/compiler.h"
 #include "core/object.h"
@@ -35,7 +37,11 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   uint64_t max_mem_alloc_size() const;
   uint64_t global_mem_size() const;
   uint32_t subgroup_size() const;
+  // cl_khr_subgroups: Vulkan subgroups in compute with vote, ballot and arithmetic.
+  bool has_subgroups() const;
   std::string extensions() const;
+  std::vector<std::string> extension_list() const;  // CL_DEVICE_EXTENSIONS
+  std::vector<std::string> feature_list() const;    // CL_DEVICE_OPENCL_C_FEATURES
 
   cl_int get_info(cl_device_info param, size_t size, void* value, size_t* size_ret) const;
 

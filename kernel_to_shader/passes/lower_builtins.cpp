@@ -97,14 +97,43 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
       case spv::BuiltIn::WorkDim: return push_word(kWorkDim);
       case spv::BuiltIn::LocalInvocationIndex:
         return vulkan_builtin(spv::BuiltIn::LocalInvocationIndex, u32);
-      case spv::BuiltIn::SubgroupSize:
       case spv::BuiltIn::SubgroupMaxSize:
         need_capability(spv::Capability::GroupNonUniform);
         return vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);
-      case spv::BuiltIn::NumSubgroups:
-      case spv::BuiltIn::NumEnqueuedSubgroups:
+      case spv::BuiltIn::SubgroupSize: {
+        // OpenCL's is this sub-group's size: the last one of a work-group may be partial.
         need_capability(spv::Capability::GroupNonUniform);
-        return vulkan_builtin(spv::BuiltIn::NumSubgroups, u32);
+        uint32_t wg = workgroup_size();
+        uint32_t total = emit(Op::OpIMul, u32, {emit(Op::OpCompositeExtract, u32, {wg, 0}),
+                                               emit(Op::OpCompositeExtract, u32, {wg, 1})});
+        total = emit(Op::OpIMul, u32, {total, emit(Op::OpCompositeExtract, u32, {wg, 2})});
+        uint32_t size = vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);
+        uint32_t first = emit(Op::OpIMul, u32, {vulkan_builtin(spv::BuiltIn::SubgroupId, u32), size});
+        uint32_t rest = emit(Op::OpISub, u32, {total, first});
+        return emit(Op::OpSelect, u32, {emit(Op::OpULessThan, t_bool(), {rest, size}), rest, size});
+      }
+      case spv::BuiltIn::NumSubgroups: {
+        // ceil(work-group size / sub-group size), computed: lavapipe's NumSubgroups rounds
+        // down for a work-group that is not a multiple of the sub-group size.
+        need_capability(spv::Capability::GroupNonUniform);
+        uint32_t wg = workgroup_size();
+        uint32_t n = emit(Op::OpIMul, u32, {emit(Op::OpCompositeExtract, u32, {wg, 0}),
+                                           emit(Op::OpCompositeExtract, u32, {wg, 1})});
+        n = emit(Op::OpIMul, u32, {n, emit(Op::OpCompositeExtract, u32, {wg, 2})});
+        uint32_t size = vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);
+        n = emit(Op::OpIAdd, u32, {n, emit(Op::OpISub, u32, {size, c_u32(1)})});
+        return emit(Op::OpUDiv, u32, {n, size});
+      }
+      case spv::BuiltIn::NumEnqueuedSubgroups: {
+        // Sub-groups of a full (enqueued-size) work-group: they differ from NumSubgroups in
+        // the smaller last work-groups of a non-uniform NDRange.
+        need_capability(spv::Capability::GroupNonUniform);
+        uint32_t n = emit(Op::OpIMul, u32, {push_word(kEnqueuedLocalSize + 0), push_word(kEnqueuedLocalSize + 1)});
+        n = emit(Op::OpIMul, u32, {n, push_word(kEnqueuedLocalSize + 2)});
+        uint32_t size = vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);
+        n = emit(Op::OpIAdd, u32, {n, emit(Op::OpISub, u32, {size, c_u32(1)})});
+        return emit(Op::OpUDiv, u32, {n, size});
+      }
       case spv::BuiltIn::SubgroupId:
         need_capability(spv::Capability::GroupNonUniform);
         return vulkan_builtin(spv::BuiltIn::SubgroupId, u32);

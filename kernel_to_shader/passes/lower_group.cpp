@@ -346,8 +346,65 @@ uint32_t Lowering::lower_broadcast(const ir::Instruction& i, uint32_t t) {
   return result;
 }
 
+// Sub-group functions (cl_khr_subgroups): Vulkan's subgroup operations, one instruction each.
+bool Lowering::lower_subgroup(const ir::Instruction& i) {
+  uint32_t rt = lower_type(i.type_id);
+  if (failed_) return false;
+  uint32_t scope = c_u32(uint32_t(spv::Scope::Subgroup));
+  need_capability(spv::Capability::GroupNonUniform);
+  uint32_t r = 0;
+  switch (i.opcode) {
+    case Op::OpGroupAll:
+    case Op::OpGroupAny:
+      need_capability(spv::Capability::GroupNonUniformVote);
+      r = emit(i.opcode == Op::OpGroupAll ? Op::OpGroupNonUniformAll : Op::OpGroupNonUniformAny,
+               rt, {scope, value(i.operands[1])});
+      break;
+    case Op::OpGroupBroadcast: {
+      // The id is the same for the whole sub-group (OpenCL's rule), which SPIR-V 1.5
+      // accepts as a dynamically uniform operand.
+      need_capability(spv::Capability::GroupNonUniformBallot);
+      uint32_t id = value(i.operands[2]);
+      Shape is = shape_of(lower_type(def(i.operands[2])->type_id));
+      if (is.width != 32) id = to_width(id, is.width, 32, false);
+      r = emit(Op::OpGroupNonUniformBroadcast, rt, {scope, value(i.operands[1]), id});
+      break;
+    }
+    default: {
+      Op op;
+      switch (i.opcode) {
+        case Op::OpGroupIAdd: op = Op::OpGroupNonUniformIAdd; break;
+        case Op::OpGroupFAdd: op = Op::OpGroupNonUniformFAdd; break;
+        case Op::OpGroupSMin: op = Op::OpGroupNonUniformSMin; break;
+        case Op::OpGroupUMin: op = Op::OpGroupNonUniformUMin; break;
+        case Op::OpGroupFMin: op = Op::OpGroupNonUniformFMin; break;
+        case Op::OpGroupSMax: op = Op::OpGroupNonUniformSMax; break;
+        case Op::OpGroupUMax: op = Op::OpGroupNonUniformUMax; break;
+        case Op::OpGroupFMax: op = Op::OpGroupNonUniformFMax; break;
+        default: return fail("sub-group operation not supported: " + describe(i));
+      }
+      auto operation = spv::GroupOperation(i.operands[1]);
+      if (operation != spv::GroupOperation::Reduce && operation != spv::GroupOperation::InclusiveScan &&
+          operation != spv::GroupOperation::ExclusiveScan)
+        return fail("sub-group operation not supported: " + describe(i));
+      need_capability(spv::Capability::GroupNonUniformArithmetic);
+      r = emit(op, rt, {scope, uint32_t(operation), value(i.operands[2])});
+    }
+  }
+  bind(i.result_id, rt, r);
+  return !failed_;
+}
+
 bool Lowering::lower_group(const ir::Instruction& i) {
   if (i.opcode == Op::OpGroupAsyncCopy) return lower_async_copy(i);
+  if (i.opcode != Op::OpGroupWaitEvents) {
+    bool ok = false;
+    if (spv::Scope(constant_value(i.operands[0], &ok)) == spv::Scope::Subgroup && ok) {
+      if (!ctx_.caps.subgroup_operations)
+        return fail("sub-group functions need Vulkan subgroup vote, ballot and arithmetic: " + describe(i));
+      return lower_subgroup(i);
+    }
+  }
   if (!check_workgroup_scope(i)) return false;
   if (i.opcode == Op::OpGroupWaitEvents) {
     // The copies are complete when they return; the wait is the barrier that makes them

@@ -108,6 +108,7 @@ class Lowering {
   bool lower_store(const ir::Instruction& inst);
   bool lower_atomic(const ir::Instruction& inst);
   bool lower_generic_semantics(const ir::Instruction& inst);
+  bool lower_subgroup(const ir::Instruction& inst);
   bool lower_copy_memory(const ir::Instruction& inst);
   bool lower_pointer_cast(const ir::Instruction& inst);
   uint32_t lower_scope(uint32_t in_scope_id, AddressFormat f);

@@ -23,6 +23,7 @@ struct TargetCaps {
   bool storage16 = false;        // storageBuffer16BitAccess
   bool int64_atomics = false;    // shaderBufferInt64Atomics && shaderSharedInt64Atomics
   bool subgroups = true;         // GroupNonUniform basic in compute
+  bool subgroup_operations = false;  // and vote, ballot and arithmetic (cl_khr_subgroups)
   bool preserve_inf_nan32 = false;  // shaderSignedZeroInfNanPreserveFloat32
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation
                                  // (Vulkan does not promise it; the frontend probes the device)

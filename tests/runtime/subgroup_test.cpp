@@ -1,0 +1,93 @@
+// cl_khr_subgroups on Vulkan subgroups: sizes and ids, reduce/scan/broadcast/all/any and
+// clGetKernelSubGroupInfo, checked against a CPU model of sub-groups as consecutive local
+// linear ids of the size the device reports. Skipped where the device has no sub-groups.
+#include <algorithm>
+
+#include "runtime/cl_harness.h"
+
+namespace vkcl::test {
+namespace {
+
+class SubGroups : public KernelTest {};
+
+TEST_P(SubGroups, FunctionsMatchTheCpuModel) {
+  size_t ext_size = 0;
+  clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, 0, nullptr, &ext_size);
+  std::string ext(ext_size, '\0');
+  clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, ext_size, ext.data(), nullptr);
+  if (ext.find("cl_khr_subgroups") == std::string::npos) GTEST_SKIP() << "no sub-groups";
+  Program p = build(R"(
+    __kernel void k(__global const int* x, __global int* out) {
+      size_t i = get_global_id(0);
+      int v = x[i];
+      __global int* o = out + 12 * i;
+      o[0] = get_sub_group_size();
+      o[1] = get_max_sub_group_size();
+      o[2] = get_num_sub_groups();
+      o[3] = get_enqueued_num_sub_groups();
+      o[4] = get_sub_group_id();
+      o[5] = get_sub_group_local_id();
+      o[6] = sub_group_reduce_add(v);
+      o[7] = sub_group_scan_inclusive_max(v);
+      o[8] = sub_group_scan_exclusive_add(v);
+      o[9] = sub_group_broadcast(v, 1);
+      o[10] = sub_group_all(v > -900) + 2 * sub_group_any(v > 900);
+      sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+      o[11] = (int)sub_group_reduce_min((float)v);
+    })", "-cl-std=CL3.0");  // clang offers cl_khr_subgroups from OpenCL C 2.0 on
+  Kernel k = kernel(p, "k");
+  size_t local = 64, global = 150;  // the last work-group has 22 work-items
+  size_t sub = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetKernelSubGroupInfo(k, device_, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                                sizeof local, &local, sizeof sub, &sub, nullptr));
+  ASSERT_GT(sub, size_t(1));
+  size_t count = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetKernelSubGroupInfo(k, device_, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                                sizeof local, &local, sizeof count, &count, nullptr));
+  EXPECT_EQ(count, (local + sub - 1) / sub);
+  std::uniform_int_distribution<int> dist(-1000, 1000);
+  std::vector<int> x(global);
+  for (auto& v : x) v = dist(rng_);
+  Mem dx = buffer(global * 4, x.data()), dout = poisoned(global * 12 * 4);
+  set_mem_arg(k, 0, dx); set_mem_arg(k, 1, dout);
+  run(k, 1, &global, &local);
+  auto out = read<int>(dout, global * 12);
+  for (size_t i = 0; i < global; ++i) {
+    size_t group_start = i / local * local;
+    size_t group_size = std::min(local, global - group_start);
+    size_t li = i - group_start, sg = li / sub, lane = li % sub;
+    size_t first = group_start + sg * sub, size = std::min(sub, group_size - sg * sub);
+    const int* o = &out[12 * i];
+    int sum = 0, max_incl = -100000, excl = 0, mn = 100000;
+    bool all = true, any = false;
+    for (size_t j = 0; j < size; ++j) {
+      int v = x[first + j];
+      sum += v;
+      mn = std::min(mn, v);
+      all = all && v > -900;
+      any = any || v > 900;
+      if (j <= lane) max_incl = std::max(max_incl, v);
+      if (j < lane) excl += v;
+    }
+    ASSERT_EQ(o[0], int(size)) << i;
+    ASSERT_EQ(o[1], int(sub)) << i;
+    ASSERT_EQ(o[2], int((group_size + sub - 1) / sub)) << i;
+    ASSERT_EQ(o[3], int((local + sub - 1) / sub)) << i;
+    ASSERT_EQ(o[4], int(sg)) << i;
+    ASSERT_EQ(o[5], int(lane)) << i;
+    ASSERT_EQ(o[6], sum) << i;
+    ASSERT_EQ(o[7], max_incl) << i;
+    ASSERT_EQ(o[8], excl) << i;
+    if (size > 1) {
+      ASSERT_EQ(o[9], x[first + 1]) << i;
+    }
+    ASSERT_EQ(o[10], int(all) + 2 * int(any)) << i;
+    ASSERT_EQ(o[11], mn) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Options, SubGroups, ::testing::Values(std::string(""),
+                                                               std::string("-cl-opt-disable")));
+
+}  // namespace
+}  // namespace vkcl::test

@@ -241,6 +241,67 @@ bool has_unsupported_integer_width(const llvm::Module& module) {
   return false;
 }
 
+// SPIR-V allows address-space casts only to and from generic (4), but LLVM's optimiser folds
+// a cast through generic into one between named spaces (e.g. comparing a __local NULL with a
+// __global one), and SPIRV-LLVM-Translator then fails hard. Null casts become the target's
+// null; other casts go through generic again.
+bool named_to_named(llvm::Type* from, llvm::Type* to) {
+  constexpr unsigned kGeneric = 4;
+  auto* f = llvm::dyn_cast<llvm::PointerType>(from);
+  auto* t = llvm::dyn_cast<llvm::PointerType>(to);
+  return f && t && f->getAddressSpace() != kGeneric && t->getAddressSpace() != kGeneric &&
+         f->getAddressSpace() != t->getAddressSpace();
+}
+
+bool has_bad_cast(const llvm::Constant* c) {
+  auto* ce = llvm::dyn_cast<llvm::ConstantExpr>(c);
+  if (!ce) return false;
+  if (ce->getOpcode() == llvm::Instruction::AddrSpaceCast &&
+      named_to_named(ce->getOperand(0)->getType(), ce->getType()))
+    return true;
+  for (const llvm::Use& op : ce->operands())
+    if (auto* oc = llvm::dyn_cast<llvm::Constant>(op.get()); oc && has_bad_cast(oc)) return true;
+  return false;
+}
+
+void fix_casts(llvm::Instruction* i) {
+  constexpr unsigned kGeneric = 4;
+  for (llvm::Use& use : i->operands()) {
+    auto* ce = llvm::dyn_cast<llvm::ConstantExpr>(use.get());
+    if (!ce || !has_bad_cast(ce)) continue;
+    if (ce->getOpcode() == llvm::Instruction::AddrSpaceCast &&
+        llvm::isa<llvm::ConstantPointerNull>(ce->getOperand(0))) {
+      use.set(llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ce->getType())));
+      continue;
+    }
+    if (llvm::isa<llvm::PHINode>(i)) continue;  // left to the translator's own check
+    llvm::Instruction* expanded = ce->getAsInstruction(i);
+    use.set(expanded);
+    fix_casts(expanded);
+  }
+  auto* cast = llvm::dyn_cast<llvm::AddrSpaceCastInst>(i);
+  if (!cast || !named_to_named(cast->getSrcTy(), cast->getDestTy())) return;
+  auto* generic = llvm::PointerType::getWithSamePointeeType(
+      llvm::cast<llvm::PointerType>(cast->getSrcTy()), kGeneric);
+  auto* up = new llvm::AddrSpaceCastInst(cast->getOperand(0), generic, "", cast);
+  auto* down = new llvm::AddrSpaceCastInst(up, cast->getDestTy(), "", cast);
+  cast->replaceAllUsesWith(down);
+  cast->eraseFromParent();
+}
+
+// SPIR-V allows address-space casts only to and from generic (4), but LLVM's optimiser folds
+// a cast through generic into one between named spaces (e.g. comparing a __local NULL with a
+// __global one), and SPIRV-LLVM-Translator then fails hard. Null casts become the target's
+// null; other casts go through generic again.
+void route_casts_through_generic(llvm::Module& module) {
+  for (llvm::Function& f : module)
+    for (llvm::BasicBlock& b : f) {
+      std::vector<llvm::Instruction*> insts;
+      for (llvm::Instruction& i : b) insts.push_back(&i);
+      for (llvm::Instruction* i : insts) fix_casts(i);
+    }
+}
+
 std::mutex g_compile_mutex;
 
 }  // namespace
@@ -301,6 +362,7 @@ CompileResult compile(const std::string& source, const std::string& options,
     if (f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && !f.isDeclaration())
       result.kernels.push_back(kernel_info(f));
 
+  route_casts_through_generic(*module);
   SPIRV::TranslatorOpts opts(SPIRV::VersionNumber::SPIRV_1_0);
   std::ostringstream spirv;
   std::string error;

@@ -478,8 +478,11 @@ bool Lowering::lower_pointer_cast(const ir::Instruction& i) {
       if (from == AddressFormat::Global64) { bind(i.result_id, out_type, v); return true; }
       uint32_t wide = emit(Op::OpUConvert, t_uint(64), {v});
       uint64_t tag = from == AddressFormat::Local32 ? 1 : 2;
-      bind(i.result_id, out_type,
-           emit(Op::OpBitwiseOr, t_uint(64), {wide, c_u64(tag << kTagShift)}));
+      uint32_t tagged = emit(Op::OpBitwiseOr, t_uint(64), {wide, c_u64(tag << kTagShift)});
+      // NULL stays NULL in every space: offset 0 is scratch, never an object, so it is the
+      // local and private null, and the generic null is 0.
+      uint32_t null = emit(Op::OpIEqual, t_bool(), {v, c_u32(0)});
+      bind(i.result_id, out_type, emit(Op::OpSelect, t_uint(64), {null, c_u64(0), tagged}));
       return true;
     }
     case Op::OpGenericCastToPtr:

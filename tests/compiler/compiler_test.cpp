@@ -121,5 +121,26 @@ TEST(Compiler, FeatureMacrosTellTheTruth) {
   EXPECT_TRUE(r.ok) << r.log;
 }
 
+// LLVM folds casts through generic into casts between named address spaces, which SPIR-V
+// forbids (SPIRV-LLVM-Translator used to fail hard on them); the compiler routes them back.
+TEST(Compiler, CastsBetweenNamedAddressSpacesGoThroughGeneric) {
+  const char* src = R"(
+    __kernel void k(__global int* out, __local int* l) {
+      int* p = 0;
+      __local int* lp = 0;
+      __global int* gp = 0;
+      p = lp;
+      out[0] = (p == gp);
+      int* q = (get_global_id(0) & 1) ? (int*)l : (int*)out;
+      out[1] = to_global(q) == (__global int*)0;
+    })";
+  DeviceFeatures f = features();
+  f.features = {"__opencl_c_generic_address_space"};
+  for (const char* level : {"-cl-std=CL3.0", "-cl-std=CL3.0 -cl-opt-disable"}) {
+    CompileResult r = compile(src, level, f);
+    EXPECT_TRUE(r.ok) << level << ": " << r.log;
+  }
+}
+
 }  // namespace
 }  // namespace vkcl::compiler

@@ -91,6 +91,44 @@ void fold_out_of_range_builtins(ir::Module& module) {
   }
 }
 
+// llvm-spirv at -O2 sometimes leaves a block after a block it dominates, which SPIR-V
+// forbids (spirv-val then reports a use before its definition): blocks go into reverse
+// post-order, unreachable ones last, before the input is validated.
+void order_blocks(ir::Module& module) {
+  for (ir::Function& f : module.functions) {
+    if (f.blocks.size() < 2) continue;
+    std::unordered_map<uint32_t, size_t> index;
+    for (size_t b = 0; b < f.blocks.size(); ++b) index[f.blocks[b].label] = b;
+    std::vector<size_t> post;
+    std::vector<bool> seen(f.blocks.size(), false);
+    // Iterative DFS: (block, next successor to visit).
+    std::vector<std::pair<size_t, size_t>> stack = {{0, 0}};
+    seen[0] = true;
+    while (!stack.empty()) {
+      auto& [b, next] = stack.back();
+      const ir::Block& blk = f.blocks[b];
+      bool is_switch = !blk.instructions.empty() && blk.terminator().opcode == spv::Op::OpSwitch;
+      std::vector<uint32_t> succ =
+          blk.successors(is_switch ? ir::switch_literal_words(module, f, blk.terminator()) : 1);
+      if (next < succ.size()) {
+        auto it = index.find(succ[next++]);
+        if (it != index.end() && !seen[it->second]) {
+          seen[it->second] = true;
+          stack.push_back({it->second, 0});
+        }
+        continue;
+      }
+      post.push_back(b);
+      stack.pop_back();
+    }
+    std::vector<ir::Block> ordered;
+    for (auto it = post.rbegin(); it != post.rend(); ++it) ordered.push_back(std::move(f.blocks[*it]));
+    for (size_t b = 0; b < f.blocks.size(); ++b)
+      if (!seen[b]) ordered.push_back(std::move(f.blocks[b]));
+    f.blocks = std::move(ordered);
+  }
+}
+
 }  // namespace
 
 TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps) {
@@ -116,6 +154,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     entry.insert(entry.begin(), variables.begin(), variables.end());
   }
   fold_out_of_range_builtins(module);
+  order_blocks(module);
   std::string invalid = validate(ir::serialize(module), SPV_ENV_UNIVERSAL_1_6);
   if (!invalid.empty()) {
     result.log = "error: the SPIR-V module is not valid:\n" + invalid;

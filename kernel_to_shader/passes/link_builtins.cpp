@@ -234,8 +234,9 @@ class Linker {
       for (size_t ii = 0; ii < insts.size() && ok; ++ii) {
         const ir::Instruction& i = insts[ii];
         std::vector<ir::Instruction> parts;
-        if (i.opcode == Op::OpExtInst && i.operands[0] == opencl_ &&
-            (split_vector_op(i, &parts) || through_double(i, &parts))) {
+        if ((i.opcode == Op::OpExtInst && i.operands[0] == opencl_ &&
+             (split_vector_op(i, &parts) || through_double(i, &parts))) ||
+            split_wide_relational(i, &parts)) {
           touched = true;
           for (ir::Instruction& p : parts) process(std::move(p));
         } else {
@@ -331,6 +332,27 @@ class Linker {
     for (const auto& cap : m_.capabilities)
       if (spv::Capability(cap.operands[0]) == c) return;
     m_.capabilities.emplace_back(Op::OpCapability, 0, 0, std::vector<uint32_t>{uint32_t(c)});
+  }
+
+  // Kernel-only relational instructions (isordered, isfinite, signbit, ...) on 8- and
+  // 16-component vectors: per component here, so lower-to-shader sees scalars.
+  bool split_wide_relational(const ir::Instruction& i, std::vector<ir::Instruction>* out) {
+    switch (i.opcode) {
+      case Op::OpOrdered: case Op::OpUnordered: case Op::OpIsFinite: case Op::OpIsNormal:
+      case Op::OpSignBitSet: case Op::OpLessOrGreater: break;
+      default: return false;
+    }
+    auto [elem, count] = split(i.type_id);
+    if (count < 8) return false;
+    std::vector<uint32_t> parts;
+    for (uint32_t k = 0; k < count; ++k) {
+      std::vector<uint32_t> ops;
+      for (uint32_t a : i.operands)
+        ops.push_back(emit(out, Op::OpCompositeExtract, split(type_of(a)).first, {a, k}));
+      parts.push_back(emit(out, i.opcode, elem, ops));
+    }
+    emit(out, Op::OpCompositeConstruct, i.type_id, parts, i.result_id);
+    return true;
   }
 
   // shuffle/shuffle2 (any width) and component-wise built-ins on 8- and 16-component vectors

@@ -4,6 +4,7 @@
 #include <spirv/unified1/OpenCL.std.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstring>
 
 namespace vkcl::k2s {
@@ -368,7 +369,18 @@ bool Lowering::lower_globals() {
           static_local_bytes_ = (static_local_bytes_ + a - 1) / a * a;
           map_[g.result_id] = c_u32(static_local_bytes_);
           static_local_bytes_ += (l.size + 3) / 4 * 4;
-          if (g.operands.size() > 1)
+          // OpenCL C cannot initialise __local variables; llvm-spirv writes an undef or null
+          // initializer for some of them, which means no initial value.
+          std::function<bool(uint32_t)> no_value = [&](uint32_t id) {
+            const ir::Instruction* c = def(id);
+            if (!c) return false;
+            if (c->opcode == Op::OpUndef || c->opcode == Op::OpConstantNull) return true;
+            if (c->opcode != Op::OpConstantComposite) return false;
+            for (uint32_t part : c->operands)
+              if (!no_value(part)) return false;
+            return true;
+          };
+          if (g.operands.size() > 1 && !no_value(g.operands[1]))
             return fail("__local variable with an initializer: " + describe(g));
           break;
         }

@@ -20,7 +20,8 @@ bool Lowering::needs_wide_lowering(const ir::Instruction& i) const {
     case Op::OpCompositeExtract: case Op::OpCompositeInsert: case Op::OpUndef:
     case Op::OpExtInst: case Op::OpBranchConditional: case Op::OpSwitch: case Op::OpBranch:
     case Op::OpReturn: case Op::OpSelectionMerge: case Op::OpLoopMerge:
-    case Op::OpCopyMemory: case Op::OpCopyMemorySized:
+    case Op::OpCopyMemory: case Op::OpCopyMemorySized: case Op::OpLifetimeStart:
+    case Op::OpLifetimeStop:
       return false;
     case Op::OpSelect: {
       // A scalar condition selects whole arrays; a vector condition goes component-wise.
@@ -31,8 +32,9 @@ bool Lowering::needs_wide_lowering(const ir::Instruction& i) const {
       break;
   }
   if (i.type_id && is_wide(i.type_id)) return true;
-  for (uint32_t o : i.operands) {
-    const ir::Instruction* d = def(o);
+  for (size_t k = 0; k < i.operands.size(); ++k) {
+    if (ir::is_literal_operand(i, k)) continue;
+    const ir::Instruction* d = def(i.operands[k]);
     if (d && d->type_id && is_wide(d->type_id) && d->opcode != Op::OpTypeVector) return true;
   }
   return false;

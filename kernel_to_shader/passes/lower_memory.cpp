@@ -564,7 +564,27 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
   uint32_t in_type = i.opcode == Op::OpAtomicStore ? pointee(p->type_id) : i.type_id;
   uint32_t out_type = lower_type(in_type);
   Shape s = shape_of(out_type);
+  // OpenCL 1.2's atomic_xchg on float (and atomic loads and stores of floats) only move bits:
+  // they run on the integer of the same size, with bit casts around them.
+  uint32_t float_type = 0;
+  if (s.ok && s.is_float && s.count == 1 && (s.width == 32 || s.width == 64) &&
+      (i.opcode == Op::OpAtomicExchange || i.opcode == Op::OpAtomicLoad ||
+       i.opcode == Op::OpAtomicStore)) {
+    float_type = out_type;
+    out_type = t_uint(s.width);
+    s = shape_of(out_type);
+  }
   if (s.is_float || !s.ok) return fail("floating-point atomics are not supported yet: " + describe(i));
+  // The value operand |k| as the atomic's (integer) type.
+  auto operand = [&](size_t k) {
+    uint32_t v = value(i.operands[k]);
+    return float_type ? emit(Op::OpBitcast, out_type, {v}) : v;
+  };
+  // Binds the atomic's result, as a float again where it was one.
+  auto bind_result = [&](uint32_t r) {
+    if (float_type) bind(i.result_id, float_type, emit(Op::OpBitcast, float_type, {r}));
+    else bind(i.result_id, out_type, r);
+  };
   Op op = i.opcode == Op::OpAtomicCompareExchangeWeak ? Op::OpAtomicCompareExchange : i.opcode;
   bool cmpxchg = op == Op::OpAtomicCompareExchange;
   // The atomic instruction on |ptr|, a pointer of format |af|; 0 for a store.
@@ -584,7 +604,7 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
         break;
       default:
         ops.push_back(lower_semantics(i.operands[2], i.opcode));
-        ops.push_back(value(i.operands[3]));
+        ops.push_back(operand(3));
         break;
     }
     if (op == Op::OpAtomicStore) {
@@ -603,12 +623,12 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
     uint32_t ptr = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type),
                         {value(i.operands[0])});
     uint32_t r = atomic_on(ptr, f);
-    if (r) bind(i.result_id, out_type, r);
+    if (r) bind_result(r);
     return !failed_;
   }
   if (f == AddressFormat::Local32 && s.width == 32) {
     uint32_t r = atomic_on(word_pointer(f, value(i.operands[0])), f);
-    if (r) bind(i.result_id, out_type, r);
+    if (r) bind_result(r);
     return !failed_;
   }
   if (f != AddressFormat::Generic64 || s.width != 32)
@@ -626,7 +646,7 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
   uint32_t bt = t_bool();
   uint32_t v = op == Op::OpAtomicLoad || op == Op::OpAtomicIIncrement || op == Op::OpAtomicIDecrement
                    ? 0
-                   : value(i.operands[cmpxchg ? 4 : 3]);
+                   : cmpxchg ? value(i.operands[4]) : operand(3);
   uint32_t updated = 0;
   switch (op) {
     case Op::OpAtomicLoad: break;
@@ -655,7 +675,7 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
   if (op == Op::OpAtomicStore) return !failed_;
   uint32_t r = emit(Op::OpSelect, out_type, {g.is_global, r_global,
                                              emit(Op::OpSelect, out_type, {g.is_local, r_local, old})});
-  bind(i.result_id, out_type, r);
+  bind_result(r);
   return !failed_;
 }
 

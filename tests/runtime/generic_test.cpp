@@ -1,6 +1,8 @@
 // The generic address space (OpenCL C 3.0 __opencl_c_generic_address_space): one function
 // called with global, local and private pointers, pointers chosen at run time, to_global /
 // to_local / to_private, get_fence, and atomics through generic pointers, against the CPU.
+#include <algorithm>
+
 #include "runtime/cl_harness.h"
 
 namespace vkcl::test {
@@ -68,6 +70,43 @@ TEST_P(Generic, OneFunctionForEverySpaceAndTheCasts) {
     int want = a[first] + int(wg) + (first % 3 == 1 ? 1 : 0);
     EXPECT_EQ(out[4 * n + gi], want) << "group " << gi;
   }
+}
+
+// atomic_xchg on float (OpenCL 1.2 core): every work-item swaps its value into one global
+// and one local slot; what comes back plus what stays is exactly the values put in.
+TEST_P(Generic, FloatExchangeIsAPermutation) {
+  const size_t n = 64;
+  std::vector<float> in(n);
+  for (size_t i = 0; i < n; ++i) in[i] = float(i) * 1.5f + 0.25f;
+  Program p = build(R"(
+    __kernel void k(__global const float* in, __global float* slot, __global float* out,
+                    __global float* lout) {
+      __local float l;
+      size_t i = get_global_id(0);
+      if (i == 0) l = -1.0f;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[i] = atomic_xchg(slot, in[i]);
+      lout[i] = atomic_xchg(&l, in[i]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (i == 0) lout[get_local_size(0)] = l;
+    })");
+  Kernel k = kernel(p, "k");
+  float start = -1.0f;
+  Mem din = buffer(n * 4, in.data()), slot = buffer(4, &start), out = poisoned(n * 4),
+      lout = poisoned((n + 1) * 4);
+  set_mem_arg(k, 0, din); set_mem_arg(k, 1, slot); set_mem_arg(k, 2, out); set_mem_arg(k, 3, lout);
+  run(k, 1, &n, &n);
+  auto check = [&](std::vector<float> got, const char* what) {
+    std::vector<float> want = in;
+    want.push_back(-1.0f);
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want) << what;
+  };
+  auto g = read<float>(out, n);
+  g.push_back(read<float>(slot, 1)[0]);
+  check(g, "global");
+  check(read<float>(lout, n + 1), "local");
 }
 
 INSTANTIATE_TEST_SUITE_P(Options, Generic, ::testing::Values(std::string(""),

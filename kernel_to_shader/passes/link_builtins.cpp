@@ -231,16 +231,26 @@ class Linker {
         touched = true;
         ok = ok && expand(i, *b, &out, &entry_vars);
       };
-      for (size_t ii = 0; ii < insts.size() && ok; ++ii) {
-        const ir::Instruction& i = insts[ii];
+      // A built-in that goes through double (after any per-component split) becomes its
+      // conversions and the double call, each then processed.
+      auto via_double = [&](const ir::Instruction& i) {
         std::vector<ir::Instruction> parts;
-        if ((i.opcode == Op::OpExtInst && i.operands[0] == opencl_ &&
-             (split_vector_op(i, &parts) || through_double(i, &parts))) ||
-            split_wide_relational(i, &parts)) {
+        if (i.opcode == Op::OpExtInst && i.operands[0] == opencl_ && through_double(i, &parts)) {
           touched = true;
           for (ir::Instruction& p : parts) process(std::move(p));
         } else {
           process(i);
+        }
+      };
+      for (size_t ii = 0; ii < insts.size() && ok; ++ii) {
+        const ir::Instruction& i = insts[ii];
+        std::vector<ir::Instruction> parts;
+        if ((i.opcode == Op::OpExtInst && i.operands[0] == opencl_ && split_vector_op(i, &parts)) ||
+            split_wide_relational(i, &parts)) {
+          touched = true;
+          for (ir::Instruction& p : parts) via_double(p);
+        } else {
+          via_double(i);
         }
       }
       if (!ok) return false;

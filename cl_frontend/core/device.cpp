@@ -80,9 +80,10 @@ static const char* kFeatures[] = {"__opencl_c_work_group_collective_functions",
                                   "__opencl_c_generic_address_space"};
 
 std::vector<std::string> _cl_device_id::extension_list() const {
-  std::vector<std::string> v(std::begin(kExtensions), std::end(kExtensions));
-  if (has_subgroups()) v.push_back("cl_khr_subgroups");
-  return v;
+  // Not cl_khr_subgroups: the extension requires independent forward progress of
+  // sub-groups, which Vulkan does not promise (lavapipe runs a work-group's subgroups in
+  // turn); OpenCL 3.0's __opencl_c_subgroups feature does not.
+  return std::vector<std::string>(std::begin(kExtensions), std::end(kExtensions));
 }
 
 std::vector<std::string> _cl_device_id::feature_list() const {
@@ -104,6 +105,8 @@ compiler::DeviceFeatures _cl_device_id::compiler_features() const {
   f.int64 = info_.features.shaderInt64;
   for (const std::string& e : extension_list())
     if (e != "cl_khr_il_program") f.extensions.push_back(e);
+  // clang 15 declares the sub-group built-ins under the extension's name.
+  if (has_subgroups()) f.extensions.push_back("cl_khr_subgroups");
   for (const std::string& feature : feature_list())
     if (feature != "__opencl_c_int64") f.features.push_back(feature);
   return f;

@@ -3,6 +3,7 @@
 #include <spirv-tools/libspirv.hpp>
 #include <spirv-tools/optimizer.hpp>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/module.h"
@@ -154,6 +155,17 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     entry.insert(entry.begin(), variables.begin(), variables.end());
   }
   fold_out_of_range_builtins(module);
+  // llvm-spirv writes OpLoopMerge for loops with an unroll pragma, not always where SPIR-V
+  // allows it; the structurizer decides every merge itself, so input merges are dropped.
+  for (ir::Function& f : module.functions)
+    for (ir::Block& b : f.blocks)
+      b.instructions.erase(
+          std::remove_if(b.instructions.begin(), b.instructions.end(),
+                         [](const ir::Instruction& i) {
+                           return i.opcode == spv::Op::OpLoopMerge ||
+                                  i.opcode == spv::Op::OpSelectionMerge;
+                         }),
+          b.instructions.end());
   order_blocks(module);
   std::string invalid = validate(ir::serialize(module), SPV_ENV_UNIVERSAL_1_6);
   if (!invalid.empty()) {

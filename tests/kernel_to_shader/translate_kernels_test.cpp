@@ -119,6 +119,15 @@ const Case kCases[] = {
          for (int i = 0; i < 8; i++)
            if (data[i] != ref[i]) result = false;
          results[get_global_id(0)] = result; })"},
+    // Unroll pragmas make llvm-spirv write OpLoopMerge itself, not always where SPIR-V allows
+    // it (CTS test_compiler pragma_unroll): input merges are dropped.
+    {"unroll_pragmas", R"(__kernel void k(__global uint* dst) {
+       #pragma unroll
+       for (uint i = 0; i < 16; ++i) dst[i] = i;
+       #pragma nounroll
+       for (uint i = 16; i < 32; ++i) dst[i] = i * dst[i - 16];
+       #pragma unroll 4
+       for (uint i = 0; i < dst[40]; ++i) dst[i + 32] += 1; })"},
     // Kernel-only relational instructions on 16-component vectors.
     {"wide_relationals", R"(__kernel void k(__global float* a, __global int* r) {
        size_t i = get_global_id(0);

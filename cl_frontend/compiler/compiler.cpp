@@ -18,6 +18,7 @@
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
 
+#include <algorithm>
 #include <mutex>
 #include <sstream>
 
@@ -330,6 +331,22 @@ CompileResult compile(const std::string& source, const std::string& options,
   t.args.push_back("-D__OPENCL_VERSION__=300");
   // clang defines __IMAGE_SUPPORT__ for SPIR targets; it must tell the device's truth.
   if (!features.images) t.args.push_back("-U__IMAGE_SUPPORT__");
+  // clang 15's opencl-c-base.h defines some OpenCL C 3.0 feature macros for every SPIR
+  // target whatever -cl-ext says (CTS test_compiler features_macro); a header included after
+  // it undefines the ones the device lacks.
+  std::string undefs;
+  for (const char* macro : {"__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device",
+                            "__opencl_c_atomic_scope_all_devices", "__opencl_c_read_write_images",
+                            "__opencl_c_work_group_collective_functions"})
+    if (std::find(features.features.begin(), features.features.end(), macro) ==
+        features.features.end())
+      undefs += std::string("#undef ") + macro + "\n";
+  Headers all_headers = headers;
+  if (!undefs.empty()) {
+    all_headers.emplace_back("vkcl-features.h", undefs);
+    t.args.push_back("-include");
+    t.args.push_back("vkcl-features.h");
+  }
 
   std::vector<std::string> args = {"-triple", "spir64-unknown-unknown", "-x", "cl",
                                    "-emit-llvm-bc", "-finclude-default-header",
@@ -341,7 +358,7 @@ CompileResult compile(const std::string& source, const std::string& options,
   std::lock_guard<std::mutex> lock(g_compile_mutex);
   llvm::LLVMContext context;
   bool bad_options = false;
-  std::unique_ptr<llvm::Module> module = run_clang(args, source, context, &result.log, &bad_options, headers);
+  std::unique_ptr<llvm::Module> module = run_clang(args, source, context, &result.log, &bad_options, all_headers);
   if (bad_options && invalid_options) *invalid_options = true;
   if (!module) return result;
   if (has_unsupported_integer_width(*module)) {
@@ -350,7 +367,7 @@ CompileResult compile(const std::string& source, const std::string& options,
     for (auto& a : args)
       if (a == "-O2") a = "-O0";
     std::string ignored;
-    module = run_clang(args, source, context, &ignored, &bad_options, headers);
+    module = run_clang(args, source, context, &ignored, &bad_options, all_headers);
     if (!module || has_unsupported_integer_width(*module)) {
       result.log += "error: the program needs integer widths SPIR-V cannot express\n";
       return result;

@@ -77,7 +77,10 @@ static const char* kExtensions[] = {
 // generic pointers are tagged 64-bit addresses (DESIGN.md, pointer model).
 static const char* kFeatures[] = {"__opencl_c_work_group_collective_functions",
                                   "__opencl_c_program_scope_global_variables",
-                                  "__opencl_c_generic_address_space"};
+                                  "__opencl_c_generic_address_space",
+                                  // relaxed atomics at device scope are Vulkan's Device-scope
+                                  // atomics on device addresses
+                                  "__opencl_c_atomic_scope_device"};
 
 std::vector<std::string> _cl_device_id::extension_list() const {
   // Not cl_khr_subgroups: the extension requires independent forward progress of
@@ -301,7 +304,8 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out(cl_bool(CL_FALSE));
     case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
       return out(cl_device_atomic_capabilities(CL_DEVICE_ATOMIC_ORDER_RELAXED |
-                                               CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP));
+                                               CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
+                                               CL_DEVICE_ATOMIC_SCOPE_DEVICE));
     case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
       return out(cl_device_atomic_capabilities(CL_DEVICE_ATOMIC_ORDER_RELAXED |
                                                CL_DEVICE_ATOMIC_ORDER_ACQ_REL |

@@ -119,6 +119,15 @@ TEST(Compiler, FeatureMacrosTellTheTruth) {
   // (int64 is mandatory in the full profile; vkcl only exposes devices with shaderInt64.)
   r = compile(int64, "-cl-std=CL3.0", features());
   EXPECT_TRUE(r.ok) << r.log;
+  // clang's header claims these for every SPIR target; a device without them must not.
+  const char* claimed = R"(
+    #if defined(__opencl_c_atomic_order_seq_cst) || defined(__opencl_c_read_write_images) || \
+        defined(__opencl_c_atomic_scope_all_devices)
+    #error a feature the device lacks is defined
+    #endif
+    __kernel void k() {})";
+  r = compile(claimed, "-cl-std=CL3.0", features());
+  EXPECT_TRUE(r.ok) << r.log;
 }
 
 // LLVM folds casts through generic into casts between named address spaces, which SPIR-V

@@ -103,10 +103,7 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
       case spv::BuiltIn::SubgroupSize: {
         // OpenCL's is this sub-group's size: the last one of a work-group may be partial.
         need_capability(spv::Capability::GroupNonUniform);
-        uint32_t wg = workgroup_size();
-        uint32_t total = emit(Op::OpIMul, u32, {emit(Op::OpCompositeExtract, u32, {wg, 0}),
-                                               emit(Op::OpCompositeExtract, u32, {wg, 1})});
-        total = emit(Op::OpIMul, u32, {total, emit(Op::OpCompositeExtract, u32, {wg, 2})});
+        uint32_t total = workgroup_invocations();
         uint32_t size = vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);
         uint32_t first = emit(Op::OpIMul, u32, {vulkan_builtin(spv::BuiltIn::SubgroupId, u32), size});
         uint32_t rest = emit(Op::OpISub, u32, {total, first});
@@ -116,10 +113,7 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
         // ceil(work-group size / sub-group size), computed: lavapipe's NumSubgroups rounds
         // down for a work-group that is not a multiple of the sub-group size.
         need_capability(spv::Capability::GroupNonUniform);
-        uint32_t wg = workgroup_size();
-        uint32_t n = emit(Op::OpIMul, u32, {emit(Op::OpCompositeExtract, u32, {wg, 0}),
-                                           emit(Op::OpCompositeExtract, u32, {wg, 1})});
-        n = emit(Op::OpIMul, u32, {n, emit(Op::OpCompositeExtract, u32, {wg, 2})});
+        uint32_t n = workgroup_invocations();
         uint32_t size = vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);
         n = emit(Op::OpIAdd, u32, {n, emit(Op::OpISub, u32, {size, c_u32(1)})});
         return emit(Op::OpUDiv, u32, {n, size});

@@ -6,22 +6,7 @@
 namespace vkcl::test {
 namespace {
 
-class Programs : public KernelTest {
- protected:
-  std::string log_of(cl_program p) {
-    size_t size = 0;
-    clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-    std::string log(size, '\0');
-    clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-    return log;
-  }
-  Program source(const char* text) {
-    cl_int err;
-    Program p(clCreateProgramWithSource(context_, 1, &text, nullptr, &err));
-    EXPECT_EQ(CL_SUCCESS, err);
-    return p;
-  }
-};
+class Programs : public KernelTest {};
 
 TEST_P(Programs, BuildFailureLogHasClangDiagnostics) {
   Program p = source("__kernel void k(__global int* o) { o[0] = undefined_thing; }");

@@ -50,6 +50,21 @@ class KernelTest : public ::testing::TestWithParam<std::string> {
   // Builds |source| with the test's options plus |extra_options|; fails the test with the
   // build log on error.
   Program build(const std::string& source, const std::string& extra_options = "");
+  // A program made from |text| and not built yet.
+  Program source(const char* text) {
+    cl_int err;
+    Program p(clCreateProgramWithSource(context_, 1, &text, nullptr, &err));
+    EXPECT_EQ(CL_SUCCESS, err);
+    return p;
+  }
+  // The device's build log of |p|.
+  std::string log_of(cl_program p) {
+    size_t size = 0;
+    clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+    std::string log(size, '\0');
+    clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+    return log;
+  }
   Kernel kernel(const Program& program, const char* name);
   Mem buffer(size_t bytes, const void* init = nullptr, cl_mem_flags flags = CL_MEM_READ_WRITE);
   // A buffer filled with 0xAB bytes, so an element the kernel never writes is caught.

@@ -7,19 +7,6 @@ namespace {
 
 class CompileLink : public KernelTest {
  protected:
-  Program source(const char* text) {
-    cl_int err;
-    Program p(clCreateProgramWithSource(context_, 1, &text, nullptr, &err));
-    EXPECT_EQ(CL_SUCCESS, err);
-    return p;
-  }
-  std::string log_of(cl_program p) {
-    size_t size = 0;
-    clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-    std::string log(size, '\0');
-    clGetProgramBuildInfo(p, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-    return log;
-  }
   cl_program_binary_type binary_type(cl_program p) {
     cl_program_binary_type t = 0;
     clGetProgramBuildInfo(p, device_, CL_PROGRAM_BINARY_TYPE, sizeof t, &t, nullptr);

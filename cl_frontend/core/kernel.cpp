@@ -233,15 +233,13 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   if (ki.printf_buffer_address_offset != UINT32_MAX) {
     auto vk_device = device->vk_device();
     if (!vk_device) return cl::Error{vk_device.error()};
-    std::unique_ptr<vk::Buffer> buffer;
-    VkResult r = vk::Buffer::create(*vk_device, 8 + cl::kPrintfBufferSize + ki.printf_max_record,
-                                    vk::MemoryPlacement::HostVisible, &buffer);
-    if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
-    uint32_t header[2] = {0, uint32_t(cl::kPrintfBufferSize)};
-    std::memcpy(buffer->mapped(), header, sizeof header);
+    VkResult r = VK_SUCCESS;
+    auto buffer = printf_pool_->take(*vk_device, 8 + cl::kPrintfBufferSize + ki.printf_max_record, &r);
+    if (!buffer) return cl::Error{cl::cl_error_from(r)};
     uint64_t address = buffer->address();
     std::memcpy(&plan.arguments[ki.printf_buffer_address_offset], &address, 8);
-    plan.printf_output = std::make_shared<cl::PrintfOutput>(std::move(buffer), ki.printf_calls);
+    plan.printf_output =
+        std::make_shared<cl::PrintfOutput>(std::move(buffer), ki.printf_calls, printf_pool_);
   }
   // CL_OUT_OF_RESOURCES if the kernel needs more local memory than the device has.
   if (local_bytes > device->vk_info().properties.limits.maxComputeSharedMemorySize)

@@ -62,6 +62,7 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
                                                         uint32_t local_words);
   const vkcl::k2s::KernelInterface* interface_ = nullptr;
   std::mutex mutex_;
+  std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();
   std::map<std::tuple<_cl_device_id*, uint32_t, uint32_t, uint32_t, uint32_t>,
            std::unique_ptr<vkcl::vk::ComputePipeline>>
       pipelines_;

@@ -16,6 +16,7 @@
 #include "ir/import.h"
 #include "passes/link_builtins.h"
 #include "passes/pass.h"
+#include "vkcl/polyfills.h"
 
 namespace vkcl::k2s {
 
@@ -78,6 +79,7 @@ std::string library_path() {
 }
 
 struct Libraries {
+  std::unique_ptr<ir::Library> polyfills;  // searched first
   std::unique_ptr<ir::Library> libclc;
   std::string error;
 };
@@ -85,6 +87,14 @@ struct Libraries {
 const Libraries& libraries() {
   static Libraries libs = [] {
     Libraries l;
+    std::vector<uint32_t> own(polyfills::kSpirvSize / 4);
+    std::memcpy(own.data(), polyfills::kSpirv, own.size() * 4);
+    std::string own_error;
+    l.polyfills = ir::Library::load(own, &own_error);
+    if (!l.polyfills) {
+      l.error = "cannot parse vkcl's polyfill library: " + own_error;
+      return l;
+    }
     std::string path = library_path();
     std::ifstream in(path, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -176,11 +186,12 @@ class Linker {
   uint32_t import(const std::string& name) {
     std::string error;
     const Libraries& libs = libraries();
-    if (!libs.libclc) {
+    if (!libs.libclc || !libs.polyfills) {
       ctx_.log += "error: " + libs.error + "\n";
       return 0;
     }
-    uint32_t id = importer_.function(*libs.libclc, name, &error);
+    uint32_t id = importer_.function(*libs.polyfills, name, &error);
+    if (!id && error.empty()) id = importer_.function(*libs.libclc, name, &error);
     if (!id) {
       ctx_.log += error.empty() ? "error: no library implementation of " + name + "\n"
                                 : "error: " + error + "\n";

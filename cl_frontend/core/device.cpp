@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "core/fma_probe.h"
+#include "core/precision_probe.h"
 #include "core/info.h"
 #include "core/platform.h"
 #include "core/printf.h"
@@ -59,11 +59,11 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   caps.preserve_inf_nan32 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat32;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
   caps.max_work_group_size = uint32_t(max_work_group_size());
-  std::call_once(fma_probed_, [&] {
-    auto device = vk_device();
-    exact_fma_ = device && cl::probe_exact_fma(*device, caps, compiler_features());
+  std::call_once(precision_probed_, [&] {
+    if (auto device = vk_device()) precision_ = cl::probe_precision(*device, caps, compiler_features());
   });
-  caps.exact_fma = exact_fma_;
+  caps.exact_fma = precision_.exact_fma;
+  caps.exact_sqrt = precision_.exact_sqrt;
   return caps;
 }
 

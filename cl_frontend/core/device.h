@@ -12,6 +12,7 @@
 
 #include "compiler/compiler.h"
 #include "core/object.h"
+#include "core/precision_probe.h"
 #include "core/result.h"
 #include "vkcl/kernel_to_shader/translate.h"
 #include "vkcl/vk_backend/vk_backend.h"
@@ -50,8 +51,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   vkcl::vk::DeviceInfo info_;
   std::mutex mutex_;
   std::shared_ptr<vkcl::vk::Device> device_;
-  std::once_flag fma_probed_;
-  bool exact_fma_ = false;
+  std::once_flag precision_probed_;
+  vkcl::cl::PrecisionProbe precision_;
 };
 
 namespace vkcl::cl {

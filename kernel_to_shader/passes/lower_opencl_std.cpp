@@ -175,6 +175,12 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       // is) brings the result within about 1 ulp.
       if (s.width != 32 && s.width != 64) return fail("sqrt/rsqrt of half is not supported");
       bool sqrt = n == cl::Sqrt;
+      if (sqrt && s.width == 32 && ctx_.caps.exact_sqrt) {
+        // The device's Sqrt is IEEE's (the frontend's probe), special values included; it may
+        // flush denormal inputs, which OpenCL allows without CL_FP_DENORM.
+        r = glsl(GLSLstd450Sqrt, {arg(0)});
+        break;
+      }
       uint32_t x = arg(0);
       uint32_t tiny = emit(Op::OpFOrdLessThan, bool_type(), {x, fk(0x1p-100)});
       uint32_t xs = emit(Op::OpSelect, rt, {tiny, emit(Op::OpFMul, rt, {x, fk(0x1p64)}), x});

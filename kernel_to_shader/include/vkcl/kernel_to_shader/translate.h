@@ -27,6 +27,8 @@ struct TargetCaps {
   bool preserve_inf_nan32 = false;  // shaderSignedZeroInfNanPreserveFloat32
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation
                                  // (Vulkan does not promise it; the frontend probes the device)
+  bool exact_sqrt = false;       // 32-bit GLSL.std.450 Sqrt is IEEE's, up to flushing denormals
+                                 // (probed likewise; Vulkan promises only about 4.5 ulp)
   uint32_t max_push_constant_size = 128;
   // maxComputeWorkGroupInvocations: sizes the local scratch work-group functions use.
   uint32_t max_work_group_size = 1024;

@@ -1,0 +1,27 @@
+// Whether a device's GLSL.std.450 Fma and Sqrt are exact. Vulkan allows Fma to be a multiply
+// and an add, and Sqrt to be 1/inversesqrt (about 4.5 ulp); OpenCL's fma must be correctly
+// rounded and its sqrt within 3 ulp. Where the device's instructions are correctly rounded
+// (CPUs, most GPUs' fma) the translator uses them directly; otherwise it corrects them.
+#pragma once
+
+#include <memory>
+
+#include "compiler/compiler.h"
+#include "vkcl/kernel_to_shader/translate.h"
+#include "vkcl/vk_backend/vk_backend.h"
+
+namespace vkcl::cl {
+
+struct PrecisionProbe {
+  bool exact_fma = false;   // fused on inputs where a split multiply-add differs
+  // Correctly rounded on every probe input, IEEE results for ±0, ±inf, negatives and NaN, and
+  // denormal inputs exact or flushed to a zero of their sign (see precision_probe.cpp).
+  bool exact_sqrt = false;
+};
+
+// Runs one small kernel on |device|, translated as if Fma were exact and using Sqrt bare, and compares its
+// results with the host's correctly rounded ones. All false on any failure.
+PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::TargetCaps caps,
+                               const compiler::DeviceFeatures& features);
+
+}  // namespace vkcl::cl

@@ -577,7 +577,7 @@ void PrintUsage(const char* program) {
       "  --k K          dependent applications of the function per work-item (default 16)\n"
       "  --reps R       timed runs per function and implementation (default 5)\n"
       "  --csv          print one CSV row per function and implementation instead of tables\n"
-      "  --functions    subset of: sin,exp,log,pow,sqrt,fma,native_sin\n"
+      "  --functions    subset of: sin,exp,log,pow,sqrt,fma,native_sin,baseline\n"
       "  --platforms    subset of labels: vkcl,rusticl,PoCL or another platform's name\n"
       "All OpenCL platforms the ICD loader shows are measured; bench/run-math-bench.sh sets\n"
       "the loader up so that vkcl, rusticl and PoCL are all visible.\n",

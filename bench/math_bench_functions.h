@@ -52,6 +52,8 @@ inline const std::vector<MathFunction>& MathFunctions() {
        [](const double* v) { return std::fma(v[0], v[1], v[2]); }, 1e-5, kFlushSlack},
       {"native_sin", "native_sin(X)", {{-100, 100}},
        [](const double* v) { return std::sin(v[0]); }, 0, 1e-2},
+      // No function: the loop, the loads and the stores alone, what every row above pays too.
+      {"baseline", "X", {{-100, 100}}, [](const double* v) { return v[0]; }, 0, 0},
   };
   return functions;
 }

@@ -1,3 +1,4 @@
 // vkcl's own built-ins: the single translation unit CMakeLists.txt compiles. Each file holds
 // one family; link-builtins prefers these bodies to libclc's.
 #include "log.cl"
+#include "pow.cl"

@@ -3,6 +3,7 @@
 // variable, which the translator provides, or the link fails naming the symbol.
 #include <spirv-tools/linker.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "ir/module.h"
@@ -20,7 +21,15 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
   options.SetCreateLibrary(library);
   // Built-in variables stay imported (every module imports its own).
   options.SetAllowPartialLinkage(true);
-  if (spvtools::Link(context, modules, out, options) != SPV_SUCCESS) {
+  // llvm-spirv writes the lowest version a module needs; SPIRV-Tools links only modules of
+  // one version, and a module stays valid under a later one, so all take the highest.
+  std::vector<std::vector<uint32_t>> inputs = modules;
+  uint32_t version = 0;
+  for (const auto& m : inputs)
+    if (m.size() > 1) version = std::max(version, m[1]);
+  for (auto& m : inputs)
+    if (m.size() > 1) m[1] = version;
+  if (spvtools::Link(context, inputs, out, options) != SPV_SUCCESS) {
     *error = "error: linking failed:\n" + messages;
     return false;
   }

@@ -92,6 +92,55 @@ void fold_out_of_range_builtins(ir::Module& module) {
   }
 }
 
+// A vector OpSelect with a scalar condition (SPIR-V 1.4 allows it) gets a vector condition:
+// llvm-spirv 15 writes such selects into modules it labels 1.3, which spirv-val rejects, and the
+// lowering of 8- and 16-component vectors takes conditions component by component.
+void splat_select_conditions(ir::Module& module) {
+  std::unordered_map<uint32_t, const ir::Instruction*> types;
+  uint32_t bool_type = 0;
+  for (const auto& g : module.globals) {
+    if (g.opcode == spv::Op::OpTypeVector || g.opcode == spv::Op::OpTypeBool) types[g.result_id] = &g;
+    if (g.opcode == spv::Op::OpTypeBool) bool_type = g.result_id;
+  }
+  std::unordered_map<uint32_t, uint32_t> bool_vectors;  // count -> type
+  for (const auto& g : module.globals)
+    if (g.opcode == spv::Op::OpTypeVector && g.operands[0] == bool_type)
+      bool_vectors[g.operands[1]] = g.result_id;
+  std::vector<ir::Instruction> new_types;
+  std::unordered_map<uint32_t, uint32_t> global_type_of;  // constants, OpUndef
+  for (const auto& g : module.globals)
+    if (g.result_id && g.type_id) global_type_of[g.result_id] = g.type_id;
+  for (ir::Function& f : module.functions) {
+    std::unordered_map<uint32_t, uint32_t> type_of = global_type_of;
+    for (const auto& p : f.parameters) type_of[p.result_id] = p.type_id;
+    for (const auto& b : f.blocks)
+      for (const auto& i : b.instructions)
+        if (i.result_id) type_of[i.result_id] = i.type_id;
+    for (ir::Block& b : f.blocks) {
+      std::vector<ir::Instruction> out;
+      for (ir::Instruction& i : b.instructions) {
+        auto t = types.find(i.type_id);
+        if (i.opcode == spv::Op::OpSelect && t != types.end() &&
+            t->second->opcode == spv::Op::OpTypeVector && type_of[i.operands[0]] == bool_type) {
+          uint32_t n = t->second->operands[1];
+          uint32_t& vt = bool_vectors[n];
+          if (!vt) {
+            vt = module.take_id();
+            new_types.emplace_back(spv::Op::OpTypeVector, 0, vt, std::vector<uint32_t>{bool_type, n});
+          }
+          uint32_t splat = module.take_id();
+          out.emplace_back(spv::Op::OpCompositeConstruct, vt, splat,
+                           std::vector<uint32_t>(n, i.operands[0]));
+          i.operands[0] = splat;
+        }
+        out.push_back(std::move(i));
+      }
+      b.instructions = std::move(out);
+    }
+  }
+  module.globals.insert(module.globals.end(), new_types.begin(), new_types.end());
+}
+
 // llvm-spirv at -O2 sometimes leaves a block after a block it dominates, which SPIR-V
 // forbids (spirv-val then reports a use before its definition): blocks go into reverse
 // post-order, unreachable ones last, before the input is validated.
@@ -155,6 +204,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     entry.insert(entry.begin(), variables.begin(), variables.end());
   }
   fold_out_of_range_builtins(module);
+  splat_select_conditions(module);
   // llvm-spirv writes OpLoopMerge for loops with an unroll pragma, not always where SPIR-V
   // allows it; the structurizer decides every merge itself, so input merges are dropped.
   for (ir::Function& f : module.functions)

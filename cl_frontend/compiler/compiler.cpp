@@ -380,7 +380,9 @@ CompileResult compile(const std::string& source, const std::string& options,
       result.kernels.push_back(kernel_info(f));
 
   route_casts_through_generic(*module);
-  SPIRV::TranslatorOpts opts(SPIRV::VersionNumber::SPIRV_1_0);
+  // SPIR-V 1.3 is the first with OpGroupNonUniform* (cl_khr_subgroup_*); llvm-spirv aborts the
+  // process, rather than failing, when a module needs more than the version it may use.
+  SPIRV::TranslatorOpts opts(SPIRV::VersionNumber::SPIRV_1_4);
   std::ostringstream spirv;
   std::string error;
   if (!llvm::writeSpirv(module.get(), opts, spirv, error)) {

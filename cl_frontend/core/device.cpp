@@ -56,6 +56,7 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   caps.int64_atomics = info_.shader_buffer_int64_atomics && info_.shader_shared_int64_atomics;
   caps.subgroups = info_.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
   caps.subgroup_operations = has_subgroups();
+  if (caps.subgroups) caps.subgroup_features = info_.subgroup.supportedOperations;
   caps.preserve_inf_nan32 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat32;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
   caps.max_work_group_size = uint32_t(max_work_group_size());
@@ -86,7 +87,20 @@ std::vector<std::string> _cl_device_id::extension_list() const {
   // Not cl_khr_subgroups: the extension requires independent forward progress of
   // sub-groups, which Vulkan does not promise (lavapipe runs a work-group's subgroups in
   // turn); OpenCL 3.0's __opencl_c_subgroups feature does not.
-  return std::vector<std::string>(std::begin(kExtensions), std::end(kExtensions));
+  std::vector<std::string> v(std::begin(kExtensions), std::end(kExtensions));
+  if (!has_subgroups()) return v;
+  // The cl_khr_subgroup_* extensions (OpenCL 3.0 with __opencl_c_subgroups is enough), each
+  // where Vulkan has the subgroup operations it becomes.
+  const std::pair<VkSubgroupFeatureFlags, const char*> extensions[] = {
+      {VK_SUBGROUP_FEATURE_BALLOT_BIT, "cl_khr_subgroup_ballot"},
+      {VK_SUBGROUP_FEATURE_VOTE_BIT, "cl_khr_subgroup_non_uniform_vote"},
+      {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "cl_khr_subgroup_shuffle"},
+      {VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT, "cl_khr_subgroup_shuffle_relative"},
+      {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "cl_khr_subgroup_non_uniform_arithmetic"},
+      {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "cl_khr_subgroup_clustered_reduce"}};
+  for (const auto& [bit, name] : extensions)
+    if (info_.subgroup.supportedOperations & bit) v.push_back(name);
+  return v;
 }
 
 std::vector<std::string> _cl_device_id::feature_list() const {

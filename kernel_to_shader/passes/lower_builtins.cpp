@@ -158,6 +158,16 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
   uint32_t result_type = lower_type(i.type_id);
   Shape s = shape_of(result_type);
   uint32_t result = 0;
+  if (b == spv::BuiltIn::SubgroupEqMask || b == spv::BuiltIn::SubgroupGeMask ||
+      b == spv::BuiltIn::SubgroupGtMask || b == spv::BuiltIn::SubgroupLeMask ||
+      b == spv::BuiltIn::SubgroupLtMask) {  // cl_khr_subgroup_ballot's masks, a uint4 each
+    if (!(ctx_.caps.subgroup_features & kSubgroupBallot))
+      return fail("the Vulkan device lacks subgroup ballot for " + describe(i));
+    need_capability(spv::Capability::GroupNonUniformBallot);
+    uint32_t v = vulkan_builtin(b, t_vec(u32, 4));
+    bind(i.result_id, result_type, component >= 0 ? emit(Op::OpCompositeExtract, u32, {v, uint32_t(component)}) : v);
+    return !failed_;
+  }
   if (s.count == 3 && component < 0) {
     uint32_t parts[3];
     for (uint32_t c = 0; c < 3; ++c) {

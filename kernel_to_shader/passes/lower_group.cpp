@@ -367,7 +367,11 @@ bool Lowering::lower_subgroup(const ir::Instruction& i) {
       uint32_t id = value(i.operands[2]);
       Shape is = shape_of(lower_type(def(i.operands[2])->type_id));
       if (is.width != 32) id = to_width(id, is.width, 32, false);
-      r = emit(Op::OpGroupNonUniformBroadcast, rt, {scope, value(i.operands[1]), id});
+      // A shuffle where the device has one: see lower_non_uniform on merged broadcasts.
+      bool shuffle = ctx_.caps.subgroup_features & kSubgroupShuffle;
+      if (shuffle) need_capability(spv::Capability::GroupNonUniformShuffle);
+      r = emit(shuffle ? Op::OpGroupNonUniformShuffle : Op::OpGroupNonUniformBroadcast, rt,
+               {scope, value(i.operands[1]), id});
       break;
     }
     default: {

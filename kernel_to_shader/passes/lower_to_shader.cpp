@@ -676,6 +676,21 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       return lower_group(i);
     case Op::OpGenericPtrMemSemantics:
       return lower_generic_semantics(i);
+    case Op::OpGroupNonUniformElect: case Op::OpGroupNonUniformAll: case Op::OpGroupNonUniformAny:
+    case Op::OpGroupNonUniformAllEqual: case Op::OpGroupNonUniformBroadcast:
+    case Op::OpGroupNonUniformBroadcastFirst: case Op::OpGroupNonUniformBallot:
+    case Op::OpGroupNonUniformInverseBallot: case Op::OpGroupNonUniformBallotBitExtract:
+    case Op::OpGroupNonUniformBallotBitCount: case Op::OpGroupNonUniformBallotFindLSB:
+    case Op::OpGroupNonUniformBallotFindMSB: case Op::OpGroupNonUniformShuffle:
+    case Op::OpGroupNonUniformShuffleXor: case Op::OpGroupNonUniformShuffleUp:
+    case Op::OpGroupNonUniformShuffleDown: case Op::OpGroupNonUniformIAdd:
+    case Op::OpGroupNonUniformFAdd: case Op::OpGroupNonUniformIMul: case Op::OpGroupNonUniformFMul:
+    case Op::OpGroupNonUniformSMin: case Op::OpGroupNonUniformUMin: case Op::OpGroupNonUniformFMin:
+    case Op::OpGroupNonUniformSMax: case Op::OpGroupNonUniformUMax: case Op::OpGroupNonUniformFMax:
+    case Op::OpGroupNonUniformBitwiseAnd: case Op::OpGroupNonUniformBitwiseOr:
+    case Op::OpGroupNonUniformBitwiseXor: case Op::OpGroupNonUniformLogicalAnd:
+    case Op::OpGroupNonUniformLogicalOr: case Op::OpGroupNonUniformLogicalXor:
+      return lower_non_uniform(i);
     case Op::OpSizeOf: case Op::OpAtomicFlagTestAndSet:
     case Op::OpAtomicFlagClear:
       return fail("not supported yet (issue 3): " + describe(i));

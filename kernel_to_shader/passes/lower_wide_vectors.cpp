@@ -126,6 +126,10 @@ bool Lowering::lower_wide(const ir::Instruction& i) {
     case Op::OpConvertFToS: case Op::OpConvertSToF: case Op::OpConvertUToF:
     case Op::OpSatConvertSToU: case Op::OpSatConvertUToS:
       return lower_conversion(i);
+    case Op::OpGroupNonUniformBroadcast: case Op::OpGroupNonUniformBroadcastFirst:
+    case Op::OpGroupNonUniformShuffle: case Op::OpGroupNonUniformShuffleXor:
+    case Op::OpGroupNonUniformShuffleUp: case Op::OpGroupNonUniformShuffleDown:
+      return lower_non_uniform(i);
     case Op::OpVectorTimesScalar: {
       std::vector<uint32_t> parts;
       for (uint32_t k = 0; k < n; ++k)

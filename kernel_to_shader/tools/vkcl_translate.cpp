@@ -83,7 +83,13 @@ int main(int argc, char** argv) {
   std::vector<uint32_t> spirv;
   if (input.size() > 3 && input.substr(input.size() - 3) == ".cl") {
     vkcl::compiler::DeviceFeatures features;
-    features.features = {"__opencl_c_int64", "__opencl_c_generic_address_space", "__opencl_c_program_scope_global_variables"};
+    features.features = {"__opencl_c_int64", "__opencl_c_generic_address_space",
+                         "__opencl_c_program_scope_global_variables", "__opencl_c_subgroups"};
+    features.extensions = {"cl_khr_subgroups", "cl_khr_subgroup_ballot",
+                           "cl_khr_subgroup_non_uniform_vote", "cl_khr_subgroup_shuffle",
+                           "cl_khr_subgroup_shuffle_relative",
+                           "cl_khr_subgroup_non_uniform_arithmetic",
+                           "cl_khr_subgroup_clustered_reduce"};
     auto compiled = vkcl::compiler::compile(bytes, options, features);
     std::cerr << compiled.log;
     if (!compiled.ok) return 1;
@@ -97,6 +103,11 @@ int main(int argc, char** argv) {
   vkcl::k2s::TargetCaps caps;
   caps.int8 = caps.int16 = caps.float16 = caps.float64 = caps.storage8 = caps.storage16 = true;
   caps.int64_atomics = true;
+  // A desktop GPU's subgroups: every operation class.
+  caps.subgroup_operations = true;
+  caps.subgroup_features = vkcl::k2s::kSubgroupBasic | vkcl::k2s::kSubgroupVote | vkcl::k2s::kSubgroupArithmetic |
+                           vkcl::k2s::kSubgroupBallot | vkcl::k2s::kSubgroupShuffle |
+                           vkcl::k2s::kSubgroupShuffleRelative | vkcl::k2s::kSubgroupClustered;
   if (!pass.empty()) {
     auto p = vkcl::k2s::create_pass(pass);
     if (!p) {

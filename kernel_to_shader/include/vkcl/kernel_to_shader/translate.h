@@ -11,6 +11,11 @@
 
 namespace vkcl::k2s {
 
+// Vulkan's VkSubgroupFeatureFlagBits, for TargetCaps::subgroup_features.
+constexpr uint32_t kSubgroupBasic = 0x1, kSubgroupVote = 0x2, kSubgroupArithmetic = 0x4,
+                   kSubgroupBallot = 0x8, kSubgroupShuffle = 0x10,
+                   kSubgroupShuffleRelative = 0x20, kSubgroupClustered = 0x40;
+
 // What the Vulkan device can do; decides which capabilities the output may use and which
 // constructs must be emulated or rejected.
 struct TargetCaps {
@@ -24,6 +29,7 @@ struct TargetCaps {
   bool int64_atomics = false;    // shaderBufferInt64Atomics && shaderSharedInt64Atomics
   bool subgroups = true;         // GroupNonUniform basic in compute
   bool subgroup_operations = false;  // and vote, ballot and arithmetic (cl_khr_subgroups)
+  uint32_t subgroup_features = 0;    // kSubgroup* bits: VkSubgroupFeatureFlags in compute
   bool preserve_inf_nan32 = false;  // shaderSignedZeroInfNanPreserveFloat32
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation
                                  // (Vulkan does not promise it; the frontend probes the device)

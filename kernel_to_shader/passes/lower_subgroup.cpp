@@ -1,0 +1,111 @@
+// The cl_khr_subgroup_* extensions: llvm-spirv writes them as SPIR-V's OpGroupNonUniform*
+// instructions at Subgroup scope, which mean the same in the Shader model. Each needs the
+// Vulkan subgroup feature of its class (TargetCaps::subgroup_features); the frontend reports an
+// extension only when its feature is there, so a kernel reaching here without it is a bug
+// or hand-written SPIR-V, and gets a build failure.
+#include "passes/lower_to_shader.h"
+
+namespace vkcl::k2s {
+
+using spv::Op;
+
+namespace {
+
+struct NonUniformClass {
+  uint32_t feature;  // SubgroupFeature bit
+  spv::Capability capability;
+};
+
+bool classify(Op op, NonUniformClass* c) {
+  switch (op) {
+    case Op::OpGroupNonUniformElect:
+      *c = {kSubgroupBasic, spv::Capability::GroupNonUniform};
+      return true;
+    case Op::OpGroupNonUniformAll: case Op::OpGroupNonUniformAny:
+    case Op::OpGroupNonUniformAllEqual:
+      *c = {kSubgroupVote, spv::Capability::GroupNonUniformVote};
+      return true;
+    case Op::OpGroupNonUniformBroadcast: case Op::OpGroupNonUniformBroadcastFirst:
+    case Op::OpGroupNonUniformBallot: case Op::OpGroupNonUniformInverseBallot:
+    case Op::OpGroupNonUniformBallotBitExtract: case Op::OpGroupNonUniformBallotBitCount:
+    case Op::OpGroupNonUniformBallotFindLSB: case Op::OpGroupNonUniformBallotFindMSB:
+      *c = {kSubgroupBallot, spv::Capability::GroupNonUniformBallot};
+      return true;
+    case Op::OpGroupNonUniformShuffle: case Op::OpGroupNonUniformShuffleXor:
+      *c = {kSubgroupShuffle, spv::Capability::GroupNonUniformShuffle};
+      return true;
+    case Op::OpGroupNonUniformShuffleUp: case Op::OpGroupNonUniformShuffleDown:
+      *c = {kSubgroupShuffleRelative, spv::Capability::GroupNonUniformShuffleRelative};
+      return true;
+    case Op::OpGroupNonUniformIAdd: case Op::OpGroupNonUniformFAdd:
+    case Op::OpGroupNonUniformIMul: case Op::OpGroupNonUniformFMul:
+    case Op::OpGroupNonUniformSMin: case Op::OpGroupNonUniformUMin:
+    case Op::OpGroupNonUniformFMin: case Op::OpGroupNonUniformSMax:
+    case Op::OpGroupNonUniformUMax: case Op::OpGroupNonUniformFMax:
+    case Op::OpGroupNonUniformBitwiseAnd: case Op::OpGroupNonUniformBitwiseOr:
+    case Op::OpGroupNonUniformBitwiseXor: case Op::OpGroupNonUniformLogicalAnd:
+    case Op::OpGroupNonUniformLogicalOr: case Op::OpGroupNonUniformLogicalXor:
+      *c = {kSubgroupArithmetic, spv::Capability::GroupNonUniformArithmetic};
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool has_group_operation(Op op) {
+  NonUniformClass c;
+  return op == Op::OpGroupNonUniformBallotBitCount ||
+         (classify(op, &c) && c.feature == kSubgroupArithmetic);
+}
+
+}  // namespace
+
+bool Lowering::lower_non_uniform(const ir::Instruction& i) {
+  NonUniformClass c;
+  if (!classify(i.opcode, &c)) return fail("sub-group operation not supported: " + describe(i));
+  bool ok = false;
+  if (spv::Scope(constant_value(i.operands[0], &ok)) != spv::Scope::Subgroup || !ok)
+    return fail("non-uniform group operation outside sub-group scope: " + describe(i));
+  std::vector<uint32_t> ops = {c_u32(uint32_t(spv::Scope::Subgroup))};
+  size_t k = 1;
+  uint32_t feature = c.feature;
+  if (has_group_operation(i.opcode)) {
+    auto operation = spv::GroupOperation(i.operands[1]);
+    if (operation == spv::GroupOperation::ClusteredReduce) feature = kSubgroupClustered;
+    ops.push_back(i.operands[1]);
+    ++k;
+  }
+  if ((ctx_.caps.subgroup_features & feature) != feature)
+    return fail("the Vulkan device lacks the subgroup feature for " + describe(i));
+  need_capability(spv::Capability::GroupNonUniform);
+  need_capability(c.capability);
+  if (feature == kSubgroupClustered) need_capability(spv::Capability::GroupNonUniformClustered);
+  size_t first_value = k;
+  for (; k < i.operands.size(); ++k) ops.push_back(value(i.operands[k]));
+  uint32_t rt = lower_type(i.type_id);
+  if (failed_) return false;
+  Op op = i.opcode;
+  if (op == Op::OpGroupNonUniformBroadcast && (ctx_.caps.subgroup_features & kSubgroupShuffle)) {
+    // LLVM merges broadcasts from both sides of a branch into one whose id is a select
+    // (CTS subgroup_functions_ballot), no longer dynamically uniform as Vulkan's Broadcast
+    // requires; a shuffle takes any id.
+    op = Op::OpGroupNonUniformShuffle;
+    need_capability(spv::Capability::GroupNonUniformShuffle);
+  }
+  Shape shape = shape_of(rt);
+  if (shape.wide) {  // 8 or 16 components: one operation per component
+    uint32_t elem = shape.is_float ? t_float(shape.width) : t_uint(shape.width);
+    std::vector<uint32_t> parts;
+    for (uint32_t c = 0; c < shape.count; ++c) {
+      std::vector<uint32_t> part = ops;
+      part[first_value] = component(i.operands[first_value], c);
+      parts.push_back(emit(op, elem, part));
+    }
+    bind(i.result_id, rt, emit(Op::OpCompositeConstruct, rt, parts));
+    return !failed_;
+  }
+  bind(i.result_id, rt, emit(op, rt, ops));
+  return !failed_;
+}
+
+}  // namespace vkcl::k2s

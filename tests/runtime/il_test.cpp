@@ -123,6 +123,13 @@ TEST_P(ILProgram, SpecConstantOps) {
   }
 }
 
+// An OpSpecConstantOp vkcl cannot fold (on a pointer) is a build failure naming it.
+TEST_P(ILProgram, UnfoldableSpecConstantOpIsABuildFailure) {
+  Program p = from_il("spec_op_pointer.spv");
+  EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
+  EXPECT_NE(log_of(p).find("OpSpecConstantOp"), std::string::npos) << log_of(p);
+}
+
 // The parameter selects the offline optimisation level of the IL (O2 or O0).
 INSTANTIATE_TEST_SUITE_P(Options, ILProgram,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),

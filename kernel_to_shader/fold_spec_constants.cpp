@@ -106,10 +106,21 @@ class Folder {
  private:
   void note_type(const ir::Instruction& g) {
     switch (g.opcode) {
-      case Op::OpTypeInt: scalars_[g.result_id] = {Kind::Int, g.operands[0]}; break;
-      case Op::OpTypeFloat: scalars_[g.result_id] = {Kind::Float, g.operands[0]}; break;
+      // The module is not validated yet: types with other widths are left alone.
+      case Op::OpTypeInt: {
+        uint32_t w = g.operands.empty() ? 0 : g.operands[0];
+        if (w == 8 || w == 16 || w == 32 || w == 64) scalars_[g.result_id] = {Kind::Int, w};
+        break;
+      }
+      case Op::OpTypeFloat: {
+        uint32_t w = g.operands.empty() ? 0 : g.operands[0];
+        if (w == 16 || w == 32 || w == 64) scalars_[g.result_id] = {Kind::Float, w};
+        break;
+      }
       case Op::OpTypeBool: scalars_[g.result_id] = {Kind::Bool, 1}; break;
-      case Op::OpTypeVector: vectors_[g.result_id] = {g.operands[0], g.operands[1]}; break;
+      case Op::OpTypeVector:
+        if (g.operands.size() == 2) vectors_[g.result_id] = {g.operands[0], g.operands[1]};
+        break;
       default: break;
     }
   }
@@ -218,8 +229,10 @@ class Folder {
     if (op == Op::OpSelect) {
       if (args.size() != 3) return std::nullopt;
       for (uint32_t i = 0; i < rt->count; ++i) {
-        uint64_t c = args[0]->bits[args[0]->bits.size() == 1 ? 0 : i];
-        if (i >= args[1]->bits.size() || i >= args[2]->bits.size()) return std::nullopt;
+        size_t ci = args[0]->bits.size() == 1 ? 0 : i;
+        if (ci >= args[0]->bits.size() || i >= args[1]->bits.size() || i >= args[2]->bits.size())
+          return std::nullopt;
+        uint64_t c = args[0]->bits[ci];
         r.bits.push_back(c ? args[1]->bits[i] : args[2]->bits[i]);
       }
       return r;

@@ -177,11 +177,12 @@ class Lowering {
   uint32_t group_identity(uint32_t combine, uint32_t out_type, const Shape& s);
   std::map<std::vector<uint32_t>, uint32_t> group_helpers_;  // helper functions by kind
 
+  uint32_t group_scratch_base_ = 0;  // byte offset of the work-group scratch slots, 0: none
+
   // Memory copies too large to unroll, or of a size known only at run time (lower_copy.cpp).
   bool lower_copy_loop(const ir::Instruction& inst);
   uint32_t copy_helper(AddressFormat fd, AddressFormat fs, bool words);
   std::map<std::vector<uint32_t>, uint32_t> copy_helpers_;
-  uint32_t group_scratch_base_ = 0;  // byte offset of the work-group scratch slots, 0: none
 
  private:
   bool index_input();

@@ -1,8 +1,9 @@
 // Specialization constants of Kernel SPIR-V (clSetProgramSpecializationConstant): the values
 // the application sets become the constants' defaults before translation, so the translator
-// sees plain constants.
+// sees plain constants; OpSpecConstantOp instructions are then folded into constants.
 #include <cstring>
 
+#include "fold_spec_constants.h"
 #include "ir/module.h"
 #include "vkcl/kernel_to_shader/translate.h"
 
@@ -47,10 +48,12 @@ std::map<uint32_t, uint32_t> spec_constant_sizes(const std::vector<uint32_t>& ke
 
 std::vector<uint32_t> specialize(const std::vector<uint32_t>& kernel_spirv,
                                  const std::map<uint32_t, std::vector<uint8_t>>& values) {
-  if (values.empty()) return kernel_spirv;
   ir::Module m;
   std::string error;
   if (!ir::parse(kernel_spirv.data(), kernel_spirv.size(), &m, &error)) return kernel_spirv;
+  bool has_ops = false;
+  for (const auto& g : m.globals) has_ops = has_ops || g.opcode == spv::Op::OpSpecConstantOp;
+  if (values.empty() && !has_ops) return kernel_spirv;
   auto ids = spec_ids(m);
   for (auto& g : m.globals) {
     auto id = ids.find(g.result_id);
@@ -69,6 +72,8 @@ std::vector<uint32_t> specialize(const std::vector<uint32_t>& kernel_spirv,
       if (words.size() == g.operands.size()) g.operands = words;
     }
   }
+  // With every value final, operations on specialization constants are constants too.
+  fold_spec_constant_ops(m);
   return ir::serialize(m);
 }
 

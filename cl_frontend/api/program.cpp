@@ -78,14 +78,20 @@ cl_program CL_API_CALL CreateProgramWithBinary(cl_context context, cl_uint num_d
       result = CL_INVALID_VALUE;
       continue;
     }
-    _cl_program::Build b;
+    _cl_program::BinaryContents contents;
     // CL_INVALID_BINARY if an invalid program binary was encountered for any device.
-    if (!_cl_program::parse_binary(binaries[i], lengths[i], &b.spirv)) {
+    if (!_cl_program::parse_binary(binaries[i], lengths[i], &contents)) {
       if (binary_status) binary_status[i] = CL_INVALID_BINARY;
       result = CL_INVALID_BINARY;
       continue;
     }
-    b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+    // The binary's type answers CL_PROGRAM_BINARY_TYPE until the program is built or linked;
+    // the build status stays CL_BUILD_NONE.
+    _cl_program::Build b;
+    b.binary_type = contents.type;
+    b.language_version = contents.language_version;
+    b.uniform_work_group_size = contents.uniform_work_group_size;
+    b.spirv = std::move(contents.spirv);
     p->builds[devices[i]] = std::move(b);
     p->devices.push_back(devices[i]);
     if (binary_status) binary_status[i] = CL_SUCCESS;
@@ -221,8 +227,12 @@ cl_program CL_API_CALL LinkProgram(cl_context context, cl_uint num_devices,
     // the devices listed in device_list by a previous call to clCompileProgram or
     // clBuildProgram for program has not completed / is not a compiled object or library.
     for (auto* d : devices) {
+      // A compiled object or library loaded from a binary has not been built (CL_BUILD_NONE)
+      // but is ready to link.
       const _cl_program::Build* b = input_programs[i]->build_for(d);
-      if (!b || b->status != CL_BUILD_SUCCESS ||
+      bool loaded = input_programs[i]->origin == _cl_program::Origin::Binary &&
+                    b && b->status == CL_BUILD_NONE && !b->spirv.empty();
+      if (!b || (b->status != CL_BUILD_SUCCESS && !loaded) ||
           (b->binary_type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
            b->binary_type != CL_PROGRAM_BINARY_TYPE_LIBRARY))
         return set_error(errcode_ret, CL_INVALID_OPERATION), nullptr;
@@ -277,7 +287,7 @@ cl_int CL_API_CALL GetProgramInfo(cl_program program, cl_program_info param, siz
       std::vector<size_t> sizes;
       for (auto* d : program->devices) {
         const auto* b = program->build_for(d);
-        sizes.push_back(b && !b->spirv.empty() ? _cl_program::make_binary(b->spirv).size() : 0);
+        sizes.push_back(b ? _cl_program::make_binary(*b).size() : 0);
       }
       return out(sizes);
     }
@@ -289,9 +299,9 @@ cl_int CL_API_CALL GetProgramInfo(cl_program program, cl_program_info param, siz
       auto** dst = static_cast<unsigned char**>(value);
       for (size_t i = 0; i < program->devices.size(); ++i) {
         const auto* b = program->build_for(program->devices[i]);
-        if (!dst[i] || !b || b->spirv.empty()) continue;
-        std::vector<uint8_t> bin = _cl_program::make_binary(b->spirv);
-        std::memcpy(dst[i], bin.data(), bin.size());
+        if (!dst[i] || !b) continue;
+        std::vector<uint8_t> bin = _cl_program::make_binary(*b);
+        if (!bin.empty()) std::memcpy(dst[i], bin.data(), bin.size());
       }
       return CL_SUCCESS;
     }

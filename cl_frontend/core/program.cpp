@@ -5,23 +5,70 @@
 
 using namespace vkcl;
 
-std::vector<uint8_t> _cl_program::make_binary(const std::vector<uint32_t>& spirv) {
-  std::vector<uint32_t> words = {kBinaryMagic, kBinaryVersion, uint32_t(spirv.size())};
-  words.insert(words.end(), spirv.begin(), spirv.end());
+namespace {
+
+constexpr size_t kHeaderWords = 7;
+
+// FNV-1a over the SPIR-V bytes: catches a binary corrupted in storage or transit before the
+// translator sees it.
+uint32_t checksum(const uint32_t* words, size_t count) {
+  uint32_t h = 2166136261u;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(words);
+  for (size_t i = 0; i < count * 4; ++i) h = (h ^ bytes[i]) * 16777619u;
+  return h;
+}
+
+// A SPIR-V header and an instruction stream whose word counts tile the module exactly.
+bool well_formed_spirv(const std::vector<uint32_t>& spirv) {
+  if (spirv.size() < 5 || spirv[0] != 0x07230203) return false;
+  size_t i = 5;
+  while (i < spirv.size()) {
+    uint32_t count = spirv[i] >> 16;
+    if (count == 0 || count > spirv.size() - i) return false;
+    i += count;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<uint8_t> _cl_program::make_binary(const Build& b) {
+  if (b.spirv.empty() || b.binary_type == CL_PROGRAM_BINARY_TYPE_NONE) return {};
+  std::vector<uint32_t> words = {kBinaryMagic,
+                                 kBinaryVersion,
+                                 uint32_t(b.binary_type),
+                                 uint32_t(b.language_version),
+                                 b.uniform_work_group_size ? kBinaryUniformWorkGroups : 0u,
+                                 checksum(b.spirv.data(), b.spirv.size()),
+                                 uint32_t(b.spirv.size())};
+  words.insert(words.end(), b.spirv.begin(), b.spirv.end());
   std::vector<uint8_t> bytes(words.size() * 4);
   std::memcpy(bytes.data(), words.data(), bytes.size());
   return bytes;
 }
 
-bool _cl_program::parse_binary(const uint8_t* binary, size_t size, std::vector<uint32_t>* spirv) {
-  if (!binary || size < 12 || size % 4) return false;
-  uint32_t header[3];
-  std::memcpy(header, binary, 12);
+bool _cl_program::parse_binary(const uint8_t* binary, size_t size, BinaryContents* out) {
+  if (!binary || size < kHeaderWords * 4 || size % 4) return false;
+  uint32_t header[kHeaderWords];
+  std::memcpy(header, binary, sizeof header);
   if (header[0] != kBinaryMagic || header[1] != kBinaryVersion) return false;
-  if (size_t(header[2]) * 4 + 12 != size || header[2] < 5) return false;
-  spirv->resize(header[2]);
-  std::memcpy(spirv->data(), binary + 12, size - 12);
-  return (*spirv)[0] == 0x07230203;
+  cl_program_binary_type type = header[2];
+  if (type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT && type != CL_PROGRAM_BINARY_TYPE_LIBRARY &&
+      type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE)
+    return false;
+  if (header[3] != 100 && header[3] != 110 && header[3] != 120 && header[3] != 200 &&
+      header[3] != 300)
+    return false;
+  if (header[4] & ~kBinaryUniformWorkGroups) return false;
+  if (size_t(header[6]) != size / 4 - kHeaderWords) return false;
+  std::vector<uint32_t> spirv(header[6]);
+  std::memcpy(spirv.data(), binary + sizeof header, spirv.size() * 4);
+  if (checksum(spirv.data(), spirv.size()) != header[5] || !well_formed_spirv(spirv)) return false;
+  out->type = type;
+  out->language_version = int(header[3]);
+  out->uniform_work_group_size = header[4] & kBinaryUniformWorkGroups;
+  out->spirv = std::move(spirv);
+  return true;
 }
 
 cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
@@ -31,11 +78,16 @@ cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
     Build b;
     b.options = options;
     b.status = CL_BUILD_IN_PROGRESS;
+    cl_program_binary_type loaded_type = CL_PROGRAM_BINARY_TYPE_NONE;
     {
       std::lock_guard<std::mutex> lock(mutex);
       Build& existing = builds[device];
-      // A binary program keeps its SPIR-V across builds.
+      // A binary program keeps its SPIR-V (and what its binary recorded) across builds.
       b.spirv = existing.spirv;
+      b.language_version = existing.language_version;
+      b.uniform_work_group_size = existing.uniform_work_group_size;
+      loaded_type = existing.binary_type;
+      if (origin == Origin::Binary) b.binary_type = loaded_type;
       existing.status = CL_BUILD_IN_PROGRESS;
     }
     if (origin == Origin::Source) {
@@ -59,8 +111,20 @@ cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
       std::memcpy(b.spirv.data(), il.data(), b.spirv.size() * 4);
       // IL programs are OpenCL C 2.0+-style: non-uniform work-groups are allowed.
       b.language_version = 300;
-    } else {
-      b.language_version = 300;
+    } else if (loaded_type != CL_PROGRAM_BINARY_TYPE_EXECUTABLE) {
+      // A compiled object or library binary becomes an executable the way clLinkProgram
+      // would make one of it alone: its imports must all be resolved.
+      std::vector<uint32_t> linked;
+      std::string error;
+      if (!k2s::link_modules({b.spirv}, false, &linked, &error)) {
+        b.log = error;
+        b.status = CL_BUILD_ERROR;
+        failure = CL_BUILD_PROGRAM_FAILURE;
+        std::lock_guard<std::mutex> lock(mutex);
+        builds[device] = std::move(b);
+        continue;
+      }
+      b.spirv = std::move(linked);
     }
     if (!make_executable(b, device)) failure = CL_BUILD_PROGRAM_FAILURE;
     std::lock_guard<std::mutex> lock(mutex);

@@ -45,12 +45,23 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
   std::atomic<uint32_t> kernels_attached{0};
   std::mutex mutex;
 
-  // Binary layout: magic, format version, SPIR-V word count, then the Kernel SPIR-V.
+  // Binary layout (32-bit words): magic, format version, binary type (compiled object,
+  // library or executable), OpenCL C version, flags, checksum of the SPIR-V, SPIR-V word count,
+  // then the Kernel SPIR-V (with Linkage for objects and libraries, so they can be linked).
   static constexpr uint32_t kBinaryMagic = 0x4c434b56;  // "VKCL"
-  static constexpr uint32_t kBinaryVersion = 1;
-  static std::vector<uint8_t> make_binary(const std::vector<uint32_t>& spirv);
-  // The Kernel SPIR-V in |binary|, or false when it is not a vkcl binary.
-  static bool parse_binary(const uint8_t* binary, size_t size, std::vector<uint32_t>* spirv);
+  static constexpr uint32_t kBinaryVersion = 2;
+  static constexpr uint32_t kBinaryUniformWorkGroups = 1;  // flags: -cl-uniform-work-group-size
+  struct BinaryContents {
+    cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_NONE;
+    int language_version = 300;
+    bool uniform_work_group_size = false;
+    std::vector<uint32_t> spirv;
+  };
+  // The binary of |b|, or an empty vector when it holds no SPIR-V.
+  static std::vector<uint8_t> make_binary(const Build& b);
+  // The contents of |binary|, or false when it is not a whole, intact vkcl binary (wrong magic
+  // or version, truncated, checksum mismatch, malformed SPIR-V instruction stream).
+  static bool parse_binary(const uint8_t* binary, size_t size, BinaryContents* out);
 
   vkcl::cl::Result<void> build(const std::vector<_cl_device_id*>& on, const std::string& options);
   // clCompileProgram: a compiled object (Kernel SPIR-V with Linkage) per device.

@@ -22,9 +22,8 @@ enum HelperKind : uint32_t { kAsyncCopy = 1, kScan = 2 };
 // Collective operations, independent of the opcode that asked for them.
 enum class Combine : uint32_t { IAdd, FAdd, SMin, UMin, FMin, SMax, UMax, FMax };
 
-// Emits `for (i = start; i < end; i = step(i)) body(i);` at the end of |f|, whose last block
-// is the current one; afterwards the current block is the loop's merge block. |body| and
-// |step| must not start blocks of their own.
+}  // namespace
+
 void emit_loop(Lowering& L, ir::Function& f, uint32_t type, uint32_t start, uint32_t end,
                const std::function<uint32_t(uint32_t)>& step,
                const std::function<void(uint32_t)>& body) {
@@ -52,7 +51,6 @@ void emit_loop(Lowering& L, ir::Function& f, uint32_t type, uint32_t start, uint
   f.blocks[header_index].instructions[0].operands[2] = stepped;
   start_block(merge);
 }
-}  // namespace
 
 uint32_t Lowering::local_linear_id() {
   return vulkan_builtin(spv::BuiltIn::LocalInvocationIndex, t_uint(32));

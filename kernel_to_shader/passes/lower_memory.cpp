@@ -703,12 +703,12 @@ bool Lowering::lower_copy_memory(const ir::Instruction& i) {
   if (i.opcode == Op::OpCopyMemorySized) {
     bool ok = false;
     size = constant_value(i.operands[2], &ok);
-    if (!ok) return fail("memory copy of a non-constant size is not supported yet: " + describe(i));
+    if (!ok) return lower_copy_loop(i);
     mem_operand = 3;
   } else {
     size = layouts().of(pointee(dst->type_id)).size;
   }
-  if (size > 4096) return fail("memory copy larger than 4096 bytes: " + describe(i));
+  if (size > 256) return lower_copy_loop(i);  // unrolled below, looped above
   uint32_t a = memory_alignment(i, mem_operand);
   AddressFormat fd = format_of(pointer_storage(dst->type_id));
   AddressFormat fs = format_of(pointer_storage(src->type_id));

@@ -400,7 +400,8 @@ bool Lowering::lower_globals() {
         }
       }
       case Op::OpSpecConstantOp:
-        return fail("OpSpecConstantOp is not supported yet: " + describe(g));
+        // What specialize() could not fold: pointer, half-precision or aggregate operations.
+        return fail("OpSpecConstantOp not supported yet: " + describe(g));
       case Op::OpConstantSampler:
         return fail("samplers are not supported yet: " + describe(g));
       default:

@@ -4,6 +4,7 @@
 // word array for local and private, tagged 64-bit values for generic.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <memory>
@@ -16,6 +17,14 @@
 namespace vkcl::k2s {
 
 std::unique_ptr<Pass> create_lower_to_shader_pass();
+
+class Lowering;
+// Emits `for (i = start; i < end; i = step(i)) body(i);` at the end of |f|, whose last block
+// is the current one; afterwards the current block is the loop's merge block. |body| and
+// |step| must not start blocks of their own. Only for helper functions (see lower_group.cpp).
+void emit_loop(Lowering& L, ir::Function& f, uint32_t type, uint32_t start, uint32_t end,
+               const std::function<uint32_t(uint32_t)>& step,
+               const std::function<void(uint32_t)>& body);
 
 // How a pointer into one storage class is represented and accessed.
 enum class AddressFormat {
@@ -169,7 +178,13 @@ class Lowering {
   uint32_t scan_helper(uint32_t combine, uint32_t out_type, spv::GroupOperation operation);
   uint32_t group_identity(uint32_t combine, uint32_t out_type, const Shape& s);
   std::map<std::vector<uint32_t>, uint32_t> group_helpers_;  // helper functions by kind
+
   uint32_t group_scratch_base_ = 0;  // byte offset of the work-group scratch slots, 0: none
+
+  // Memory copies too large to unroll, or of a size known only at run time (lower_copy.cpp).
+  bool lower_copy_loop(const ir::Instruction& inst);
+  uint32_t copy_helper(AddressFormat fd, AddressFormat fs, bool words);
+  std::map<std::vector<uint32_t>, uint32_t> copy_helpers_;
 
  private:
   bool index_input();

@@ -1,5 +1,6 @@
 // clCreateProgramWithIL: Kernel SPIR-V made offline, run on the device, checked on the CPU.
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -71,6 +72,62 @@ TEST_P(ILProgram, SpecializationConstants) {
   const char* src = "__kernel void k() {}";
   Program from_source(clCreateProgramWithSource(context_, 1, &src, nullptr, &err));
   EXPECT_EQ(CL_INVALID_PROGRAM, clSetProgramSpecializationConstant(from_source, 1, 4, &a));
+}
+
+// OpSpecConstantOp over specialization constants: the kernel stores 24 operations on them
+// (tests/data/il/spec_op.spvasm); each is recomputed here for the defaults and for values
+// set through clSetProgramSpecializationConstant.
+TEST_P(ILProgram, SpecConstantOps) {
+  Program p = from_il("spec_op.spv");
+  auto bits = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+  };
+  // SMod: the remainder takes the sign of the divisor.
+  auto smod = [](int32_t x, int32_t y) {
+    int32_t m = x % y;
+    return m != 0 && (m < 0) != (y < 0) ? m + y : m;
+  };
+  auto expected = [&](uint32_t a, int32_t b, float f, bool c, uint64_t l) {
+    int32_t sa = int32_t(a);
+    uint32_t ub = uint32_t(b);
+    float fmod_sign_of_divisor = std::fmod(-f, 1.0f);
+    if (fmod_sign_of_divisor != 0 && std::signbit(fmod_sign_of_divisor)) fmod_sign_of_divisor += 1.0f;
+    return std::vector<uint32_t>{
+        a + 100, uint32_t(b / sa), uint32_t(b % sa), uint32_t(smod(b, sa)), uint32_t(b >> 1),
+        a << 4, a ^ ub, b < sa ? 1u : 2u, uint32_t(l), uint32_t(l >> 32),
+        uint32_t(int32_t(f * 2.0f)), bits(f + 0.25f), c ? a : ub, c ? 4u : 3u, ub, ub, a * 2,
+        b < 0 ? 0xffffffffu : 0u, a / 3, a % 3, bits(std::fmod(-f, 1.0f)),
+        bits(fmod_sign_of_divisor), bits(float(b)), a + 100 == 100 ? 1u : 2u};
+  };
+  auto run_once = [&]() {
+    EXPECT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, "", nullptr, nullptr)) << log_of(p);
+    Kernel k = kernel(p, "spec_op");
+    Mem out = poisoned(24 * 4);
+    set_mem_arg(k, 0, out);
+    size_t one = 1;
+    run(k, 1, &one, nullptr);
+    return read<uint32_t>(out, 24);
+  };
+  EXPECT_EQ(run_once(), expected(7, -3, 1.5f, true, 0x123456789ull));  // the defaults
+  struct Values { uint32_t a; int32_t b; float f; uint8_t c; uint64_t l; };
+  for (Values v : {Values{1000, 77, -3.75f, 0, 0xfedcba9876543210ull},
+                   Values{0xfffffff0u, -1000001, 123.125f, 1, 5}, Values{4294967196u, 9, 0.5f, 0, 0}}) {
+    EXPECT_EQ(CL_SUCCESS, clSetProgramSpecializationConstant(p, 1, 4, &v.a));
+    EXPECT_EQ(CL_SUCCESS, clSetProgramSpecializationConstant(p, 2, 4, &v.b));
+    EXPECT_EQ(CL_SUCCESS, clSetProgramSpecializationConstant(p, 3, 4, &v.f));
+    EXPECT_EQ(CL_SUCCESS, clSetProgramSpecializationConstant(p, 4, 1, &v.c));
+    EXPECT_EQ(CL_SUCCESS, clSetProgramSpecializationConstant(p, 5, 8, &v.l));
+    EXPECT_EQ(run_once(), expected(v.a, v.b, v.f, v.c, v.l)) << v.a << " " << v.b << " " << v.f;
+  }
+}
+
+// An OpSpecConstantOp vkcl cannot fold (on a pointer) is a build failure naming it.
+TEST_P(ILProgram, UnfoldableSpecConstantOpIsABuildFailure) {
+  Program p = from_il("spec_op_pointer.spv");
+  EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
+  EXPECT_NE(log_of(p).find("OpSpecConstantOp"), std::string::npos) << log_of(p);
 }
 
 // The parameter selects the offline optimisation level of the IL (O2 or O0).

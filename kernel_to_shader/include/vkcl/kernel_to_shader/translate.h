@@ -133,7 +133,8 @@ struct TranslateResult {
 // Specialization constants of a Kernel module: SpecId -> size in bytes (1 for booleans).
 std::map<uint32_t, uint32_t> spec_constant_sizes(const std::vector<uint32_t>& kernel_spirv);
 // |kernel_spirv| with |values| (SpecId -> little-endian bytes of the sizes above) as the
-// specialization constants' values.
+// specialization constants' values, and the OpSpecConstantOp instructions over them folded
+// into plain constants.
 std::vector<uint32_t> specialize(const std::vector<uint32_t>& kernel_spirv,
                                  const std::map<uint32_t, std::vector<uint8_t>>& values);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "input_checks.h"
 #include "ir/module.h"
 #include "vkcl/kernel_to_shader/translate.h"
 
@@ -23,7 +24,24 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
   options.SetAllowPartialLinkage(true);
   // llvm-spirv writes the lowest version a module needs; SPIRV-Tools links only modules of
   // one version, and a module stays valid under a later one, so all take the highest.
-  std::vector<std::vector<uint32_t>> inputs = modules;
+  // SPIRV-Tools' linker trusts its input (a malformed type can crash it): each module is
+  // validated first, after the repair translate() also makes.
+  std::vector<std::vector<uint32_t>> inputs;
+  for (size_t k = 0; k < modules.size(); ++k) {
+    ir::Module m;
+    std::string parse_error;
+    if (!ir::parse(modules[k].data(), modules[k].size(), &m, &parse_error)) {
+      *error = "error: module " + std::to_string(k + 1) + " is malformed: " + parse_error + "\n";
+      return false;
+    }
+    splat_select_conditions(m);
+    inputs.push_back(ir::serialize(m));
+    std::string invalid = validate(inputs.back(), SPV_ENV_UNIVERSAL_1_6);
+    if (!invalid.empty()) {
+      *error = "error: module " + std::to_string(k + 1) + " is not valid SPIR-V:\n" + invalid;
+      return false;
+    }
+  }
   uint32_t version = 0;
   for (const auto& m : inputs)
     if (m.size() > 1) version = std::max(version, m[1]);

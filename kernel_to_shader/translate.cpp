@@ -7,11 +7,10 @@
 #include <unordered_map>
 
 #include "ir/module.h"
+#include "input_checks.h"
 #include "passes/pass.h"
 
 namespace vkcl::k2s {
-
-namespace {
 
 std::string validate(const std::vector<uint32_t>& words, spv_target_env env) {
   spvtools::SpirvTools tools(env);
@@ -25,6 +24,8 @@ std::string validate(const std::vector<uint32_t>& words, spv_target_env env) {
   if (tools.Validate(words.data(), words.size(), options)) return "";
   return messages.empty() ? "invalid module\n" : messages;
 }
+
+namespace {
 
 // The module reduced to one kernel: its entry point renamed "main" and functions it does not
 // reach removed.
@@ -92,6 +93,8 @@ void fold_out_of_range_builtins(ir::Module& module) {
   }
 }
 
+}  // namespace
+
 // A vector OpSelect with a scalar condition (SPIR-V 1.4 allows it) gets a vector condition:
 // llvm-spirv 15 writes such selects into modules it labels 1.3, which spirv-val rejects, and the
 // lowering of 8- and 16-component vectors takes conditions component by component.
@@ -140,6 +143,8 @@ void splat_select_conditions(ir::Module& module) {
   }
   module.globals.insert(module.globals.end(), new_types.begin(), new_types.end());
 }
+
+namespace {
 
 // llvm-spirv at -O2 sometimes leaves a block after a block it dominates, which SPIR-V
 // forbids (spirv-val then reports a use before its definition): blocks go into reverse

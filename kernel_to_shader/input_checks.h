@@ -1,0 +1,20 @@
+// Checks and repairs of input Kernel modules shared by translate() and link_modules().
+#pragma once
+
+#include <spirv-tools/libspirv.h>
+
+#include <string>
+#include <vector>
+
+#include "ir/module.h"
+
+namespace vkcl::k2s {
+
+// spirv-val's messages for |words| under |env|, or "" when the module is valid.
+std::string validate(const std::vector<uint32_t>& words, spv_target_env env);
+
+// Gives every vector OpSelect a vector condition: llvm-spirv 15 writes scalar conditions
+// (a SPIR-V 1.4 form) into modules it labels 1.3.
+void splat_select_conditions(ir::Module& module);
+
+}  // namespace vkcl::k2s

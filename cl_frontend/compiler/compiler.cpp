@@ -13,6 +13,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -307,9 +308,28 @@ std::mutex g_compile_mutex;
 
 }  // namespace
 
+// LLVM treats a convergent call as movable out of control flow, so SimplifyCFG hoists or sinks
+// identical sub-group calls from both sides of a branch into one, executed by the union of
+// the two sets of work-items. For the non-uniform sub-group functions (cl_khr_subgroup_*:
+// ballot, elect, broadcast_first, non-uniform reductions) that changes the result (CTS
+// subgroup_functions_ballot). These are process-wide LLVM options: switching them off is safe
+// for every other LLVM user in the process (it only removes an optimisation).
+static void keep_convergent_calls_in_place() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto& options = llvm::cl::getRegisteredOptions();
+    for (const char* name : {"simplifycfg-hoist-common", "simplifycfg-sink-common"}) {
+      auto it = options.find(name);
+      if (it != options.end())
+        if (auto* flag = static_cast<llvm::cl::opt<bool>*>(it->second)) flag->setValue(false);
+    }
+  });
+}
+
 CompileResult compile(const std::string& source, const std::string& options,
                       const DeviceFeatures& features, bool* invalid_options,
                       const Headers& headers) {
+  keep_convergent_calls_in_place();
   CompileResult result;
   if (invalid_options) *invalid_options = false;
   Translation t = translate_options(options);

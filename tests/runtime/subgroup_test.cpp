@@ -86,6 +86,97 @@ TEST_P(SubGroups, FunctionsMatchTheCpuModel) {
   }
 }
 
+// The cl_khr_subgroup_* extensions, each only where the device reports it; work-items split
+// by parity inside a branch check that the non-uniform functions see exactly the work-items
+// of their side (LLVM would otherwise merge the two calls into one).
+TEST_P(SubGroups, NonUniformExtensionsMatchTheCpuModel) {
+  char names[4096] = {};
+  clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, sizeof names, names, nullptr);
+  std::string ext = names;
+  for (const char* e : {"cl_khr_subgroup_ballot", "cl_khr_subgroup_non_uniform_vote",
+                        "cl_khr_subgroup_shuffle", "cl_khr_subgroup_shuffle_relative",
+                        "cl_khr_subgroup_non_uniform_arithmetic"})
+    if (ext.find(e) == std::string::npos) GTEST_SKIP() << e << " is not reported";
+  // Vulkan's clustered operations are optional (lavapipe has none).
+  bool clustered = ext.find("cl_khr_subgroup_clustered_reduce") != std::string::npos;
+  Program p = build(R"(
+    __kernel void k(__global const int* x, __global int* out) {
+      size_t i = get_global_id(0);
+      int v = x[i];
+      __global int* o = out + 10 * i;
+      uint4 odd = sub_group_ballot(v & 1);
+      o[0] = sub_group_ballot_bit_count(odd);
+      o[1] = sub_group_ballot_find_lsb(odd);
+      o[2] = sub_group_ballot_inclusive_scan(odd);
+      if (v & 1) {
+        o[3] = sub_group_elect();
+        o[4] = sub_group_non_uniform_reduce_add(v);
+        o[5] = sub_group_non_uniform_all(v > 0);
+      } else {
+        o[3] = sub_group_elect();
+        o[4] = sub_group_non_uniform_reduce_add(v);
+        o[5] = sub_group_non_uniform_all(v > 0);
+      }
+      o[6] = sub_group_shuffle_xor(v, 1);
+      o[7] = sub_group_shuffle_up(v, 1);
+      o[8] = sub_group_shuffle_down(v, 1);
+    #ifdef CLUSTERED
+      o[9] = sub_group_clustered_reduce_add(v, 4);
+    #endif
+    })", clustered ? "-cl-std=CL3.0 -DCLUSTERED" : "-cl-std=CL3.0");
+  Kernel k = kernel(p, "k");
+  size_t local = 64, global = 128;  // whole sub-groups only: shuffles stay inside them
+  size_t sub = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetKernelSubGroupInfo(k, device_, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                                sizeof local, &local, sizeof sub, &sub, nullptr));
+  if (local % sub || sub % 4) GTEST_SKIP() << "sub-group size " << sub;
+  std::uniform_int_distribution<int> dist(-1000, 1000);
+  std::vector<int> x(global);
+  for (auto& v : x) v = dist(rng_);
+  Mem dx = buffer(global * 4, x.data()), dout = poisoned(global * 10 * 4);
+  set_mem_arg(k, 0, dx); set_mem_arg(k, 1, dout);
+  run(k, 1, &global, &local);
+  auto out = read<int>(dout, global * 10);
+  for (size_t i = 0; i < global; ++i) {
+    size_t lane = i % sub, first = i - lane;
+    bool mine = x[i] & 1;
+    int count = 0, lsb = -1, scan = 0, side_sum = 0, side_first = -1;
+    bool side_all = true;
+    for (size_t j = 0; j < sub; ++j) {
+      int v = x[first + j];
+      if (v & 1) {
+        ++count;
+        if (lsb < 0) lsb = int(j);
+        if (j <= lane) ++scan;
+      }
+      if (bool(v & 1) != mine) continue;
+      side_sum += v;
+      side_all = side_all && v > 0;
+      if (side_first < 0) side_first = int(j);
+    }
+    const int* o = &out[10 * i];
+    ASSERT_EQ(o[0], count) << i;
+    if (count) {
+      ASSERT_EQ(o[1], lsb) << i;
+    }
+    ASSERT_EQ(o[2], scan) << i;
+    ASSERT_EQ(o[3] != 0, int(lane) == side_first) << i;
+    ASSERT_EQ(o[4], side_sum) << i;
+    ASSERT_EQ(o[5] != 0, side_all) << i;
+    ASSERT_EQ(o[6], x[first + (lane ^ 1)]) << i;
+    if (lane > 0) {
+      ASSERT_EQ(o[7], x[i - 1]) << i;
+    }
+    if (lane + 1 < sub) {
+      ASSERT_EQ(o[8], x[i + 1]) << i;
+    }
+    size_t c = i / 4 * 4;
+    if (clustered) {
+      ASSERT_EQ(o[9], x[c] + x[c + 1] + x[c + 2] + x[c + 3]) << i;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, SubGroups, ::testing::Values(std::string(""),
                                                                std::string("-cl-opt-disable")));
 

@@ -71,7 +71,11 @@ k2s::TargetCaps _cl_device_id::target_caps() {
 static const char* kExtensions[] = {
     "cl_khr_byte_addressable_store",      "cl_khr_global_int32_base_atomics",
     "cl_khr_global_int32_extended_atomics", "cl_khr_local_int32_base_atomics",
-    "cl_khr_local_int32_extended_atomics", "cl_khr_il_program"};
+    "cl_khr_local_int32_extended_atomics", "cl_khr_il_program",
+    // SPIR-V extensions of the environment spec's chapter 5 that change nothing Vulkan sees:
+    // wrap flags and expect/assume hints are dropped, linkonce_odr is a linker matter.
+    "cl_khr_spirv_no_integer_wrap_decoration", "cl_khr_spirv_linkonce_odr",
+    "cl_khr_expect_assume"};
 
 // OpenCL C 3.0 features every device has: work-group functions are built from barriers and
 // local memory; program-scope variables live in a per-program buffer of device memory;

@@ -677,6 +677,11 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       return lower_group(i);
     case Op::OpGenericPtrMemSemantics:
       return lower_generic_semantics(i);
+    case Op::OpExpectKHR:  // SPV_KHR_expect_assume: hints Vulkan has no use for
+      bind(i.result_id, lower_type(i.type_id), value(i.operands[0]));
+      return !failed_;
+    case Op::OpAssumeTrueKHR:
+      return true;
     case Op::OpGroupNonUniformElect: case Op::OpGroupNonUniformAll: case Op::OpGroupNonUniformAny:
     case Op::OpGroupNonUniformAllEqual: case Op::OpGroupNonUniformBroadcast:
     case Op::OpGroupNonUniformBroadcastFirst: case Op::OpGroupNonUniformBallot:

@@ -131,6 +131,24 @@ TEST_P(ILProgram, UnfoldableSpecConstantOpIsABuildFailure) {
 }
 
 // The parameter selects the offline optimisation level of the IL (O2 or O0).
+// SPV_KHR_expect_assume and SPV_KHR_no_integer_wrap_decoration (cl_khr_expect_assume,
+// cl_khr_spirv_no_integer_wrap_decoration): the hints are accepted and change nothing.
+TEST_P(ILProgram, ExpectAssumeAndWrapDecorations) {
+  Program p = from_il("hints.spv");
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, GetParam().c_str(), nullptr, nullptr))
+      << log_of(p);
+  Kernel k = kernel(p, "hints");
+  const size_t n = 300;
+  std::uniform_int_distribution<uint32_t> dist(0, 1u << 30);
+  std::vector<uint32_t> in(n);
+  for (auto& v : in) v = dist(rng_);
+  Mem din = buffer(n * 4, in.data()), dout = poisoned(n * 4);
+  set_mem_arg(k, 0, din); set_mem_arg(k, 1, dout);
+  run(k, 1, &n, nullptr);
+  auto out = read<uint32_t>(dout, n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, ILProgram,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

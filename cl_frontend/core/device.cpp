@@ -101,9 +101,13 @@ std::vector<std::string> _cl_device_id::extension_list() const {
       {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "cl_khr_subgroup_shuffle"},
       {VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT, "cl_khr_subgroup_shuffle_relative"},
       {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "cl_khr_subgroup_non_uniform_arithmetic"},
+      // Vulkan's clustered operations, or shuffles and a ballot (lower_subgroup.cpp)
       {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "cl_khr_subgroup_clustered_reduce"}};
+  const VkSubgroupFeatureFlags ops = info_.subgroup.supportedOperations;
   for (const auto& [bit, name] : extensions)
-    if (info_.subgroup.supportedOperations & bit) v.push_back(name);
+    if ((ops & bit) || (bit == VK_SUBGROUP_FEATURE_CLUSTERED_BIT &&
+                        (ops & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) && (ops & VK_SUBGROUP_FEATURE_BALLOT_BIT)))
+      v.push_back(name);
   return v;
 }
 

@@ -3,6 +3,8 @@
 // Vulkan subgroup feature of its class (TargetCaps::subgroup_features); the frontend reports an
 // extension only when its feature is there, so a kernel reaching here without it is a bug
 // or hand-written SPIR-V, and gets a build failure.
+#include <spirv/unified1/GLSL.std.450.h>
+
 #include "passes/lower_to_shader.h"
 
 namespace vkcl::k2s {
@@ -75,6 +77,8 @@ bool Lowering::lower_non_uniform(const ir::Instruction& i) {
     ops.push_back(i.operands[1]);
     ++k;
   }
+  if (feature == kSubgroupClustered && !(ctx_.caps.subgroup_features & kSubgroupClustered))
+    return lower_clustered_by_shuffles(i);
   if ((ctx_.caps.subgroup_features & feature) != feature)
     return fail("the Vulkan device lacks the subgroup feature for " + describe(i));
   need_capability(spv::Capability::GroupNonUniform);
@@ -105,6 +109,68 @@ bool Lowering::lower_non_uniform(const ir::Instruction& i) {
     return !failed_;
   }
   bind(i.result_id, rt, emit(op, rt, ops));
+  return !failed_;
+}
+
+// A clustered reduction where Vulkan has no clustered operations (lavapipe): each work-item
+// reads the n values of its cluster by shuffles and combines those of active work-items (a
+// ballot says which). An inactive work-item's shuffled value is undefined but never used.
+bool Lowering::lower_clustered_by_shuffles(const ir::Instruction& i) {
+  const uint32_t needed = kSubgroupBallot | kSubgroupShuffle;
+  if ((ctx_.caps.subgroup_features & needed) != needed)
+    return fail("the Vulkan device lacks the subgroup operations for " + describe(i));
+  bool ok = false;
+  uint32_t n = uint32_t(constant_value(i.operands[3], &ok));
+  if (!ok || n == 0 || (n & (n - 1)) || n > 128)
+    return fail("cluster size is not a constant power of two: " + describe(i));
+  uint32_t rt = lower_type(i.type_id);
+  if (failed_) return false;
+  need_capability(spv::Capability::GroupNonUniform);
+  need_capability(spv::Capability::GroupNonUniformBallot);
+  need_capability(spv::Capability::GroupNonUniformShuffle);
+  uint32_t u32 = t_uint(32), scope = c_u32(uint32_t(spv::Scope::Subgroup));
+  uint32_t x = value(i.operands[2]);
+  uint32_t active = emit(Op::OpGroupNonUniformBallot, t_vec(u32, 4), {scope, c_bool(true)});
+  uint32_t lane = vulkan_builtin(spv::BuiltIn::SubgroupLocalInvocationId, u32);
+  uint32_t base = emit(Op::OpBitwiseAnd, u32, {lane, c_u32(~(n - 1))});
+  auto combine = [&](uint32_t a, uint32_t b) -> uint32_t {
+    auto glsl = [&](GLSLstd450 op) {
+      return emit(Op::OpExtInst, rt, {glsl_import(), uint32_t(op), a, b});
+    };
+    switch (i.opcode) {
+      case Op::OpGroupNonUniformIAdd: return emit(Op::OpIAdd, rt, {a, b});
+      case Op::OpGroupNonUniformFAdd: return emit(Op::OpFAdd, rt, {a, b});
+      case Op::OpGroupNonUniformIMul: return emit(Op::OpIMul, rt, {a, b});
+      case Op::OpGroupNonUniformFMul: return emit(Op::OpFMul, rt, {a, b});
+      case Op::OpGroupNonUniformSMin: return glsl(GLSLstd450SMin);
+      case Op::OpGroupNonUniformUMin: return glsl(GLSLstd450UMin);
+      case Op::OpGroupNonUniformFMin: return glsl(GLSLstd450NMin);
+      case Op::OpGroupNonUniformSMax: return glsl(GLSLstd450SMax);
+      case Op::OpGroupNonUniformUMax: return glsl(GLSLstd450UMax);
+      case Op::OpGroupNonUniformFMax: return glsl(GLSLstd450NMax);
+      case Op::OpGroupNonUniformBitwiseAnd: return emit(Op::OpBitwiseAnd, rt, {a, b});
+      case Op::OpGroupNonUniformBitwiseOr: return emit(Op::OpBitwiseOr, rt, {a, b});
+      case Op::OpGroupNonUniformBitwiseXor: return emit(Op::OpBitwiseXor, rt, {a, b});
+      case Op::OpGroupNonUniformLogicalAnd: return emit(Op::OpLogicalAnd, rt, {a, b});
+      case Op::OpGroupNonUniformLogicalOr: return emit(Op::OpLogicalOr, rt, {a, b});
+      default: return emit(Op::OpLogicalNotEqual, rt, {a, b});  // LogicalXor
+    }
+  };
+  uint32_t acc = 0, seen = 0;
+  for (uint32_t j = 0; j < n; ++j) {
+    uint32_t src = j ? emit(Op::OpIAdd, u32, {base, c_u32(j)}) : base;
+    uint32_t v = emit(Op::OpGroupNonUniformShuffle, rt, {scope, x, src});
+    uint32_t live = emit(Op::OpGroupNonUniformBallotBitExtract, t_bool(), {scope, active, src});
+    if (!acc) {
+      acc = v;
+      seen = live;
+      continue;
+    }
+    uint32_t joined = emit(Op::OpSelect, rt, {seen, combine(acc, v), v});
+    acc = emit(Op::OpSelect, rt, {live, joined, acc});
+    seen = emit(Op::OpLogicalOr, t_bool(), {seen, live});
+  }
+  bind(i.result_id, rt, acc);
   return !failed_;
 }
 

@@ -95,6 +95,51 @@ void fold_out_of_range_builtins(ir::Module& module) {
 
 }  // namespace
 
+// Decoration groups (OpDecorationGroup with OpGroupDecorate/OpGroupMemberDecorate) become the
+// plain decorations they stand for, which is all later passes look at.
+void expand_decoration_groups(ir::Module& module) {
+  std::unordered_map<uint32_t, std::vector<ir::Instruction>> group;  // group id -> decorations
+  std::vector<ir::Instruction> kept;
+  for (const auto& a : module.annotations)
+    if (a.opcode == spv::Op::OpDecorationGroup) group[a.result_id];
+  for (auto& a : module.annotations) {
+    bool on_group = (a.opcode == spv::Op::OpDecorate || a.opcode == spv::Op::OpDecorateId ||
+                     a.opcode == spv::Op::OpDecorateString) &&
+                    !a.operands.empty() && group.count(a.operands[0]);
+    if (on_group) group[a.operands[0]].push_back(a);
+    else if (a.opcode != spv::Op::OpDecorationGroup) kept.push_back(std::move(a));
+  }
+  module.annotations.clear();
+  for (auto& a : kept) {
+    if (a.opcode == spv::Op::OpGroupDecorate && !a.operands.empty()) {
+      for (size_t t = 1; t < a.operands.size(); ++t)
+        for (ir::Instruction d : group[a.operands[0]]) {
+          d.operands[0] = a.operands[t];
+          module.annotations.push_back(d);
+        }
+    } else if (a.opcode == spv::Op::OpGroupMemberDecorate && !a.operands.empty()) {
+      for (size_t t = 1; t + 1 < a.operands.size(); t += 2)
+        for (const ir::Instruction& d : group[a.operands[0]]) {
+          std::vector<uint32_t> ops = {a.operands[t], a.operands[t + 1]};
+          ops.insert(ops.end(), d.operands.begin() + 1, d.operands.end());
+          module.annotations.emplace_back(d.opcode == spv::Op::OpDecorateString
+                                              ? spv::Op::OpMemberDecorateString
+                                              : spv::Op::OpMemberDecorate,
+                                          0, 0, ops);
+        }
+    } else {
+      module.annotations.push_back(std::move(a));
+    }
+  }
+  // A decoration group is an OpDecorationGroup result; its id may appear in OpName.
+  module.debug.erase(std::remove_if(module.debug.begin(), module.debug.end(),
+                                    [&](const ir::Instruction& d) {
+                                      return d.opcode == spv::Op::OpName && !d.operands.empty() &&
+                                             group.count(d.operands[0]);
+                                    }),
+                     module.debug.end());
+}
+
 // A vector OpSelect with a scalar condition (SPIR-V 1.4 allows it) gets a vector condition:
 // llvm-spirv 15 writes such selects into modules it labels 1.3, which spirv-val rejects, and the
 // lowering of 8- and 16-component vectors takes conditions component by component.
@@ -209,6 +254,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     entry.insert(entry.begin(), variables.begin(), variables.end());
   }
   fold_out_of_range_builtins(module);
+  expand_decoration_groups(module);
   splat_select_conditions(module);
   // llvm-spirv writes OpLoopMerge for loops with an unroll pragma, not always where SPIR-V
   // allows it; the structurizer decides every merge itself, so input merges are dropped.

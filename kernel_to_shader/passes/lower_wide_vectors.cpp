@@ -126,6 +126,9 @@ bool Lowering::lower_wide(const ir::Instruction& i) {
     case Op::OpConvertFToS: case Op::OpConvertSToF: case Op::OpConvertUToF:
     case Op::OpSatConvertSToU: case Op::OpSatConvertUToS:
       return lower_conversion(i);
+    case Op::OpExpectKHR:
+      bind(i.result_id, rt, value(i.operands[0]));
+      return !failed_;
     case Op::OpGroupNonUniformBroadcast: case Op::OpGroupNonUniformBroadcastFirst:
     case Op::OpGroupNonUniformShuffle: case Op::OpGroupNonUniformShuffleXor:
     case Op::OpGroupNonUniformShuffleUp: case Op::OpGroupNonUniformShuffleDown:

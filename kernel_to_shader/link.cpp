@@ -12,6 +12,29 @@
 
 namespace vkcl::k2s {
 
+namespace {
+
+// SPIRV-Tools' linker (2023.1) does not know LinkOnceODR: the first definition of each such
+// name becomes an export and later ones (equal by the ODR) become imports of it.
+void keep_first_linkonce_odr(ir::Module& m, std::set<std::string>* kept) {
+  for (auto& a : m.annotations) {
+    if (a.opcode != spv::Op::OpDecorate || a.operands.size() < 3 ||
+        spv::Decoration(a.operands[1]) != spv::Decoration::LinkageAttributes ||
+        spv::LinkageType(a.operands.back()) != spv::LinkageType::LinkOnceODR)
+      continue;
+    std::string name = ir::decode_string(a.operands, 2);
+    if (kept->insert(name).second) {
+      a.operands.back() = uint32_t(spv::LinkageType::Export);
+      continue;
+    }
+    a.operands.back() = uint32_t(spv::LinkageType::Import);
+    for (auto& f : m.functions)
+      if (f.id() == a.operands[0]) f.blocks.clear();
+  }
+}
+
+}  // namespace
+
 bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool library,
                   std::vector<uint32_t>* out, std::string* error) {
   spvtools::Context context(SPV_ENV_UNIVERSAL_1_6);
@@ -27,6 +50,7 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
   // SPIRV-Tools' linker trusts its input (a malformed type can crash it): each module is
   // validated first, after the repair translate() also makes.
   std::vector<std::vector<uint32_t>> inputs;
+  std::set<std::string> once_defined;  // SPV_KHR_linkonce_odr names already kept
   for (size_t k = 0; k < modules.size(); ++k) {
     ir::Module m;
     std::string parse_error;
@@ -35,6 +59,7 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
       return false;
     }
     splat_select_conditions(m);
+    keep_first_linkonce_odr(m, &once_defined);
     inputs.push_back(ir::serialize(m));
     std::string invalid = validate(inputs.back(), SPV_ENV_UNIVERSAL_1_6);
     if (!invalid.empty()) {

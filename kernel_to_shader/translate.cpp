@@ -140,6 +140,25 @@ void expand_decoration_groups(ir::Module& module) {
                      module.debug.end());
 }
 
+// Constant on something other than a variable (the CTS puts it on kernel parameters, which
+// SPIR-V 1.0 tools accepted and spirv-val now rejects) is a hint with nothing to hint at.
+void drop_misplaced_constant_decorations(ir::Module& module) {
+  std::unordered_map<uint32_t, bool> is_variable;
+  for (const auto& g : module.globals) is_variable[g.result_id] = g.opcode == spv::Op::OpVariable;
+  for (const auto& f : module.functions)
+    for (const auto& b : f.blocks)
+      for (const auto& i : b.instructions)
+        if (i.opcode == spv::Op::OpVariable) is_variable[i.result_id] = true;
+  module.annotations.erase(
+      std::remove_if(module.annotations.begin(), module.annotations.end(),
+                     [&](const ir::Instruction& a) {
+                       return a.opcode == spv::Op::OpDecorate && a.operands.size() == 2 &&
+                              spv::Decoration(a.operands[1]) == spv::Decoration::Constant &&
+                              !is_variable[a.operands[0]];
+                     }),
+      module.annotations.end());
+}
+
 // A vector OpSelect with a scalar condition (SPIR-V 1.4 allows it) gets a vector condition:
 // llvm-spirv 15 writes such selects into modules it labels 1.3, which spirv-val rejects, and the
 // lowering of 8- and 16-component vectors takes conditions component by component.
@@ -255,6 +274,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   }
   fold_out_of_range_builtins(module);
   expand_decoration_groups(module);
+  drop_misplaced_constant_decorations(module);
   splat_select_conditions(module);
   // llvm-spirv writes OpLoopMerge for loops with an unroll pragma, not always where SPIR-V
   // allows it; the structurizer decides every merge itself, so input merges are dropped.

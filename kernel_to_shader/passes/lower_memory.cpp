@@ -465,7 +465,15 @@ bool Lowering::lower_pointer_cast(const ir::Instruction& i) {
     if (!t) return 64;
     if (t->opcode == Op::OpTypePointer) return address_width(format_of(spv::StorageClass(t->operands[0])));
     if (t->opcode == Op::OpTypeInt) return t->operands[0];
+    if (t->opcode == Op::OpTypeVector) {  // SPIR-V 1.5: a pointer bitcast to uint2 and back
+      const ir::Instruction* e = def(t->operands[0]);
+      if (e && e->opcode == Op::OpTypeInt) return e->operands[0] * t->operands[1];
+    }
     return 0;
+  };
+  auto is_vector = [&](uint32_t in_type) {
+    const ir::Instruction* t = def(in_type);
+    return t && t->opcode == Op::OpTypeVector;
   };
   uint32_t src = i.operands[0];
   const ir::Instruction* s = def(src);
@@ -518,7 +526,10 @@ bool Lowering::lower_pointer_cast(const ir::Instruction& i) {
       // OpConvertPtrToU, OpConvertUToPtr, OpBitcast: the value is an integer on both sides.
       uint32_t from = repr_width(s->type_id), to = repr_width(i.type_id);
       if (!from || !to) return fail("pointer cast between unsupported types: " + describe(i));
-      bind(i.result_id, out_type, to_width(v, from, to, false));
+      if (is_vector(s->type_id)) v = emit(Op::OpBitcast, t_uint(from), {v});
+      uint32_t r = to_width(v, from, to, false);
+      if (is_vector(i.type_id)) r = emit(Op::OpBitcast, out_type, {r});
+      bind(i.result_id, out_type, r);
       return true;
     }
   }

@@ -424,12 +424,16 @@ bool Lowering::write_constant(uint32_t c, uint32_t type, size_t offset) {
     case Op::OpConstantNull:
     case Op::OpUndef:
       return true;  // already zero
+    // Specialization constants hold their final values by now (specialize.cpp).
     case Op::OpConstantTrue:
+    case Op::OpSpecConstantTrue:
       program_data_[offset] = 1;
       return true;
     case Op::OpConstantFalse:
+    case Op::OpSpecConstantFalse:
       return true;
-    case Op::OpConstant: {
+    case Op::OpConstant:
+    case Op::OpSpecConstant: {
       uint32_t bytes = std::min<uint32_t>(l.size, uint32_t(d->operands.size() * 4));
       std::memcpy(&program_data_[offset], d->operands.data(), bytes);
       return true;
@@ -619,6 +623,15 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       bool dst_ptr = rt && rt->opcode == Op::OpTypePointer;
       if (src_ptr || dst_ptr) return lower_pointer_cast(i);
       return copy_instruction(i);
+    }
+    case Op::OpCopyLogical: {
+      // SPIR-V 1.4: between types equal but for decorations; rebuilt member by member.
+      const ir::Instruction* src = def(i.operands[0]);
+      if (!src) return fail("bad operand: " + describe(i));
+      uint32_t r = copy_logical(value(i.operands[0]), src->type_id, i.type_id);
+      if (!r) return fail("OpCopyLogical between types that do not match: " + describe(i));
+      bind(i.result_id, lower_type(i.type_id), r);
+      return !failed_;
     }
     case Op::OpVectorExtractDynamic: {
       auto d = builtin_vector_default_.find(i.operands[0]);
@@ -1005,6 +1018,35 @@ class LowerToShaderPass : public Pass {
 
 std::unique_ptr<Pass> create_lower_to_shader_pass() {
   return std::make_unique<LowerToShaderPass>();
+}
+
+// |v| (of input type |from|) as a value of input type |to|; 0 when their shapes differ.
+uint32_t Lowering::copy_logical(uint32_t v, uint32_t from, uint32_t to) {
+  uint32_t out_to = lower_type(to);
+  if (lower_type(from) == out_to) return v;
+  const ir::Instruction* a = def(from);
+  const ir::Instruction* b = def(to);
+  if (!a || !b || a->opcode != b->opcode) return 0;
+  std::vector<std::pair<uint32_t, uint32_t>> members;  // (from, to) member types
+  if (a->opcode == Op::OpTypeStruct) {
+    if (a->operands.size() != b->operands.size()) return 0;
+    for (size_t m = 0; m < a->operands.size(); ++m) members.push_back({a->operands[m], b->operands[m]});
+  } else if (a->opcode == Op::OpTypeArray) {
+    bool ok_a = false, ok_b = false;
+    uint64_t n = constant_value(a->operands[1], &ok_a);
+    if (!ok_a || n != constant_value(b->operands[1], &ok_b) || !ok_b || n > 4096) return 0;
+    members.assign(n, {a->operands[0], b->operands[0]});
+  } else {
+    return 0;
+  }
+  std::vector<uint32_t> parts;
+  for (uint32_t m = 0; m < members.size(); ++m) {
+    uint32_t part = emit(Op::OpCompositeExtract, lower_type(members[m].first), {v, m});
+    uint32_t copied = copy_logical(part, members[m].first, members[m].second);
+    if (!copied) return 0;
+    parts.push_back(copied);
+  }
+  return emit(Op::OpCompositeConstruct, out_to, parts);
 }
 
 }  // namespace vkcl::k2s

@@ -193,6 +193,7 @@ class Lowering {
   bool lower_function(const ir::Function& f);
   bool lower_instruction(const ir::Instruction& inst);
   bool copy_instruction(const ir::Instruction& inst);
+  uint32_t copy_logical(uint32_t value, uint32_t from_type, uint32_t to_type);
   bool classify_variables(const ir::Function& f);
   bool build_entry_point(const ir::Instruction& entry);
   void finish_module();

@@ -149,6 +149,23 @@ TEST_P(ILProgram, ExpectAssumeAndWrapDecorations) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
 }
 
+// Decoration groups and a Constant decoration on a parameter (spirv-val rejects the latter;
+// older producers write it): both are accepted.
+TEST_P(ILProgram, DecorationGroupsAndParameterConstant) {
+  Program p = from_il("groups.spv");
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, GetParam().c_str(), nullptr, nullptr))
+      << log_of(p);
+  Kernel k = kernel(p, "groups");
+  const size_t n = 100;
+  std::vector<uint32_t> in(n);
+  for (size_t i = 0; i < n; ++i) in[i] = uint32_t(i * 977);
+  Mem din = buffer(n * 4, in.data()), dout = poisoned(n * 4);
+  set_mem_arg(k, 0, din); set_mem_arg(k, 1, dout);
+  run(k, 1, &n, nullptr);
+  auto out = read<uint32_t>(dout, n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] + 7) << i;
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, ILProgram,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

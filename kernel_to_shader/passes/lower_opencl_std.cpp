@@ -214,7 +214,13 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       uint32_t bad = emit(Op::OpLogicalOr, bool_type(),
                           {emit(Op::OpFOrdLessThan, bool_type(), {x, fk(0.0)}), emit(Op::OpIsNan, bool_type(), {x})});
       if (sqrt) {
-        y = emit(Op::OpSelect, rt, {emit(Op::OpLogicalOr, bool_type(), {zero, inf}), x, y});
+        // The zero of x's sign, from its bits: a device that flushes denormals finds a
+        // denormal x equal to zero too, and must then return zero, not x.
+        uint32_t ut = s.count == 1 ? t_uint(s.width) : t_vec(t_uint(s.width), s.count);
+        uint32_t sign = emit(Op::OpBitwiseAnd, ut, {emit(Op::OpBitcast, ut, {x}),
+                                                    int_const(s.width == 64 ? 0x8000000000000000ull : 0x80000000u)});
+        y = emit(Op::OpSelect, rt, {zero, emit(Op::OpBitcast, rt, {sign}), y});
+        y = emit(Op::OpSelect, rt, {inf, x, y});
       } else {
         uint32_t signed_inf = emit(Op::OpFDiv, rt, {fk(1.0), x});  // 1/±0 = ±inf exactly
         y = emit(Op::OpSelect, rt, {zero, signed_inf, y});

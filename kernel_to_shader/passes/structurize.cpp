@@ -470,6 +470,9 @@ class Structurizer {
     }
     f_.blocks.push_back(Block{label, code});
     for (auto [u, t] : exits) ir::retarget(m_, f_, block(u), t, label);
+    // As a chain of two-way branches, targets that lead to one another (an early exit that
+    // falls into the loop's normal exit) are ordinary joins, not case fall-through.
+    if (targets.size() > 1) switch_to_branches(f_.blocks.size() - 1);
     return label;
   }
 

@@ -3,6 +3,8 @@
 // spirv-val for Vulkan. Phis of vector, struct, pointer and bool type cross the dispatch.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "kernel_to_shader/spirv_text.h"
 #include "passes/pass.h"
 #include "passes/reducible.h"
@@ -48,6 +50,9 @@ OpName %a "a"
 OpName %b "b"
 OpName %ca "ca"
 OpName %exit "exit"
+OpName %ib2 "ib2"
+OpName %v4_0 "v4_0"
+OpName %v4_1 "v4_1"
 )" + kTypes + R"(
 %k = OpFunction %void None %fn
 %p = OpFunctionParameter %gptr_uint
@@ -117,6 +122,13 @@ TEST(Reducible, TwoEntriesGoThroughOneDispatchBlock) {
   EXPECT_EQ(count(text, "OpSwitch"), 1u) << text;
   EXPECT_EQ(count(text, "OpPhi"), 1u + 3u + 3u + 1u) << text;
   EXPECT_EQ(count(text, "OpUndef %v4uint"), 1u) << text;  // the vector is %b's alone
+  // Edges in order: into %a from %entry (through an edge block) and %b, into %b from
+  // %entry (likewise) and %a. The selector says which entry each edge meant; the moved phis
+  // keep each edge's value and take OpUndef on the edges into the other entry.
+  auto has = [&](const char* pattern) { return std::regex_search(text, std::regex(pattern)); };
+  EXPECT_TRUE(has("OpPhi %uint %uint_0 %\\w+ %uint_0 %b %uint_1 %\\w+ %uint_1 %a\\n")) << text;
+  EXPECT_TRUE(has("OpPhi %uint %uint_0 %\\w+ %ib2 %b (%\\w+) %\\w+ \\1 %a\\n")) << text;
+  EXPECT_TRUE(has("OpPhi %v4uint (%\\w+) %\\w+ \\1 %b %v4_0 %\\w+ %v4_1 %a\\n")) << text;
   EXPECT_EQ(count(text, "OpBranchConditional %ca %b"), 0u) << text;
   EXPECT_EQ(count(text, "OpBranchConditional %ca %"), 1u) << text;
   EXPECT_EQ(run_pass("reducible", m), k2s::PassStatus::SuccessWithoutChange);

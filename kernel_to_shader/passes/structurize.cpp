@@ -199,8 +199,39 @@ class Structurizer {
     }
   }
 
-  static bool is_small_return(const Block& b) {
-    return is_return(b) && b.instructions.size() <= 32;
+  // A returning block small enough to copy into each path that reaches it, and which holds
+  // no barrier or collective: copies would put those in divergent control flow.
+  bool is_small_return(const Block& b) {
+    if (!is_return(b) || b.instructions.size() > 32) return false;
+    for (const Instruction& i : b.instructions)
+      if (is_collective(i)) return false;
+    return true;
+  }
+  bool is_collective(const Instruction& i) {
+    uint32_t op = uint32_t(i.opcode);
+    if (i.opcode == Op::OpControlBarrier || (op >= uint32_t(Op::OpGroupAsyncCopy) &&
+                                             op <= uint32_t(Op::OpGroupSMax)) ||
+        (op >= uint32_t(Op::OpGroupNonUniformElect) &&
+         op <= uint32_t(Op::OpGroupNonUniformQuadSwap)))
+      return true;
+    if (i.opcode != Op::OpFunctionCall) return false;
+    if (!collective_functions_computed_) {
+      collective_functions_computed_ = true;
+      // Functions that hold a collective, directly or through calls (fixed point).
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (const ir::Function& f : m_.functions) {
+          if (collective_functions_.count(f.id())) continue;
+          bool has = false;
+          for (const Block& b : f.blocks)
+            for (const Instruction& x : b.instructions)
+              has = has || (x.opcode == Op::OpFunctionCall ? collective_functions_.count(x.operands[0]) > 0
+                                                           : x.opcode != Op::OpFunctionCall && is_collective(x));
+          if (has) collective_functions_.insert(f.id()), grew = true;
+        }
+      }
+    }
+    return collective_functions_.count(i.operands[0]) > 0;
   }
 
   // A branch to a small returning block that is not a merge becomes a copy of that block:
@@ -775,13 +806,17 @@ class Structurizer {
     std::vector<int> region;
     for (int x : cfg.rpo())
       if (cfg.dominates(ti, x)) region.push_back(x);
-    if (region.size() > 64)
+    if (region.size() > 64) {
+      if (funnel_join(target)) return true;
       return fail("a join of " + std::to_string(region.size()) +
                   " blocks would need duplication (short-circuit control flow)");
+    }
     for (int x : region)
       if (merges_.count(f_.blocks[x].label) || continues_.count(f_.blocks[x].label) ||
-          block(f_.blocks[x].label).merge())
+          block(f_.blocks[x].label).merge()) {
+        if (funnel_join(target)) return true;
         return fail("a join that contains structured constructs cannot be duplicated yet (edge %" + std::to_string(from) + " -> %" + std::to_string(target) + ")");
+      }
     std::unordered_map<uint32_t, uint32_t> remap;
     for (int x : region) {
       remap[f_.blocks[x].label] = m_.take_id();
@@ -837,6 +872,49 @@ class Structurizer {
     }
     for (Block& b : copies) f_.blocks.push_back(std::move(b));
     ir::retarget(m_, f_, block(from), target, remap[target]);
+    return true;
+  }
+
+  // For a join that cannot be duplicated (a state machine's `switch` whose cases share
+  // loops): the selection that dominates |target| gets a new merge, a dispatch block that
+  // every edge into |target| or into its old merge goes through, so |target| is then reached
+  // from one place. Returns false where that selection has no merge to replace.
+  bool funnel_join(uint32_t target) {
+    if (++funnels_ > 256) return false;
+    Cfg cfg(m_, f_);
+    int ti = cfg.index(target);
+    int hi = ti >= 0 ? cfg.idom(ti) : -1;
+    if (hi < 0) return false;
+    uint32_t h = f_.blocks[hi].label;
+    const Instruction* mi = f_.blocks[hi].merge();
+    if (!mi || mi->opcode != Op::OpSelectionMerge || mi->operands[0] == target) return false;
+    uint32_t old_merge = mi->operands[0];
+    std::vector<std::pair<uint32_t, uint32_t>> exits;  // forward edges from |h|'s construct
+    std::vector<uint32_t> targets = {target, old_merge};
+    for (uint32_t t : targets) {
+      int index = cfg.index(t);
+      if (index < 0) return false;
+      for (int p : cfg.predecessors(index))
+        if (cfg.dominates(hi, p) && !cfg.dominates(index, p)) exits.push_back({f_.blocks[p].label, t});
+    }
+    if (exits.empty() || exits.front().second != target) return false;
+    // The selector phi needs one predecessor per edge: a block branching to both targets
+    // reaches |target| through a block of its own.
+    for (auto& [from, t] : exits) {
+      if (t != target) continue;
+      bool both = false;
+      for (auto& other : exits) both |= other.first == from && other.second != target;
+      if (!both) continue;
+      uint32_t split = new_block({Instruction(Op::OpBranch, 0, 0, {target})});
+      ir::retarget(m_, f_, block(from), target, split);
+      ir::rename_phi_predecessor(block(target), from, split);
+      from = split;
+    }
+    merges_.erase(old_merge);
+    uint32_t dispatch = make_dispatch(exits, targets);
+    for (Instruction& i : block(h).instructions)
+      if (i.opcode == Op::OpSelectionMerge) i.operands[0] = dispatch;
+    merges_.insert(dispatch);
     return true;
   }
 
@@ -1028,6 +1106,9 @@ class Structurizer {
   std::unordered_set<uint32_t> merges_, continues_;
   std::unordered_map<uint32_t, uint32_t> undefs_;
   uint32_t pending_cont_ = 0;
+  int funnels_ = 0;
+  bool collective_functions_computed_ = false;
+  std::unordered_set<uint32_t> collective_functions_;
 };
 
 class StructurizePass : public Pass {

@@ -74,6 +74,37 @@ namespace {
   }                                                    \
   out[gid] = acc;
 
+// A switch whose cases share three loops (the loops are reducible, the switch's joins are
+// not nested): the selection's merge becomes a dispatch block in front of the loops.
+#define SWITCH_INTO_SHARED_LOOPS                                  \
+  int acc = in[gid % n], steps = 0;                               \
+  switch (acc & 7) {                                              \
+    case 0: goto s0;                                              \
+    case 1: goto s1;                                              \
+    case 2: goto s2;                                              \
+    case 3: goto s0;                                              \
+    case 4: goto s1;                                              \
+    case 5: goto s2;                                              \
+    case 6: goto s0;                                              \
+    case 7: goto s1;                                              \
+  }                                                               \
+  s0:                                                             \
+  acc = (acc * 7 + 7 + in[(gid + steps) % n]) % 1009;             \
+  if (++steps > 50) goto end;                                     \
+  goto s0;                                                        \
+  s1:                                                             \
+  acc = (acc * 4 + 4 + in[(gid + steps) % n]) % 1009;             \
+  if (++steps > 50) goto end;                                     \
+  if (acc & 128) goto end;                                        \
+  goto s1;                                                        \
+  s2:                                                             \
+  acc = (acc * 6 + 3 + in[(gid + steps) % n]) % 1009;             \
+  if (++steps > 50) goto end;                                     \
+  goto s2;                                                        \
+  end:                                                            \
+  out[gid] = acc * 64 + steps;
+
+static void switch_into_shared_loops(const int* in, int* out, int n, int gid) { SWITCH_INTO_SHARED_LOOPS }
 static void goto_into_loop(const int* in, int* out, int n, int gid) { GOTO_INTO_LOOP }
 static void state_machine(const int* in, int* out, int n, int gid) { STATE_MACHINE }
 static void nested(const int* in, int* out, int n, int gid) { NESTED }
@@ -88,6 +119,7 @@ const Case kCases[] = {
     {"goto_into_loop", STRINGIFY(GOTO_INTO_LOOP), goto_into_loop},
     {"state_machine", STRINGIFY(STATE_MACHINE), state_machine},
     {"nested", STRINGIFY(NESTED), nested},
+    {"switch_into_shared_loops", STRINGIFY(SWITCH_INTO_SHARED_LOOPS), switch_into_shared_loops},
 };
 
 class Irreducible : public KernelTest {
@@ -118,6 +150,7 @@ class Irreducible : public KernelTest {
 TEST_P(Irreducible, GotoIntoLoop) { check(kCases[0]); }
 TEST_P(Irreducible, StateMachine) { check(kCases[1]); }
 TEST_P(Irreducible, NestedWithLoopAndReturn) { check(kCases[2]); }
+TEST_P(Irreducible, SwitchIntoSharedLoops) { check(kCases[3]); }
 
 // Values of every kind of type cross the edges into the cycle: a vector, a pointer, a bool
 // and a float, so the dispatch block's phis carry each of them.
@@ -171,6 +204,116 @@ TEST_P(Irreducible, PhisOfEveryType) {
     } while (++i < 6 + (gid & 3));
     int expect = v[0] + v[1] * 3 + v[2] * 5 + v[3] * 7 + flag * 11 + int(f * 16) + pi * 13;
     ASSERT_EQ(out[gid], expect) << "work-item " << gid;
+  }
+}
+
+// Disabled: the structurizer still fails on most random machines of four or more states
+// ("a join that contains structured constructs cannot be duplicated yet"), and with the
+// barrier at `end` on some smaller ones (docs/not-implemented.md). Kept as the reproduction:
+// run with --gtest_also_run_disabled_tests.
+//
+// Random state machines: each state updates the accumulator (some with a loop inside),
+// then jumps to one, two or three other states (goto, if, switch). The switch at the start
+// enters the machine at several states, so the graphs are irreducible in many shapes. All
+// work-items leave through `end`, where a barrier follows. The reference interprets the same
+// description.
+struct State {
+  int mul, add, kind, bit, targets[3];
+  bool loop;
+};
+
+std::vector<State> random_machine(std::mt19937& rng, int count) {
+  std::uniform_int_distribution<int> pick(0, count), small(1, 7), kind(0, 2);
+  std::vector<State> states(count);
+  for (State& st : states) {
+    st.mul = small(rng);
+    st.add = small(rng);
+    st.kind = kind(rng);
+    st.bit = 1 << small(rng);
+    for (int& t : st.targets) t = pick(rng);  // |count| is `end`
+    st.loop = small(rng) > 4;
+  }
+  return states;
+}
+
+std::string machine_source(const std::vector<State>& states) {
+  auto label = [&](int t) { return t == int(states.size()) ? std::string("end") : "s" + std::to_string(t); };
+  std::string s =
+      "__kernel void k(__global const int* in, __global int* out, __local int* tmp, int n) {\n"
+      "  int gid = get_global_id(0), lid = get_local_id(0);\n"
+      "  int acc = in[gid % n], steps = 0;\n"
+      "  switch (acc & 7) {\n";
+  for (int e = 0; e < 8; ++e)
+    s += "    case " + std::to_string(e) + ": goto " + label(e % int(states.size())) + ";\n";
+  s += "  }\n";
+  for (size_t i = 0; i < states.size(); ++i) {
+    const State& st = states[i];
+    s += label(int(i)) + ":\n  acc = (acc * " + std::to_string(st.mul) + " + " +
+         std::to_string(st.add) + " + in[(gid + steps) % n]) % 1009;\n";
+    if (st.loop) s += "  for (int k = 0; k < (acc & 3); ++k) acc += k;\n";
+    s += "  if (++steps > 50) goto end;\n";
+    if (st.kind == 0) {
+      s += "  goto " + label(st.targets[0]) + ";\n";
+    } else if (st.kind == 1) {
+      s += "  if (acc & " + std::to_string(st.bit) + ") goto " + label(st.targets[0]) + ";\n";
+      s += "  goto " + label(st.targets[1]) + ";\n";
+    } else {
+      s += "  switch ((acc % 3 + 3) % 3) { case 0: goto " + label(st.targets[0]) +
+           "; case 1: goto " + label(st.targets[1]) + "; default: goto " + label(st.targets[2]) +
+           "; }\n";
+    }
+  }
+  s += "end:\n"
+       "  tmp[lid] = acc;\n"
+       "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+       "  out[gid] = tmp[(lid + 1) % get_local_size(0)] * 64 + steps;\n"
+       "}\n";
+  return s;
+}
+
+// The machine's final (acc, steps) for work-item |gid|.
+std::pair<int, int> interpret(const std::vector<State>& states, const std::vector<int>& in, int gid) {
+  const int n = int(in.size()), end = int(states.size());
+  int acc = in[gid % n], steps = 0;
+  int at = (acc & 7) % end;
+  while (at != end) {
+    const State& st = states[at];
+    acc = (acc * st.mul + st.add + in[(gid + steps) % n]) % 1009;
+    if (st.loop)
+      for (int k = 0; k < (acc & 3); ++k) acc += k;
+    if (++steps > 50) break;
+    if (st.kind == 0) at = st.targets[0];
+    else if (st.kind == 1) at = (acc & st.bit) ? st.targets[0] : st.targets[1];
+    else at = st.targets[(acc % 3 + 3) % 3];
+  }
+  return {acc, steps};
+}
+
+TEST_P(Irreducible, DISABLED_RandomStateMachines) {
+  for (int round = 0; round < 6; ++round) {
+    std::vector<State> states = random_machine(rng_, 3 + round);
+    std::string source = machine_source(states);
+    SCOPED_TRACE(source);
+    Program p = build(source);
+    Kernel k = kernel(p, "k");
+    if (!k.get()) return;
+    const int n = 331, items = 256, local = 32;
+    std::uniform_int_distribution<int> dist(-100, 100);
+    std::vector<int> in(n);
+    for (auto& v : in) v = dist(rng_);
+    Mem din = buffer(n * 4, in.data()), dout = poisoned(items * 4);
+    set_mem_arg(k, 0, din);
+    set_mem_arg(k, 1, dout);
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, local * 4, nullptr));
+    set_arg(k, 3, n);
+    size_t global = items, local_size = local;
+    run(k, 1, &global, &local_size);
+    auto out = read<int>(dout, items);
+    for (int gid = 0; gid < items; ++gid) {
+      int neighbour = gid / local * local + (gid % local + 1) % local;
+      int expect = interpret(states, in, neighbour).first * 64 + interpret(states, in, gid).second;
+      ASSERT_EQ(out[gid], expect) << "work-item " << gid;
+    }
   }
 }
 

@@ -1,11 +1,13 @@
 // The structurizer. Steps, each on a freshly analysed CFG:
-//   1. canonicalise terminators, drop unreachable blocks, reject irreducible graphs;
+//   1. canonicalise terminators, drop unreachable blocks, reject irreducible graphs (the
+//      reducible pass, run before, removes them);
 //   2. loops, outermost first: a dedicated continue block for the back edges, one merge block
 //      for all exits (a dispatch block with a selector when the exits go to several places);
 //   3. selections in reverse post-order: the merge is the immediate post-dominator within the
 //      enclosing loop body (paths that break, continue or return do not count); a block that
 //      is already a merge gets a fresh forwarding block; a join that no header can own (the
-//      `a || b` shape) is duplicated along the offending edge;
+//      `a || b` shape) is duplicated along the offending edge, or, when it holds constructs,
+//      reached through a dispatch block that becomes the dominating selection's merge;
 //   4. blocks in structured order (each construct before its merge);
 //   5. SSA repair: values whose uses are no longer dominated go through Function variables.
 #include "passes/structurize.h"

@@ -891,13 +891,24 @@ class Structurizer {
     const Instruction* mi = f_.blocks[hi].merge();
     if (!mi || mi->opcode != Op::OpSelectionMerge || mi->operands[0] == target) return false;
     uint32_t old_merge = mi->operands[0];
+    // Blocks after |target| (reachable from it before the old merge) keep their edges: the
+    // dispatch comes before |target|, so routing them through it would make a cycle.
+    std::set<int> after = {ti};
+    std::vector<int> work = {ti};
+    int mi_index = cfg.index(old_merge);
+    while (!work.empty()) {
+      int x = work.back();
+      work.pop_back();
+      for (int y : cfg.successors(x))
+        if (y != mi_index && !after.count(y)) after.insert(y), work.push_back(y);
+    }
     std::vector<std::pair<uint32_t, uint32_t>> exits;  // forward edges from |h|'s construct
     std::vector<uint32_t> targets = {target, old_merge};
     for (uint32_t t : targets) {
       int index = cfg.index(t);
       if (index < 0) return false;
       for (int p : cfg.predecessors(index))
-        if (cfg.dominates(hi, p) && !cfg.dominates(index, p)) exits.push_back({f_.blocks[p].label, t});
+        if (cfg.dominates(hi, p) && !after.count(p)) exits.push_back({f_.blocks[p].label, t});
     }
     if (exits.empty() || exits.front().second != target) return false;
     // The selector phi needs one predecessor per edge: a block branching to both targets

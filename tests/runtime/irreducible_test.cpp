@@ -207,11 +207,6 @@ TEST_P(Irreducible, PhisOfEveryType) {
   }
 }
 
-// Disabled: the structurizer still fails on most random machines of four or more states
-// ("a join that contains structured constructs cannot be duplicated yet"), and with the
-// barrier at `end` on some smaller ones (docs/not-implemented.md). Kept as the reproduction:
-// run with --gtest_also_run_disabled_tests.
-//
 // Random state machines: each state updates the accumulator (some with a loop inside),
 // then jumps to one, two or three other states (goto, if, switch). The switch at the start
 // enters the machine at several states, so the graphs are irreducible in many shapes. All
@@ -289,14 +284,24 @@ std::pair<int, int> interpret(const std::vector<State>& states, const std::vecto
   return {acc, steps};
 }
 
-TEST_P(Irreducible, DISABLED_RandomStateMachines) {
-  for (int round = 0; round < 6; ++round) {
-    std::vector<State> states = random_machine(rng_, 3 + round);
-    std::string source = machine_source(states);
-    SCOPED_TRACE(source);
-    Program p = build(source);
+// Every machine either builds and matches the reference, or fails to build with a log that
+// names the control flow the structurizer cannot place (some joins of larger machines, see
+// docs/not-implemented.md); never a wrong result. Most of them build.
+TEST_P(Irreducible, RandomStateMachines) {
+  const int machines = 40;
+  int built = 0;
+  for (int round = 0; round < machines; ++round) {
+    std::vector<State> states = random_machine(rng_, 3 + round % 8);
+    std::string text = machine_source(states);
+    SCOPED_TRACE(text);
+    Program p = source(text.c_str());
+    if (clBuildProgram(p, 1, &device_, GetParam().c_str(), nullptr, nullptr) != CL_SUCCESS) {
+      EXPECT_NE(log_of(p).find("cannot structure the control flow of function k"), std::string::npos)
+          << log_of(p);
+      continue;
+    }
+    ++built;
     Kernel k = kernel(p, "k");
-    if (!k.get()) return;
     const int n = 331, items = 256, local = 32;
     std::uniform_int_distribution<int> dist(-100, 100);
     std::vector<int> in(n);
@@ -315,6 +320,7 @@ TEST_P(Irreducible, DISABLED_RandomStateMachines) {
       ASSERT_EQ(out[gid], expect) << "work-item " << gid;
     }
   }
+  EXPECT_GE(built, machines * 3 / 5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Options, Irreducible,

@@ -209,31 +209,30 @@ class Structurizer {
       if (is_collective(i)) return false;
     return true;
   }
+  // Barriers, work-group and sub-group operations, and calls to functions that hold one.
   bool is_collective(const Instruction& i) {
+    if (i.opcode == Op::OpFunctionCall) {
+      if (!collective_functions_computed_) find_collective_functions();
+      return collective_functions_.count(i.operands[0]) > 0;
+    }
     uint32_t op = uint32_t(i.opcode);
-    if (i.opcode == Op::OpControlBarrier || (op >= uint32_t(Op::OpGroupAsyncCopy) &&
-                                             op <= uint32_t(Op::OpGroupSMax)) ||
-        (op >= uint32_t(Op::OpGroupNonUniformElect) &&
-         op <= uint32_t(Op::OpGroupNonUniformQuadSwap)))
-      return true;
-    if (i.opcode != Op::OpFunctionCall) return false;
-    if (!collective_functions_computed_) {
-      collective_functions_computed_ = true;
-      // Functions that hold a collective, directly or through calls (fixed point).
-      for (bool grew = true; grew;) {
-        grew = false;
-        for (const ir::Function& f : m_.functions) {
-          if (collective_functions_.count(f.id())) continue;
-          bool has = false;
-          for (const Block& b : f.blocks)
-            for (const Instruction& x : b.instructions)
-              has = has || (x.opcode == Op::OpFunctionCall ? collective_functions_.count(x.operands[0]) > 0
-                                                           : x.opcode != Op::OpFunctionCall && is_collective(x));
-          if (has) collective_functions_.insert(f.id()), grew = true;
-        }
+    return i.opcode == Op::OpControlBarrier ||
+           (op >= uint32_t(Op::OpGroupAsyncCopy) && op <= uint32_t(Op::OpGroupSMax)) ||
+           (op >= uint32_t(Op::OpGroupNonUniformElect) &&
+            op <= uint32_t(Op::OpGroupNonUniformQuadSwap));
+  }
+  void find_collective_functions() {
+    collective_functions_computed_ = true;
+    for (bool grew = true; grew;) {  // through calls: until no function is added
+      grew = false;
+      for (const ir::Function& f : m_.functions) {
+        if (collective_functions_.count(f.id())) continue;
+        bool has = false;
+        for (const Block& b : f.blocks)
+          for (const Instruction& x : b.instructions) has = has || is_collective(x);
+        if (has) collective_functions_.insert(f.id()), grew = true;
       }
     }
-    return collective_functions_.count(i.operands[0]) > 0;
   }
 
   // A branch to a small returning block that is not a merge becomes a copy of that block:

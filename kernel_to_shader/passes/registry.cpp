@@ -1,6 +1,7 @@
 #include "passes/link_builtins.h"
 #include "passes/lower_to_shader.h"
 #include "passes/pass.h"
+#include "passes/reducible.h"
 #include "passes/structurize.h"
 
 namespace vkcl::k2s {
@@ -13,6 +14,7 @@ struct Entry {
 // Every pass, in the order translate() runs them.
 const Entry kPasses[] = {
     {"link-builtins", create_link_builtins_pass},
+    {"reducible", create_reducible_pass},
     {"structurize", create_structurize_pass},
     {"lower-to-shader", create_lower_to_shader_pass},
 };

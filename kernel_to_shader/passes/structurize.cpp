@@ -1,11 +1,13 @@
 // The structurizer. Steps, each on a freshly analysed CFG:
-//   1. canonicalise terminators, drop unreachable blocks, reject irreducible graphs;
+//   1. canonicalise terminators, drop unreachable blocks, reject irreducible graphs (the
+//      reducible pass, run before, removes them);
 //   2. loops, outermost first: a dedicated continue block for the back edges, one merge block
 //      for all exits (a dispatch block with a selector when the exits go to several places);
 //   3. selections in reverse post-order: the merge is the immediate post-dominator within the
 //      enclosing loop body (paths that break, continue or return do not count); a block that
 //      is already a merge gets a fresh forwarding block; a join that no header can own (the
-//      `a || b` shape) is duplicated along the offending edge;
+//      `a || b` shape) is duplicated along the offending edge, or, when it holds constructs,
+//      reached through a dispatch block that becomes the dominating selection's merge;
 //   4. blocks in structured order (each construct before its merge);
 //   5. SSA repair: values whose uses are no longer dominated go through Function variables.
 #include "passes/structurize.h"
@@ -199,8 +201,38 @@ class Structurizer {
     }
   }
 
-  static bool is_small_return(const Block& b) {
-    return is_return(b) && b.instructions.size() <= 32;
+  // A returning block small enough to copy into each path that reaches it, and which holds
+  // no barrier or collective: copies would put those in divergent control flow.
+  bool is_small_return(const Block& b) {
+    if (!is_return(b) || b.instructions.size() > 32) return false;
+    for (const Instruction& i : b.instructions)
+      if (is_collective(i)) return false;
+    return true;
+  }
+  // Barriers, work-group and sub-group operations, and calls to functions that hold one.
+  bool is_collective(const Instruction& i) {
+    if (i.opcode == Op::OpFunctionCall) {
+      if (!collective_functions_computed_) find_collective_functions();
+      return collective_functions_.count(i.operands[0]) > 0;
+    }
+    uint32_t op = uint32_t(i.opcode);
+    return i.opcode == Op::OpControlBarrier ||
+           (op >= uint32_t(Op::OpGroupAsyncCopy) && op <= uint32_t(Op::OpGroupSMax)) ||
+           (op >= uint32_t(Op::OpGroupNonUniformElect) &&
+            op <= uint32_t(Op::OpGroupNonUniformQuadSwap));
+  }
+  void find_collective_functions() {
+    collective_functions_computed_ = true;
+    for (bool grew = true; grew;) {  // through calls: until no function is added
+      grew = false;
+      for (const ir::Function& f : m_.functions) {
+        if (collective_functions_.count(f.id())) continue;
+        bool has = false;
+        for (const Block& b : f.blocks)
+          for (const Instruction& x : b.instructions) has = has || is_collective(x);
+        if (has) collective_functions_.insert(f.id()), grew = true;
+      }
+    }
   }
 
   // A branch to a small returning block that is not a merge becomes a copy of that block:
@@ -470,6 +502,9 @@ class Structurizer {
     }
     f_.blocks.push_back(Block{label, code});
     for (auto [u, t] : exits) ir::retarget(m_, f_, block(u), t, label);
+    // As a chain of two-way branches, targets that lead to one another (an early exit that
+    // falls into the loop's normal exit) are ordinary joins, not case fall-through.
+    if (targets.size() > 1) switch_to_branches(f_.blocks.size() - 1);
     return label;
   }
 
@@ -772,13 +807,17 @@ class Structurizer {
     std::vector<int> region;
     for (int x : cfg.rpo())
       if (cfg.dominates(ti, x)) region.push_back(x);
-    if (region.size() > 64)
+    if (region.size() > 64) {
+      if (funnel_join(target)) return true;
       return fail("a join of " + std::to_string(region.size()) +
                   " blocks would need duplication (short-circuit control flow)");
+    }
     for (int x : region)
       if (merges_.count(f_.blocks[x].label) || continues_.count(f_.blocks[x].label) ||
-          block(f_.blocks[x].label).merge())
+          block(f_.blocks[x].label).merge()) {
+        if (funnel_join(target)) return true;
         return fail("a join that contains structured constructs cannot be duplicated yet (edge %" + std::to_string(from) + " -> %" + std::to_string(target) + ")");
+      }
     std::unordered_map<uint32_t, uint32_t> remap;
     for (int x : region) {
       remap[f_.blocks[x].label] = m_.take_id();
@@ -834,6 +873,60 @@ class Structurizer {
     }
     for (Block& b : copies) f_.blocks.push_back(std::move(b));
     ir::retarget(m_, f_, block(from), target, remap[target]);
+    return true;
+  }
+
+  // For a join that cannot be duplicated (a state machine's `switch` whose cases share
+  // loops): the selection that dominates |target| gets a new merge, a dispatch block that
+  // every edge into |target| or into its old merge goes through, so |target| is then reached
+  // from one place. Returns false where that selection has no merge to replace.
+  bool funnel_join(uint32_t target) {
+    if (++funnels_ > 256) return false;
+    Cfg cfg(m_, f_);
+    int ti = cfg.index(target);
+    int hi = ti >= 0 ? cfg.idom(ti) : -1;
+    if (hi < 0) return false;
+    uint32_t h = f_.blocks[hi].label;
+    const Instruction* mi = f_.blocks[hi].merge();
+    if (!mi || mi->opcode != Op::OpSelectionMerge || mi->operands[0] == target) return false;
+    uint32_t old_merge = mi->operands[0];
+    // Blocks after |target| (reachable from it before the old merge) keep their edges: the
+    // dispatch comes before |target|, so routing them through it would make a cycle.
+    std::set<int> after = {ti};
+    std::vector<int> work = {ti};
+    int mi_index = cfg.index(old_merge);
+    while (!work.empty()) {
+      int x = work.back();
+      work.pop_back();
+      for (int y : cfg.successors(x))
+        if (y != mi_index && !after.count(y)) after.insert(y), work.push_back(y);
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> exits;  // forward edges from |h|'s construct
+    std::vector<uint32_t> targets = {target, old_merge};
+    for (uint32_t t : targets) {
+      int index = cfg.index(t);
+      if (index < 0) return false;
+      for (int p : cfg.predecessors(index))
+        if (cfg.dominates(hi, p) && !after.count(p)) exits.push_back({f_.blocks[p].label, t});
+    }
+    if (exits.empty() || exits.front().second != target) return false;
+    // The selector phi needs one predecessor per edge: a block branching to both targets
+    // reaches |target| through a block of its own.
+    for (auto& [from, t] : exits) {
+      if (t != target) continue;
+      bool both = false;
+      for (auto& other : exits) both |= other.first == from && other.second != target;
+      if (!both) continue;
+      uint32_t split = new_block({Instruction(Op::OpBranch, 0, 0, {target})});
+      ir::retarget(m_, f_, block(from), target, split);
+      ir::rename_phi_predecessor(block(target), from, split);
+      from = split;
+    }
+    merges_.erase(old_merge);
+    uint32_t dispatch = make_dispatch(exits, targets);
+    for (Instruction& i : block(h).instructions)
+      if (i.opcode == Op::OpSelectionMerge) i.operands[0] = dispatch;
+    merges_.insert(dispatch);
     return true;
   }
 
@@ -1025,6 +1118,9 @@ class Structurizer {
   std::unordered_set<uint32_t> merges_, continues_;
   std::unordered_map<uint32_t, uint32_t> undefs_;
   uint32_t pending_cont_ = 0;
+  int funnels_ = 0;
+  bool collective_functions_computed_ = false;
+  std::unordered_set<uint32_t> collective_functions_;
 };
 
 class StructurizePass : public Pass {

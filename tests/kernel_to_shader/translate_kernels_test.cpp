@@ -128,6 +128,43 @@ const Case kCases[] = {
        for (uint i = 16; i < 32; ++i) dst[i] = i * dst[i - 16];
        #pragma unroll 4
        for (uint i = 0; i < dst[40]; ++i) dst[i + 32] += 1; })"},
+    // Irreducible graphs (the names start with "irreducible"; the reducible pass must
+    // change them): a loop entered in its middle, a state machine entered at every state,
+    // and an irreducible cycle inside a loop around a loop.
+    {"irreducible_goto_into_loop", R"(__kernel void k(__global const int* in, __global int* out, int n) {
+       int gid = get_global_id(0), x = in[gid % n], acc = x, i = 0;
+       if (x & 1) goto middle;
+       while (i < 20) {
+         acc += in[(gid + i) % n];
+         if (acc > 5000) break;
+       middle:
+         acc = acc * 3 % 1001;
+         i += 1 + (acc & 1);
+       }
+       out[gid] = acc * 32 + i; })"},
+    {"irreducible_state_machine", R"(__kernel void k(__global const int* in, __global int* out, int n) {
+       int gid = get_global_id(0), acc = in[gid % n], steps = 0;
+       switch (acc & 3) { case 0: goto s0; case 1: goto s1; case 2: goto s2; default: goto s3; }
+       s0: acc += in[(gid + steps) % n]; if (++steps > 40) goto end; if (acc & 4) goto s2;
+       s1: acc = acc * 5 % 997; if (++steps > 40) goto end; if (acc % 3 == 0) goto s0; goto s3;
+       s2: acc -= 11; if (++steps > 40 || acc < -500) goto end; goto s1;
+       s3: acc ^= steps << 2; if (++steps > 40) goto end; if (acc & 8) goto s0; goto s2;
+       end: out[gid] = acc * 64 + steps; })"},
+    {"irreducible_nested", R"(__kernel void k(__global const int* in, __global int* out, int n) {
+       int gid = get_global_id(0), acc = 0;
+       for (int r = 0; r < 4; ++r) {
+         int j = in[(gid + r) % n] & 7;
+         if (j > 3) goto inner_mid;
+       inner_top:
+         acc += j;
+         for (int k = 0; k < (j & 3); ++k) acc += k * r;
+         if (acc == 77) { out[gid] = -1; return; }
+       inner_mid:
+         acc = (acc * 7 + r) % 1009;
+         j -= 2;
+         if (j > 0) goto inner_top;
+       }
+       out[gid] = acc; })"},
     // Kernel-only relational instructions on 16-component vectors.
     {"wide_relationals", R"(__kernel void k(__global float* a, __global int* r) {
        size_t i = get_global_id(0);
@@ -193,6 +230,7 @@ TEST_P(TranslateKernels, StructurizeIsIdempotent) {
   auto pass = k2s::create_pass("structurize");
   ASSERT_NE(pass, nullptr);
   k2s::PassContext context;
+  ASSERT_NE(k2s::create_pass("reducible")->Process(m, context), k2s::PassStatus::Failure);
   ASSERT_NE(pass->Process(m, context), k2s::PassStatus::Failure) << context.log;
   for (const auto& f : m.functions) {
     for (const auto& b : f.blocks) {
@@ -203,6 +241,24 @@ TEST_P(TranslateKernels, StructurizeIsIdempotent) {
     }
   }
   EXPECT_EQ(pass->Process(m, context), k2s::PassStatus::SuccessWithoutChange);
+}
+
+// clang emits the "irreducible" cases as irreducible graphs (so the runtime tests of the same
+// kernels exercise the reducible pass), and no other case is one.
+TEST_P(TranslateKernels, ReducibleChangesOnlyIrreducibleGraphs) {
+  const Case& c = std::get<0>(GetParam());
+  compiler::DeviceFeatures features;
+  features.features = {"__opencl_c_int64", "__opencl_c_program_scope_global_variables"};
+  auto compiled = compiler::compile(c.source, std::string(std::get<1>(GetParam())) + " -cl-std=CL3.0", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  ir::Module m;
+  std::string error;
+  ASSERT_TRUE(ir::parse(compiled.spirv.data(), compiled.spirv.size(), &m, &error)) << error;
+  k2s::PassContext context;
+  k2s::PassStatus status = k2s::create_pass("reducible")->Process(m, context);
+  bool irreducible = std::string(c.name).rfind("irreducible", 0) == 0;
+  EXPECT_EQ(status, irreducible ? k2s::PassStatus::SuccessWithChange
+                                : k2s::PassStatus::SuccessWithoutChange) << context.log;
 }
 
 }  // namespace

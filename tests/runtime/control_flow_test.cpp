@@ -61,6 +61,152 @@ TEST_P(ControlFlow, MatchesCpu) {
   for (int g = 0; g < items; ++g) ASSERT_EQ(out[g], expect[g]) << "work-item " << g;
 }
 
+// Switches with fall-through, several cases sharing a target, a case sharing the default's
+// target, and 64-bit and 8-bit selectors.
+#define SWITCHES                                   \
+  int v = in[gid % n], acc = gid;                  \
+  switch (v % 11) {                                \
+    case 0: case 3: acc += 1;                      \
+    case 4: acc *= 3; break;                       \
+    case 1: case -7: case 9: acc -= v; break;      \
+    case -2: case 5: case 6: default: acc ^= 5;    \
+  }                                                \
+  long wide = (long)v * 8589934592L; /* v << 33 */ \
+  switch (wide) {                                  \
+    case 0: acc += 100; break;                     \
+    case 42949672960L: case -42949672960L:         \
+      acc += 200;                                  \
+    case 8589934592L: acc -= 7; break;             \
+    default: acc += 1;                             \
+  }                                                \
+  char small = (char)(v & 7);                      \
+  switch (small) {                                 \
+    case 1: case 2: acc <<= 1; break;              \
+    case 7: acc = -acc;                            \
+    default: acc += 3;                             \
+  }                                                \
+  out[gid] = acc;
+
+// Code no path reaches: after a goto, behind a constant-false condition, and a switch case
+// for a value the selector never takes.
+#define UNREACHABLE                                \
+  int v = in[gid % n], acc = 0;                    \
+  goto start;                                      \
+  acc = 1000;                                      \
+  start:                                           \
+  if (v > 1000) acc = -1000;                       \
+  for (int i = 0; i < 3; ++i) {                    \
+    acc += v * i;                                  \
+    continue;                                      \
+    acc = 12345;                                   \
+  }                                                \
+  switch (v & 1) {                                 \
+    case 0: acc += 1; break;                       \
+    case 1: acc += 2; break;                       \
+    case 2: acc = 777; break;                      \
+  }                                                \
+  out[gid] = acc;                                  \
+  return;                                          \
+  out[gid] = 99;
+
+static void switches(const int* in, int* out, int n, int gid) { SWITCHES }
+static void unreachable(const int* in, int* out, int n, int gid) { UNREACHABLE }
+
+class MoreControlFlow : public KernelTest {
+ protected:
+  // Runs |body| on random inputs in [-100, 100] and compares with |reference|.
+  void check(const char* body, void (*reference)(const int*, int*, int, int)) {
+    std::string source =
+        std::string("__kernel void k(__global const int* in, __global int* out, int n) {\n"
+                    "  int gid = get_global_id(0);\n") + body + "\n}\n";
+    Program p = build(source);
+    Kernel k = kernel(p, "k");
+    const int n = 997, items = 512;
+    std::uniform_int_distribution<int> dist(-100, 100);
+    std::vector<int> in(n);
+    for (auto& v : in) v = dist(rng_);
+    Mem din = buffer(n * 4, in.data()), dout = poisoned(items * 4);
+    set_mem_arg(k, 0, din);
+    set_mem_arg(k, 1, dout);
+    set_arg(k, 2, n);
+    size_t global = items, local = 64;
+    run(k, 1, &global, &local);
+    auto out = read<int>(dout, items);
+    std::vector<int> expect(items);
+    for (int g = 0; g < items; ++g) reference(in.data(), expect.data(), n, g);
+    for (int g = 0; g < items; ++g) ASSERT_EQ(out[g], expect[g]) << "work-item " << g;
+  }
+};
+
+TEST_P(MoreControlFlow, SwitchFallthroughAndSharedTargets) { check(STRINGIFY(SWITCHES), switches); }
+TEST_P(MoreControlFlow, UnreachableBlocks) { check(STRINGIFY(UNREACHABLE), unreachable); }
+
+// A loop with several exits and continues whose early return is uniform across the
+// work-group (it depends on the group only), followed by a barrier after the loop that the
+// remaining groups reach together.
+TEST_P(MoreControlFlow, EarlyReturnInLoopThenBarrier) {
+  const char* source = R"(
+    __kernel void k(__global const int* in, __global int* out, __local int* tmp, int n) {
+      int lid = get_local_id(0), grp = get_group_id(0), size = get_local_size(0);
+      int acc = 0;
+      for (int i = 0; i < n; ++i) {
+        int v = in[grp * n + i];
+        if (v < -95) { out[get_global_id(0)] = -1 - i; return; }
+        if (v > 95) break;
+        if (v % 3 == 0) continue;
+        acc += v * (lid + 1);
+        if (acc > 100000) break;
+        if (v % 5 == 0) continue;
+        acc ^= i;
+      }
+      tmp[lid] = acc;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[get_global_id(0)] = tmp[(lid + 1) % size] - acc;
+    })";
+  Program p = build(source);
+  Kernel k = kernel(p, "k");
+  const int n = 40, groups = 32, size = 16;
+  std::uniform_int_distribution<int> dist(-100, 100);
+  std::vector<int> in(n * groups);
+  for (auto& v : in) v = dist(rng_);
+  Mem din = buffer(in.size() * 4, in.data()), dout = poisoned(groups * size * 4);
+  set_mem_arg(k, 0, din);
+  set_mem_arg(k, 1, dout);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, size * 4, nullptr));
+  set_arg(k, 3, n);
+  size_t global = groups * size, local = size;
+  run(k, 1, &global, &local);
+  auto out = read<int>(dout, groups * size);
+  int returned = 0;
+  for (int g = 0; g < groups; ++g) {
+    std::vector<int> acc(size);
+    int early = 0;
+    for (int l = 0; l < size && !early; ++l) {
+      for (int i = 0; i < n; ++i) {
+        int v = in[g * n + i];
+        if (v < -95) { early = -1 - i; break; }
+        if (v > 95) break;
+        if (v % 3 == 0) continue;
+        acc[l] += v * (l + 1);
+        if (acc[l] > 100000) break;
+        if (v % 5 == 0) continue;
+        acc[l] ^= i;
+      }
+    }
+    returned += early != 0;
+    for (int l = 0; l < size; ++l) {
+      int expect = early ? early : acc[(l + 1) % size] - acc[l];
+      ASSERT_EQ(out[g * size + l], expect) << "group " << g << ", work-item " << l;
+    }
+  }
+  EXPECT_GT(returned, 0);  // both paths are taken
+  EXPECT_LT(returned, groups);
+}
+
+INSTANTIATE_TEST_SUITE_P(Options, MoreControlFlow,
+                         ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
+                         options_name);
+
 INSTANTIATE_TEST_SUITE_P(Options, ControlFlow,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

@@ -65,6 +65,7 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   });
   caps.exact_fma = precision_.exact_fma;
   caps.exact_sqrt = precision_.exact_sqrt;
+  caps.full_range_divide = precision_.full_range_divide;
   return caps;
 }
 

@@ -16,6 +16,16 @@ const float kFmaCases[][4] = {
 };
 constexpr int kFmaCount = 3;
 
+// (x, y, x / y) with divisors above 2^126 and quotients that are exact.
+const float kDivideCases[][3] = {
+    {INFINITY, 0x1.fffffep127f, INFINITY},
+    {0x1.fffffep127f, 0x1.fffffep127f, 1.0f},
+    {0x1.8p127f, 0x1p127f, 1.5f},
+    {-0x1p127f, 0x1p127f, -1.0f},
+    {0x1p127f, 0x1.8p126f * 1.0f, 0x1.555556p0f},
+};
+constexpr int kDivideCount = 5;
+
 // Sqrt inputs: every binade from 2^-126 to 2^127 with mantissas from a fixed generator, plus
 // the neighbours of perfect squares and of the midpoints between representable roots, where
 // an approximation is most likely to round the wrong way. An approximate square root (a
@@ -63,12 +73,14 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
       "__kernel void probe(__global float* d, __global float* s) {"
       "  size_t i = get_global_id(0);"
       "  if (i < 3) d[4 * i + 3] = fma(d[4 * i], d[4 * i + 1], d[4 * i + 2]);"
+      "  if (i >= 3 && i < 8) d[4 * i + 3] = d[4 * i] / d[4 * i + 1];"
       "  s[2 * i + 1] = native_sqrt(s[2 * i]);"  // GLSL.std.450 Sqrt and nothing else
       "}",
       "", features);
   if (!c.ok) return none;
   caps.exact_fma = true;
   caps.exact_sqrt = true;
+  caps.full_range_divide = true;  // the division as it is
   k2s::TranslateResult t = k2s::translate(c.spirv, caps);
   if (!t.ok || t.kernels.size() != 1 || t.kernels[0].interface.args.size() != 2) return none;
   const k2s::KernelInterface& ki = t.kernels[0].interface;
@@ -77,8 +89,12 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
   const uint32_t items = uint32_t(roots.size());
   std::vector<float> s(2 * items);
   for (uint32_t i = 0; i < items; ++i) s[2 * i] = roots[i];
-  float d[kFmaCount][4];
-  std::memcpy(d, kFmaCases, sizeof d);
+  float d[kFmaCount + kDivideCount][4] = {};
+  std::memcpy(d, kFmaCases, sizeof kFmaCases);
+  for (int k = 0; k < kDivideCount; ++k) {
+    d[kFmaCount + k][0] = kDivideCases[k][0];
+    d[kFmaCount + k][1] = kDivideCases[k][1];
+  }
   for (auto& row : d) row[3] = 0;
 
   std::unique_ptr<vk::Buffer> fma_data, sqrt_data, args;
@@ -118,11 +134,17 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
     return none;
 
   PrecisionProbe result;
-  float out[kFmaCount][4];
+  float out[kFmaCount + kDivideCount][4];
   std::memcpy(out, fma_data->mapped(), sizeof out);
   result.exact_fma = true;
   for (int i = 0; i < kFmaCount; ++i)
     if (std::memcmp(&out[i][3], &kFmaCases[i][3], 4) != 0) result.exact_fma = false;
+  result.full_range_divide = true;
+  for (int k = 0; k < kDivideCount; ++k) {
+    float got = out[kFmaCount + k][3], want = kDivideCases[k][2];
+    bool ok = got == want || (std::isfinite(want) && std::fabs(got - want) <= 2.5f * 0x1p-23f * std::fabs(want));
+    if (!ok) result.full_range_divide = false;
+  }
   std::memcpy(s.data(), sqrt_data->mapped(), s.size() * 4);
   result.exact_sqrt = true;
   for (uint32_t i = 0; i < items; ++i) {

@@ -17,6 +17,8 @@ struct PrecisionProbe {
   // Correctly rounded on every probe input, IEEE results for ±0, ±inf, negatives and NaN, and
   // denormal inputs exact or flushed to a zero of their sign (see precision_probe.cpp).
   bool exact_sqrt = false;
+  // Division within 2.5 ulp also for divisors above 2^126, where Vulkan promises nothing.
+  bool full_range_divide = false;
 };
 
 // Runs one small kernel on |device|, translated as if Fma were exact and using Sqrt bare, and compares its

@@ -1,3 +1,5 @@
+#include <spirv/unified1/GLSL.std.450.h>
+
 #include "passes/lower_to_shader.h"
 
 #include <spirv-tools/libspirv.hpp>
@@ -598,6 +600,30 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       if (i.operands.size() > 1)
         store(AddressFormat::Private32, value(i.result_id), pointee(i.type_id),
               value(i.operands[1]), a);
+      return !failed_;
+    }
+    case Op::OpFDiv: {
+      // Vulkan's division is only promised for divisors up to 2^126; beyond, a GPU computing
+      // x * (1/y) gets 1/y flushed to zero (inf / FLT_MAX is NaN on NVIDIA). Both operands
+      // are then scaled by 1/4 first, which changes no result that is not already zero.
+      uint32_t rt = lower_type(i.type_id);
+      Shape s = shape_of(rt);
+      if (ctx_.caps.full_range_divide || !s.ok || !s.is_float || s.width != 32 || s.wide)
+        return copy_instruction(i);
+      auto splat = [&](uint32_t c) {
+        if (s.count == 1) return c;
+        uint32_t id = take_id();
+        out_.globals.emplace_back(Op::OpConstantComposite, rt, id, std::vector<uint32_t>(s.count, c));
+        return id;
+      };
+      uint32_t bt = s.count == 1 ? t_bool() : t_vec(t_bool(), s.count);
+      uint32_t x = value(i.operands[0]), y = value(i.operands[1]);
+      uint32_t abs_y = emit(Op::OpExtInst, rt, {glsl_import(), uint32_t(GLSLstd450FAbs), y});
+      uint32_t big = emit(Op::OpFOrdGreaterThan, bt, {abs_y, splat(constant(t_float(32), {0x7e800000}))});
+      uint32_t scale = emit(Op::OpSelect, rt, {big, splat(constant(t_float(32), {0x3e800000})),
+                                               splat(constant(t_float(32), {0x3f800000}))});
+      uint32_t q = emit(Op::OpFDiv, rt, {emit(Op::OpFMul, rt, {x, scale}), emit(Op::OpFMul, rt, {y, scale})});
+      bind(i.result_id, rt, q);
       return !failed_;
     }
     case Op::OpLoad: return lower_load(i);

@@ -33,6 +33,8 @@ struct TargetCaps {
   bool preserve_inf_nan32 = false;  // shaderSignedZeroInfNanPreserveFloat32
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation
                                  // (Vulkan does not promise it; the frontend probes the device)
+  bool full_range_divide = true;  // 32-bit OpFDiv meets 2.5 ulp for divisors above 2^126 too
+                                  // (Vulkan promises it only below; probed)
   bool exact_sqrt = false;       // 32-bit GLSL.std.450 Sqrt is IEEE's, up to flushing denormals
                                  // (probed likewise; Vulkan promises only about 4.5 ulp)
   uint32_t max_push_constant_size = 128;

@@ -127,6 +127,11 @@ bool Lowering::lower_memory_barrier(const ir::Instruction& i) {
   uint64_t semantics = constant_value(i.operands[1], &ok);
   if (!ok) return fail("memory semantics are not a constant: " + describe(i));
   if (!(semantics & 0x1e)) return true;  // a relaxed fence orders nothing
+  // memory_scope_work_item orders one work-item's own accesses, which program order already
+  // does here (its purpose is image accesses, and the device has no images).
+  uint64_t scope = constant_value(i.operands[0], &ok);
+  if (!ok) return fail("memory scope is not a constant: " + describe(i));
+  if (spv::Scope(scope) == spv::Scope::Invocation) return true;
   if (ctx_.caps.memory_barriers_stall) {
     emit(Op::OpAtomicIAdd, t_uint(32), {atomic_scratch_word(), c_u32(uint32_t(spv::Scope::Workgroup)),
                                         c_u32(0), c_u32(0)});

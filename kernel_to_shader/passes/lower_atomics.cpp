@@ -143,7 +143,7 @@ bool Lowering::lower_memory_barrier(const ir::Instruction& i) {
 }
 
 uint32_t Lowering::local_atomic64(Op op, uint32_t offset32, uint32_t type, uint32_t v,
-                                  uint32_t comparator) {
+                                  uint32_t comparator, uint32_t enabled) {
   uint32_t lock = atomic_scratch_word();
   bool stall = ctx_.caps.memory_barriers_stall;
   std::vector<uint32_t> key = {kLocked64, uint32_t(op), type};
@@ -156,7 +156,7 @@ uint32_t Lowering::local_atomic64(Op op, uint32_t offset32, uint32_t type, uint3
     uint32_t u32 = t_uint(32), bt = t_bool();
     ir::Function f;
     std::vector<uint32_t> p;
-    start_helper(f, type, {u32, type, type}, p);
+    start_helper(f, type, {u32, type, type, bt}, p);
     uint32_t entry = f.blocks.back().label;
     uint32_t header = take_id(), body = take_id(), critical = take_id(), after = take_id();
     uint32_t next = take_id(), merge = take_id();
@@ -166,10 +166,13 @@ uint32_t Lowering::local_atomic64(Op op, uint32_t offset32, uint32_t type, uint3
       f.blocks.push_back(ir::Block{label, {}});
       block_ = &f.blocks.back().instructions;
     };
+    // A disabled call (a generic pointer into another space) takes no lock and does not
+    // loop: lavapipe caps the loop iterations of an invocation, so they are not wasted.
+    uint32_t disabled = emit(Op::OpLogicalNot, bt, {p[3]});
     emit_void(Op::OpBranch, {header});
     start_block(header);
     size_t header_index = f.blocks.size() - 1;
-    block_->emplace_back(Op::OpPhi, bt, done, std::vector<uint32_t>{c_bool(false), entry, 0, next});
+    block_->emplace_back(Op::OpPhi, bt, done, std::vector<uint32_t>{disabled, entry, 0, next});
     block_->emplace_back(Op::OpPhi, type, result, std::vector<uint32_t>{c_null(type), entry, result_next, next});
     emit_void(Op::OpLoopMerge, {merge, next, 0});
     emit_void(Op::OpBranchConditional, {done, merge, body});
@@ -219,7 +222,8 @@ uint32_t Lowering::local_atomic64(Op op, uint32_t offset32, uint32_t type, uint3
     helper = atomic_helpers_[key] = out_.functions.back().id();
   }
   return emit(Op::OpFunctionCall, type, {helper, offset32, v ? v : c_null(type),
-                                         comparator ? comparator : c_null(type)});
+                                         comparator ? comparator : c_null(type),
+                                         enabled ? enabled : c_bool(true)});
 }
 
 // ---------------------------------------------------------------- float atomics

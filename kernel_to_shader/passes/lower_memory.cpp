@@ -651,7 +651,7 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
   uint32_t gptr = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type),
                        {g.global_address});
   uint32_t r_global = atomic_on(gptr, AddressFormat::Global64);
-  uint32_t r_local = s.width == 64 ? local_atomic64(op, g.local_offset, out_type, operand64(), comparator64())
+  uint32_t r_local = s.width == 64 ? local_atomic64(op, g.local_offset, out_type, operand64(), comparator64(), g.is_local)
                      : atomic_on(word_pointer(AddressFormat::Local32, g.local_offset), AddressFormat::Local32);
   uint32_t old = load_out(AddressFormat::Private32, g.private_offset, out_type, 4);
   uint32_t bt = t_bool();

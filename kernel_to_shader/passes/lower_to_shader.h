@@ -125,8 +125,9 @@ class Lowering {
   bool lower_float_atomic(const ir::Instruction& inst);
   // A 64-bit atomic |op| at byte |offset32| of local memory under the work-group lock;
   // |v| and |comparator| are the operands (0 where |op| has none). Returns the old value.
+  // |enabled| (a bool, 0 for true) false makes it a no-op returning 0.
   uint32_t local_atomic64(spv::Op op, uint32_t offset32, uint32_t type, uint32_t v,
-                          uint32_t comparator);
+                          uint32_t comparator, uint32_t enabled = 0);
   uint32_t float_atomic_loop(spv::Op op, AddressFormat af, uint32_t address, uint32_t scope,
                              uint32_t semantics, uint32_t v);
   // An input id no input instruction uses, for instructions made up during lowering.

@@ -19,13 +19,45 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   features.features.shaderInt64 = info.features.shaderInt64;
   features.features.shaderInt16 = info.features.shaderInt16;
   features.features.shaderFloat64 = info.features.shaderFloat64;
+  std::vector<const char*> extensions;
+  VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures zero{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT float_add{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT float_min_max{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  auto chain = [&](auto* s) {
+    s->pNext = features.pNext;
+    features.pNext = s;
+  };
+  if (info.zero_initialize_workgroup_memory) {
+    zero.shaderZeroInitializeWorkgroupMemory = VK_TRUE;
+    chain(&zero);
+    if (info.zero_initialize_needs_extension)
+      extensions.push_back(VK_KHR_ZERO_INITIALIZE_WORKGROUP_MEMORY_EXTENSION_NAME);
+  }
+  if (info.float32_atomic_add_buffer || info.float32_atomic_add_shared) {
+    float_add.shaderBufferFloat32Atomics = info.float32_atomic_add_buffer;
+    float_add.shaderBufferFloat32AtomicAdd = info.float32_atomic_add_buffer;
+    float_add.shaderSharedFloat32Atomics = info.float32_atomic_add_shared;
+    float_add.shaderSharedFloat32AtomicAdd = info.float32_atomic_add_shared;
+    chain(&float_add);
+    extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  }
+  if (info.float32_atomic_min_max_buffer || info.float32_atomic_min_max_shared) {
+    float_min_max.shaderBufferFloat32AtomicMinMax = info.float32_atomic_min_max_buffer;
+    float_min_max.shaderSharedFloat32AtomicMinMax = info.float32_atomic_min_max_shared;
+    chain(&float_min_max);
+    // VK_EXT_shader_atomic_float2 requires VK_EXT_shader_atomic_float.
+    if (!float_add.pNext) extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
+  }
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue.queueFamilyIndex = info.compute_queue_family;
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
-  std::vector<const char*> extensions;
   if (info.external_memory_host) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
   VkDeviceCreateInfo create{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
   create.queueCreateInfoCount = 1;

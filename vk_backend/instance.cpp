@@ -31,6 +31,39 @@ bool has_extension(const std::vector<VkExtensionProperties>& list, const char* n
   return false;
 }
 
+// Features queried through their own structures, each only where its extension (or core
+// version) is there to define it.
+void describe_atomic_features(VkPhysicalDevice physical,
+                              const std::vector<VkExtensionProperties>& extensions,
+                              DeviceInfo* info) {
+  VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures zero{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT float_add{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT float_min_max{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  auto chain = [&](auto* s) {
+    s->pNext = features.pNext;
+    features.pNext = s;
+  };
+  bool has_zero = info->properties.apiVersion >= VK_API_VERSION_1_3 ||
+                  has_extension(extensions, VK_KHR_ZERO_INITIALIZE_WORKGROUP_MEMORY_EXTENSION_NAME);
+  bool has_float = has_extension(extensions, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  bool has_float2 = has_extension(extensions, VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
+  if (has_zero) chain(&zero);
+  if (has_float) chain(&float_add);
+  if (has_float2) chain(&float_min_max);
+  if (!features.pNext || info->properties.apiVersion < VK_API_VERSION_1_2) return;
+  vkGetPhysicalDeviceFeatures2(physical, &features);
+  info->zero_initialize_workgroup_memory = has_zero && zero.shaderZeroInitializeWorkgroupMemory;
+  info->float32_atomic_add_buffer = has_float && float_add.shaderBufferFloat32AtomicAdd;
+  info->float32_atomic_add_shared = has_float && float_add.shaderSharedFloat32AtomicAdd;
+  info->float32_atomic_min_max_buffer = has_float2 && float_min_max.shaderBufferFloat32AtomicMinMax;
+  info->float32_atomic_min_max_shared = has_float2 && float_min_max.shaderSharedFloat32AtomicMinMax;
+  info->zero_initialize_needs_extension = info->properties.apiVersion < VK_API_VERSION_1_3;
+}
+
 DeviceInfo describe(VkPhysicalDevice physical) {
   DeviceInfo info;
   info.physical = physical;
@@ -76,6 +109,7 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   info.vulkan_memory_model = f12.vulkanMemoryModel;
   info.shader_buffer_int64_atomics = f12.shaderBufferInt64Atomics;
   info.shader_shared_int64_atomics = f12.shaderSharedInt64Atomics;
+  describe_atomic_features(physical, extensions, &info);
 
   vkGetPhysicalDeviceMemoryProperties(physical, &info.memory);
   for (uint32_t i = 0; i < info.memory.memoryTypeCount; ++i) {

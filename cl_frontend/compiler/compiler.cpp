@@ -357,7 +357,22 @@ CompileResult compile(const std::string& source, const std::string& options,
   std::string undefs;
   for (const char* macro : {"__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device",
                             "__opencl_c_atomic_scope_all_devices", "__opencl_c_read_write_images",
-                            "__opencl_c_work_group_collective_functions"})
+                            "__opencl_c_work_group_collective_functions",
+                            "__opencl_c_atomic_order_acq_rel",
+                            "__opencl_c_ext_fp32_global_atomic_add",
+                            "__opencl_c_ext_fp32_local_atomic_add",
+                            "__opencl_c_ext_fp32_global_atomic_min_max",
+                            "__opencl_c_ext_fp32_local_atomic_min_max",
+                            "__opencl_c_ext_fp64_global_atomic_add",
+                            "__opencl_c_ext_fp64_local_atomic_add",
+                            "__opencl_c_ext_fp64_global_atomic_min_max",
+                            "__opencl_c_ext_fp64_local_atomic_min_max",
+                            "__opencl_c_ext_fp16_global_atomic_load_store",
+                            "__opencl_c_ext_fp16_local_atomic_load_store",
+                            "__opencl_c_ext_fp16_global_atomic_add",
+                            "__opencl_c_ext_fp16_local_atomic_add",
+                            "__opencl_c_ext_fp16_global_atomic_min_max",
+                            "__opencl_c_ext_fp16_local_atomic_min_max"})
     if (std::find(features.features.begin(), features.features.end(), macro) ==
         features.features.end())
       undefs += std::string("#undef ") + macro + "\n";
@@ -402,7 +417,11 @@ CompileResult compile(const std::string& source, const std::string& options,
   route_casts_through_generic(*module);
   // SPIR-V 1.3 is the first with OpGroupNonUniform* (cl_khr_subgroup_*); llvm-spirv aborts the
   // process, rather than failing, when a module needs more than the version it may use.
-  SPIRV::TranslatorOpts opts(SPIRV::VersionNumber::SPIRV_1_4);
+  // cl_ext_float_atomics' add/sub/min/max become OpAtomicF{Add,Min,Max}EXT only with these
+  // extensions; the lowering turns them into native atomics or compare-exchange loops.
+  SPIRV::TranslatorOpts opts(SPIRV::VersionNumber::SPIRV_1_4,
+                             {{SPIRV::ExtensionID::SPV_EXT_shader_atomic_float_add, true},
+                              {SPIRV::ExtensionID::SPV_EXT_shader_atomic_float_min_max, true}});
   std::ostringstream spirv;
   std::string error;
   if (!llvm::writeSpirv(module.get(), opts, spirv, error)) {

@@ -53,7 +53,12 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   caps.float64 = info_.features.shaderFloat64;
   caps.storage8 = info_.storage_buffer_8bit;
   caps.storage16 = info_.storage_buffer_16bit;
-  caps.int64_atomics = info_.shader_buffer_int64_atomics && info_.shader_shared_int64_atomics;
+  caps.int64_atomics = info_.shader_buffer_int64_atomics && info_.zero_initialize_workgroup_memory;
+  caps.memory_barriers_stall = info_.driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+  caps.float32_atomic_add_global = info_.float32_atomic_add_buffer;
+  caps.float32_atomic_add_local = info_.float32_atomic_add_shared;
+  caps.float32_atomic_min_max_global = info_.float32_atomic_min_max_buffer;
+  caps.float32_atomic_min_max_local = info_.float32_atomic_min_max_shared;
   caps.subgroups = info_.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
   caps.subgroup_operations = has_subgroups();
   if (caps.subgroups) caps.subgroup_features = info_.subgroup.supportedOperations;
@@ -69,7 +74,23 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   return caps;
 }
 
-static const char* kExtensions[] = {
+// cl_ext_float_atomics (the system headers may predate it).
+#ifndef CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT
+typedef cl_bitfield cl_device_fp_atomic_capabilities_ext;
+#define CL_DEVICE_GLOBAL_FP_ATOMIC_LOAD_STORE_EXT (1 << 0)
+#define CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT (1 << 1)
+#define CL_DEVICE_GLOBAL_FP_ATOMIC_MIN_MAX_EXT (1 << 2)
+#define CL_DEVICE_LOCAL_FP_ATOMIC_LOAD_STORE_EXT (1 << 16)
+#define CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT (1 << 17)
+#define CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT (1 << 18)
+#define CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT 0x4231
+#define CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT 0x4232
+#define CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT 0x4233
+#endif
+
+// 32-bit float atomic add and min/max are Vulkan's own where it has them and a
+// compare-exchange loop on the bits elsewhere (lower_atomics.cpp), so every device has them.
+static const char* kExtensions[] = {"cl_ext_float_atomics",
     "cl_khr_byte_addressable_store",      "cl_khr_global_int32_base_atomics",
     "cl_khr_global_int32_extended_atomics", "cl_khr_local_int32_base_atomics",
     "cl_khr_local_int32_extended_atomics", "cl_khr_il_program",
@@ -84,15 +105,25 @@ static const char* kExtensions[] = {
 static const char* kFeatures[] = {"__opencl_c_work_group_collective_functions",
                                   "__opencl_c_program_scope_global_variables",
                                   "__opencl_c_generic_address_space",
-                                  // relaxed atomics at device scope are Vulkan's Device-scope
+                                  // atomics at device scope are Vulkan's Device-scope
                                   // atomics on device addresses
-                                  "__opencl_c_atomic_scope_device"};
+                                  "__opencl_c_atomic_scope_device",
+                                  "__opencl_c_atomic_order_acq_rel",
+                                  "__opencl_c_atomic_order_seq_cst",
+                                  "__opencl_c_ext_fp32_global_atomic_add",
+                                  "__opencl_c_ext_fp32_local_atomic_add",
+                                  "__opencl_c_ext_fp32_global_atomic_min_max",
+                                  "__opencl_c_ext_fp32_local_atomic_min_max"};
 
 std::vector<std::string> _cl_device_id::extension_list() const {
   // Not cl_khr_subgroups: the extension requires independent forward progress of
   // sub-groups, which Vulkan does not promise (lavapipe runs a work-group's subgroups in
   // turn); OpenCL 3.0's __opencl_c_subgroups feature does not.
   std::vector<std::string> v(std::begin(kExtensions), std::end(kExtensions));
+  if (info_.shader_buffer_int64_atomics && info_.zero_initialize_workgroup_memory) {
+    v.push_back("cl_khr_int64_base_atomics");
+    v.push_back("cl_khr_int64_extended_atomics");
+  }
   if (!has_subgroups()) return v;
   // The cl_khr_subgroup_* extensions (OpenCL 3.0 with __opencl_c_subgroups is enough), each
   // where Vulkan has the subgroup operations it becomes.
@@ -325,14 +356,28 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: return out(cl::kMaxGlobalVariableSize);
     case CL_DEVICE_SVM_CAPABILITIES: return out(cl_device_svm_capabilities(0));
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out(cl_bool(CL_FALSE));
+    // Orders map onto Vulkan's Acquire/Release/AcquireRelease semantics; seq_cst atomics are
+    // read-modify-writes (lower_atomics.cpp). Not all_svm_devices: there is no SVM.
     case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
-      return out(cl_device_atomic_capabilities(CL_DEVICE_ATOMIC_ORDER_RELAXED |
-                                               CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
-                                               CL_DEVICE_ATOMIC_SCOPE_DEVICE));
+      return out(cl_device_atomic_capabilities(
+          CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+          CL_DEVICE_ATOMIC_ORDER_SEQ_CST | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
+          CL_DEVICE_ATOMIC_SCOPE_DEVICE));
+    // Not seq_cst fences: Vulkan treats a SequentiallyConsistent barrier as AcquireRelease,
+    // which does not forbid store buffering between two fenced work-items.
     case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
-      return out(cl_device_atomic_capabilities(CL_DEVICE_ATOMIC_ORDER_RELAXED |
-                                               CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
-                                               CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP));
+      return out(cl_device_atomic_capabilities(
+          CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+          CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP |
+          CL_DEVICE_ATOMIC_SCOPE_DEVICE));
+    case CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT:
+      return out(cl_device_fp_atomic_capabilities_ext(
+          CL_DEVICE_GLOBAL_FP_ATOMIC_LOAD_STORE_EXT | CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT |
+          CL_DEVICE_GLOBAL_FP_ATOMIC_MIN_MAX_EXT | CL_DEVICE_LOCAL_FP_ATOMIC_LOAD_STORE_EXT |
+          CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT | CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT));
+    case CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT:
+    case CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT:
+      return out(cl_device_fp_atomic_capabilities_ext(0));
     case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: return out(cl_bool(CL_TRUE));
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out(size_t(subgroup_size()));
     case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: return out(cl_bool(CL_TRUE));

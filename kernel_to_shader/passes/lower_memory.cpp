@@ -145,15 +145,7 @@ void Lowering::store_words(AddressFormat f, uint32_t off, uint32_t out_type, uin
   }
 }
 
-namespace {
-struct GenericParts {
-  uint32_t is_local, is_private, global_address, local_offset, private_offset, is_global;
-};
-}  // namespace
-
-// Splits a generic address into three always-safe addresses: the one its tag names, and
-// scratch locations for the other two (so all three accesses can run without branches).
-static GenericParts split_generic(Lowering& L, uint32_t address) {
+GenericParts split_generic(Lowering& L, uint32_t address) {
   GenericParts p;
   uint32_t tag = L.emit(Op::OpShiftRightLogical, L.t_uint(64), {address, L.c_u32(kTagShift)});
   p.is_global = L.emit(Op::OpIEqual, L.t_bool(), {tag, L.c_u64(0)});
@@ -557,6 +549,8 @@ uint32_t Lowering::lower_semantics(uint32_t in_semantics, Op op) {
   if (!ok) { fail("memory semantics are not a constant"); return 0; }
   uint32_t order = v & 0x1e;
   if (!order) return c_u32(0);
+  // See TargetCaps::memory_barriers_stall: ordering comes from read-modify-writes there.
+  if (ctx_.caps.memory_barriers_stall && op != Op::OpControlBarrier) return c_u32(0);
   uint32_t out = 0;
   if (op == Op::OpAtomicLoad) out = 0x2;        // Acquire
   else if (op == Op::OpAtomicStore) out = 0x4;  // Release
@@ -580,7 +574,7 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
   uint32_t float_type = 0;
   if (s.ok && s.is_float && s.count == 1 && (s.width == 32 || s.width == 64) &&
       (i.opcode == Op::OpAtomicExchange || i.opcode == Op::OpAtomicLoad ||
-       i.opcode == Op::OpAtomicStore)) {
+       i.opcode == Op::OpAtomicStore || i.opcode == Op::OpAtomicOr)) {  // Or: ordered loads
     float_type = out_type;
     out_type = t_uint(s.width);
     s = shape_of(out_type);
@@ -637,13 +631,29 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
     if (r) bind_result(r);
     return !failed_;
   }
+  // A 64-bit atomic's operand and compare-exchange comparator (0 where it has none).
+  auto operand64 = [&]() {
+    if (op == Op::OpAtomicLoad || op == Op::OpAtomicIIncrement || op == Op::OpAtomicIDecrement) return 0u;
+    return cmpxchg ? value(i.operands[4]) : operand(3);
+  };
+  auto comparator64 = [&]() { return cmpxchg ? value(i.operands[5]) : 0u; };
+  if (f == AddressFormat::Local32 && s.width == 64) {
+    if (!ctx_.caps.int64_atomics) return fail("64-bit atomics are not supported by this device");
+    uint32_t r = local_atomic64(op, value(i.operands[0]), out_type, operand64(), comparator64());
+    if (op != Op::OpAtomicStore) bind_result(r);
+    return !failed_;
+  }
   if (f == AddressFormat::Local32 && s.width == 32) {
     uint32_t r = atomic_on(word_pointer(f, value(i.operands[0])), f);
     if (r) bind_result(r);
     return !failed_;
   }
-  if (f != AddressFormat::Generic64 || s.width != 32)
+  if (f != AddressFormat::Generic64 || (s.width != 32 && s.width != 64))
     return fail("atomics on this address space or width are not supported yet: " + describe(i));
+  if (s.width == 64) {
+    if (!ctx_.caps.int64_atomics) return fail("64-bit atomics are not supported by this device");
+    need_capability(spv::Capability::Int64Atomics);
+  }
   // Through a generic pointer: the atomic runs on the global address and on the local
   // offset the tag selects, or on their scratch locations when the tag names another space
   // (harmless: nothing else reads them), like a generic load. Private memory belongs to one
@@ -652,7 +662,8 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
   uint32_t gptr = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type),
                        {g.global_address});
   uint32_t r_global = atomic_on(gptr, AddressFormat::Global64);
-  uint32_t r_local = atomic_on(word_pointer(AddressFormat::Local32, g.local_offset), AddressFormat::Local32);
+  uint32_t r_local = s.width == 64 ? local_atomic64(op, g.local_offset, out_type, operand64(), comparator64(), g.is_local)
+                     : atomic_on(word_pointer(AddressFormat::Local32, g.local_offset), AddressFormat::Local32);
   uint32_t old = load_out(AddressFormat::Private32, g.private_offset, out_type, 4);
   uint32_t bt = t_bool();
   uint32_t v = op == Op::OpAtomicLoad || op == Op::OpAtomicIIncrement || op == Op::OpAtomicIDecrement
@@ -666,8 +677,8 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
       updated = emit(Op::OpSelect, out_type,
                      {emit(Op::OpIEqual, bt, {old, value(i.operands[5])}), v, old});
       break;
-    case Op::OpAtomicIIncrement: updated = emit(Op::OpIAdd, out_type, {old, c_u32(1)}); break;
-    case Op::OpAtomicIDecrement: updated = emit(Op::OpISub, out_type, {old, c_u32(1)}); break;
+    case Op::OpAtomicIIncrement: updated = emit(Op::OpIAdd, out_type, {old, c_uint(s.width, 1)}); break;
+    case Op::OpAtomicIDecrement: updated = emit(Op::OpISub, out_type, {old, c_uint(s.width, 1)}); break;
     case Op::OpAtomicIAdd: updated = emit(Op::OpIAdd, out_type, {old, v}); break;
     case Op::OpAtomicISub: updated = emit(Op::OpISub, out_type, {old, v}); break;
     case Op::OpAtomicAnd: updated = emit(Op::OpBitwiseAnd, out_type, {old, v}); break;

@@ -688,7 +688,9 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
     case Op::OpAtomicIIncrement: case Op::OpAtomicIDecrement: case Op::OpAtomicIAdd:
     case Op::OpAtomicISub: case Op::OpAtomicSMin: case Op::OpAtomicUMin: case Op::OpAtomicSMax:
     case Op::OpAtomicUMax: case Op::OpAtomicAnd: case Op::OpAtomicOr: case Op::OpAtomicXor:
-      return lower_atomic(i);
+    case Op::OpAtomicFlagTestAndSet: case Op::OpAtomicFlagClear: case Op::OpAtomicFAddEXT:
+    case Op::OpAtomicFMinEXT: case Op::OpAtomicFMaxEXT:
+      return lower_atomic_instruction(i);
     case Op::OpControlBarrier: {
       const ir::Instruction* sem = def(i.operands[2]);
       (void)sem;
@@ -699,9 +701,7 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       return !failed_;
     }
     case Op::OpMemoryBarrier:
-      emit_void(Op::OpMemoryBarrier, {lower_scope(i.operands[0], AddressFormat::Local32),
-                                      lower_semantics(i.operands[1], i.opcode)});
-      return !failed_;
+      return lower_memory_barrier(i);
     case Op::OpIsFinite: case Op::OpIsNormal: case Op::OpSignBitSet: case Op::OpOrdered:
     case Op::OpUnordered: case Op::OpLessOrGreater:
       return lower_kernel_only_op(i);
@@ -736,8 +736,7 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
     case Op::OpGroupNonUniformBitwiseXor: case Op::OpGroupNonUniformLogicalAnd:
     case Op::OpGroupNonUniformLogicalOr: case Op::OpGroupNonUniformLogicalXor:
       return lower_non_uniform(i);
-    case Op::OpSizeOf: case Op::OpAtomicFlagTestAndSet:
-    case Op::OpAtomicFlagClear:
+    case Op::OpSizeOf:
       return fail("not supported yet (issue 3): " + describe(i));
     default:
       break;
@@ -1008,6 +1007,11 @@ void Lowering::finish_module() {
   capabilities_.insert(spv::Capability::PhysicalStorageBufferAddresses);
   for (auto c : capabilities_)
     out_.capabilities.emplace_back(Op::OpCapability, 0, 0, std::vector<uint32_t>{uint32_t(c)});
+  for (const std::string& e : extensions_) {
+    ir::Instruction x(Op::OpExtension, 0, 0, {});
+    ir::append_string(&x.operands, e);
+    out_.extensions.push_back(x);
+  }
   out_.memory_model = ir::Instruction(Op::OpMemoryModel, 0, 0,
       {uint32_t(spv::AddressingModel::PhysicalStorageBuffer64), uint32_t(spv::MemoryModel::GLSL450)});
   for (auto ep : ep_instructions_) {

@@ -34,6 +34,15 @@ enum class AddressFormat {
   Generic64,  // address with the space in bits 62-63 (0 global, 1 local, 2 private)
 };
 
+class Lowering;
+
+// A generic address split into three always-safe addresses: the one its tag names, and
+// scratch locations for the other two (so all three accesses can run without branches).
+struct GenericParts {
+  uint32_t is_local, is_private, global_address, local_offset, private_offset, is_global;
+};
+GenericParts split_generic(Lowering& L, uint32_t address);
+
 class Lowering {
  public:
   Lowering(const ir::Module& in, PassContext& context) : in_(in), ctx_(context) {}
@@ -72,6 +81,7 @@ class Lowering {
   uint32_t emit(spv::Op op, uint32_t result_type, std::vector<uint32_t> operands);
   void emit_void(spv::Op op, std::vector<uint32_t> operands);
   void need_capability(spv::Capability c) { capabilities_.insert(c); }
+  void need_extension(const std::string& name) { extensions_.insert(name); }
   uint32_t take_id() { return out_.take_id(); }
 
   // Value mapping (input id -> output id).
@@ -116,6 +126,24 @@ class Lowering {
   bool lower_load(const ir::Instruction& inst);
   bool lower_store(const ir::Instruction& inst);
   bool lower_atomic(const ir::Instruction& inst);
+  // Atomics (lower_atomics.cpp). lower_atomic_instruction takes every atomic opcode.
+  bool lower_atomic_instruction(const ir::Instruction& inst);
+  bool lower_atomic_flag(const ir::Instruction& inst);
+  bool lower_memory_barrier(const ir::Instruction& inst);
+  uint32_t atomic_scratch_word();  // the Workgroup u32 the 64-bit lock and fences use
+  bool lower_float_atomic(const ir::Instruction& inst);
+  // A 64-bit atomic |op| at byte |offset32| of local memory under the work-group lock;
+  // |v| and |comparator| are the operands (0 where |op| has none). Returns the old value.
+  // |enabled| (a bool, 0 for true) false makes it a no-op returning 0.
+  uint32_t local_atomic64(spv::Op op, uint32_t offset32, uint32_t type, uint32_t v,
+                          uint32_t comparator, uint32_t enabled = 0);
+  uint32_t float_atomic_loop(spv::Op op, AddressFormat af, uint32_t address, uint32_t scope,
+                             uint32_t semantics, uint32_t v);
+  // An input id no input instruction uses, for instructions made up during lowering.
+  uint32_t synthetic_id();
+  uint32_t synthetic_ids_ = 0;
+  uint32_t atomic_lock_var_ = 0;  // Workgroup u32, zero-initialised (64-bit local atomics)
+  std::map<std::vector<uint32_t>, uint32_t> atomic_helpers_;
   bool lower_generic_semantics(const ir::Instruction& inst);
   bool lower_subgroup(const ir::Instruction& inst);
   // OpGroupNonUniform* (cl_khr_subgroup_* extensions; lower_subgroup.cpp).
@@ -215,6 +243,7 @@ class Lowering {
   std::unordered_map<uint32_t, uint32_t> map_;
   std::unordered_map<uint32_t, uint32_t> type_map_;
   std::set<spv::Capability> capabilities_;
+  std::set<std::string> extensions_;
   std::vector<ir::Instruction> annotations_;
   std::vector<uint32_t> interface_;  // global variables every entry point lists
   std::vector<ir::Instruction> ep_instructions_;

@@ -171,14 +171,48 @@ const Case kCases[] = {
        float16 x = vload16(i, a), y = x * 2;
        vstore16(isordered(x, y) + isfinite(x) + signbit(x) + islessgreater(x, y) + isnormal(y) +
                 isunordered(x, y), i, r); })"},
+    // Every memory order and scope on atomics and fences, atomic_flag and float atomics
+    // (compare-exchange loops without the device's own float atomics), as spirv-val sees
+    // them on a device whose memory barriers work (on lavapipe they are rewritten).
+    {"atomic_orders_scopes_fences", R"(
+     __kernel void k(volatile __global atomic_int* a, volatile __global atomic_float* f,
+                     volatile __global atomic_flag* flag, volatile __local atomic_float* lf) {
+       int x = atomic_load_explicit(a, memory_order_acquire, memory_scope_device);
+       atomic_store_explicit(a + 1, x, memory_order_release, memory_scope_work_group);
+       x += atomic_fetch_add_explicit(a + 2, 1, memory_order_acq_rel, memory_scope_device);
+       x += atomic_load(a + 3);
+       atomic_store(a + 4, x);
+       atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acquire, memory_scope_device);
+       atomic_work_item_fence(CLK_LOCAL_MEM_FENCE, memory_order_release, memory_scope_work_group);
+       atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acq_rel, memory_scope_work_item);
+       work_group_barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE, memory_scope_work_group);
+       if (!atomic_flag_test_and_set_explicit(flag, memory_order_acquire, memory_scope_device))
+         atomic_flag_clear_explicit(flag, memory_order_release, memory_scope_device);
+       float g = atomic_fetch_add_explicit(f, 1.5f, memory_order_relaxed, memory_scope_device);
+       g += atomic_fetch_min_explicit(f + 1, g, memory_order_acq_rel, memory_scope_device);
+       g += atomic_fetch_max_explicit(lf, g, memory_order_relaxed, memory_scope_work_group);
+       atomic_store(a + 5, (int)g); })"},
 };
+
+// What the kernels may use: the OpenCL C 3.0 features and extensions a lavapipe device has.
+compiler::DeviceFeatures kernel_features() {
+  compiler::DeviceFeatures features;
+  features.features = {"__opencl_c_int64", "__opencl_c_program_scope_global_variables",
+                       "__opencl_c_generic_address_space", "__opencl_c_atomic_order_acq_rel",
+                       "__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device",
+                       "__opencl_c_ext_fp32_global_atomic_add",
+                       "__opencl_c_ext_fp32_global_atomic_min_max",
+                       "__opencl_c_ext_fp32_local_atomic_add",
+                       "__opencl_c_ext_fp32_local_atomic_min_max"};
+  features.extensions = {"cl_ext_float_atomics"};
+  return features;
+}
 
 class TranslateKernels : public ::testing::TestWithParam<std::tuple<Case, const char*>> {};
 
 TEST_P(TranslateKernels, ValidVulkanShader) {
   const Case& c = std::get<0>(GetParam());
-  compiler::DeviceFeatures features;
-  features.features = {"__opencl_c_int64", "__opencl_c_program_scope_global_variables"};
+  compiler::DeviceFeatures features = kernel_features();
   auto compiled = compiler::compile(c.source, std::string(std::get<1>(GetParam())) + " -cl-std=CL3.0", features);
   ASSERT_TRUE(compiled.ok) << compiled.log;
   k2s::TargetCaps caps;
@@ -220,8 +254,7 @@ namespace {
 // conditional branch behind a merge instruction.
 TEST_P(TranslateKernels, StructurizeIsIdempotent) {
   const Case& c = std::get<0>(GetParam());
-  compiler::DeviceFeatures features;
-  features.features = {"__opencl_c_int64", "__opencl_c_program_scope_global_variables"};
+  compiler::DeviceFeatures features = kernel_features();
   auto compiled = compiler::compile(c.source, std::string(std::get<1>(GetParam())) + " -cl-std=CL3.0", features);
   ASSERT_TRUE(compiled.ok) << compiled.log;
   ir::Module m;
@@ -247,8 +280,7 @@ TEST_P(TranslateKernels, StructurizeIsIdempotent) {
 // kernels exercise the reducible pass), and no other case is one.
 TEST_P(TranslateKernels, ReducibleChangesOnlyIrreducibleGraphs) {
   const Case& c = std::get<0>(GetParam());
-  compiler::DeviceFeatures features;
-  features.features = {"__opencl_c_int64", "__opencl_c_program_scope_global_variables"};
+  compiler::DeviceFeatures features = kernel_features();
   auto compiled = compiler::compile(c.source, std::string(std::get<1>(GetParam())) + " -cl-std=CL3.0", features);
   ASSERT_TRUE(compiled.ok) << compiled.log;
   ir::Module m;

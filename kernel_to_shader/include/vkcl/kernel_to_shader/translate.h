@@ -26,7 +26,21 @@ struct TargetCaps {
   bool float64 = false;          // shaderFloat64
   bool storage8 = false;         // storageBuffer8BitAccess
   bool storage16 = false;        // storageBuffer16BitAccess
-  bool int64_atomics = false;    // shaderBufferInt64Atomics && shaderSharedInt64Atomics
+  // shaderBufferInt64Atomics, and shaderZeroInitializeWorkgroupMemory for the lock that
+  // 64-bit atomics on local memory (a 32-bit word array) take.
+  bool int64_atomics = false;
+  // 32-bit float atomic add / min / max done natively (VK_EXT_shader_atomic_float(2)), on
+  // device addresses (global) and on shared memory (local); elsewhere a compare-exchange loop.
+  bool float32_atomic_add_global = false;
+  bool float32_atomic_add_local = false;
+  bool float32_atomic_min_max_global = false;
+  bool float32_atomic_min_max_local = false;
+  // The driver runs a memory barrier as a work-group execution barrier, so one that only
+  // some work-items reach (an acquire load in a polling loop) stalls them and their work is
+  // lost (lavapipe in Mesa 22). Atomics are then emitted relaxed, ordered loads and stores
+  // become read-modify-writes and fences an atomic on a scratch word: the driver makes every
+  // atomic read-modify-write sequentially consistent, which orders the accesses around it.
+  bool memory_barriers_stall = false;
   bool subgroups = true;         // GroupNonUniform basic in compute
   bool subgroup_operations = false;  // and vote, ballot and arithmetic (cl_khr_subgroups)
   uint32_t subgroup_features = 0;    // kSubgroup* bits: VkSubgroupFeatureFlags in compute

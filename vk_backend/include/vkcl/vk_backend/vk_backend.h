@@ -38,6 +38,13 @@ struct DeviceInfo {
   bool vulkan_memory_model = false;
   bool shader_buffer_int64_atomics = false;
   bool shader_shared_int64_atomics = false;
+  bool zero_initialize_workgroup_memory = false;  // Vulkan 1.3 / VK_KHR_zero_initialize_...
+  bool zero_initialize_needs_extension = false;   // (the KHR extension below Vulkan 1.3)
+  // VK_EXT_shader_atomic_float(2): 32-bit float atomic add and min/max, buffer and shared.
+  bool float32_atomic_add_buffer = false;
+  bool float32_atomic_add_shared = false;
+  bool float32_atomic_min_max_buffer = false;
+  bool float32_atomic_min_max_shared = false;
   bool subgroup_size_control = false;
   bool external_memory_host = false;   // VK_EXT_external_memory_host
   VkDeviceSize min_imported_host_pointer_alignment = 0;

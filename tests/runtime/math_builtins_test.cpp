@@ -69,7 +69,10 @@ TEST_P(MathBuiltins, SqrtAndRsqrtIncludingEdges) {
     double x = xs[i];
     float rs;
     std::memcpy(&rs, &q[i], 4);
-    ASSERT_TRUE(near_ulps(r[i], std::sqrt(x), 3)) << "sqrt(" << x << ")";
+    // A denormal input may be flushed (the device does not report CL_FP_DENORM): sqrt is then
+    // a zero of its sign.
+    bool flushed = x > 0 && x < 1e-38 && r[i] == 0 && !std::signbit(r[i]);
+    ASSERT_TRUE(flushed || near_ulps(r[i], std::sqrt(x), 3)) << "sqrt(" << x << ")";
     if (x == 0) {
       ASSERT_EQ(std::signbit(r[i]), std::signbit(xs[i])) << "sqrt keeps the sign of zero";
       ASSERT_TRUE(std::isinf(rs) && std::signbit(rs) == std::signbit(xs[i]));

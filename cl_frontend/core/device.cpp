@@ -120,10 +120,10 @@ std::vector<std::string> _cl_device_id::extension_list() const {
   // sub-groups, which Vulkan does not promise (lavapipe runs a work-group's subgroups in
   // turn); OpenCL 3.0's __opencl_c_subgroups feature does not.
   std::vector<std::string> v(std::begin(kExtensions), std::end(kExtensions));
-  if (info_.shader_buffer_int64_atomics && info_.zero_initialize_workgroup_memory) {
-    v.push_back("cl_khr_int64_base_atomics");
-    v.push_back("cl_khr_int64_extended_atomics");
-  }
+  // Not cl_khr_int64_base/extended_atomics: 64-bit atomics on local memory take a work-group
+  // lock, which gives wrong results on lavapipe under contention (its per-invocation loop
+  // cap; flaky in Atomics.Int64OnGlobalLocalAndGenericPointers) and on NVIDIA. The lowering
+  // stays; the extensions come back when the local path is right.
   if (!has_subgroups()) return v;
   // The cl_khr_subgroup_* extensions (OpenCL 3.0 with __opencl_c_subgroups is enough), each
   // where Vulkan has the subgroup operations it becomes.

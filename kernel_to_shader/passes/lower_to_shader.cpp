@@ -602,6 +602,30 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
               value(i.operands[1]), a);
       return !failed_;
     }
+    case Op::OpSRem:
+    case Op::OpSMod: {
+      // Vulkan leaves OpSRem and OpSMod undefined for negative operands (NVIDIA gives
+      // -8 % 7 = 3): the remainder of the magnitudes, then the sign.
+      uint32_t rt = lower_type(i.type_id);
+      Shape s = shape_of(rt);
+      if (!s.ok || s.is_float || s.wide) return copy_instruction(i);
+      uint32_t bt = s.count == 1 ? t_bool() : t_vec(t_bool(), s.count);
+      uint32_t zero = c_null(rt);
+      uint32_t a = value(i.operands[0]), b = value(i.operands[1]);
+      uint32_t a_neg = emit(Op::OpSLessThan, bt, {a, zero});
+      uint32_t b_neg = emit(Op::OpSLessThan, bt, {b, zero});
+      uint32_t abs_a = emit(Op::OpSelect, rt, {a_neg, emit(Op::OpSNegate, rt, {a}), a});
+      uint32_t abs_b = emit(Op::OpSelect, rt, {b_neg, emit(Op::OpSNegate, rt, {b}), b});
+      uint32_t m = emit(Op::OpUMod, rt, {abs_a, abs_b});
+      uint32_t r = emit(Op::OpSelect, rt, {a_neg, emit(Op::OpSNegate, rt, {m}), m});
+      if (i.opcode == Op::OpSMod) {  // the sign of the divisor
+        uint32_t differs = emit(Op::OpLogicalAnd, bt, {emit(Op::OpINotEqual, bt, {r, zero}),
+                                                       emit(Op::OpLogicalNotEqual, bt, {a_neg, b_neg})});
+        r = emit(Op::OpSelect, rt, {differs, emit(Op::OpIAdd, rt, {r, b}), r});
+      }
+      bind(i.result_id, rt, r);
+      return !failed_;
+    }
     case Op::OpFDiv: {
       // Vulkan's division is only promised for divisors up to 2^126; beyond, a GPU computing
       // x * (1/y) gets 1/y flushed to zero (inf / FLT_MAX is NaN on NVIDIA). Both operands

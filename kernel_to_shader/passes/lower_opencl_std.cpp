@@ -229,7 +229,7 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       r = emit(Op::OpSelect, rt, {bad, fk(NAN), y});
       break;
     }
-    case cl::Half_divide: r = emit(Op::OpFDiv, rt, {arg(0), arg(1)}); break;
+    case cl::Half_divide: r = divide(arg(0), arg(1), rt); break;
     case cl::Half_recip: r = emit(Op::OpFDiv, rt, {fk(1.0), arg(0)}); break;
     case cl::Maxmag:
     case cl::Minmag: {

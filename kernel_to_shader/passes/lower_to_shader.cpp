@@ -604,50 +604,17 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
     }
     case Op::OpSRem:
     case Op::OpSMod: {
-      // Vulkan leaves OpSRem and OpSMod undefined for negative operands (NVIDIA gives
-      // -8 % 7 = 3): the remainder of the magnitudes, then the sign.
       uint32_t rt = lower_type(i.type_id);
       Shape s = shape_of(rt);
       if (!s.ok || s.is_float || s.wide) return copy_instruction(i);
-      uint32_t bt = s.count == 1 ? t_bool() : t_vec(t_bool(), s.count);
-      uint32_t zero = c_null(rt);
-      uint32_t a = value(i.operands[0]), b = value(i.operands[1]);
-      uint32_t a_neg = emit(Op::OpSLessThan, bt, {a, zero});
-      uint32_t b_neg = emit(Op::OpSLessThan, bt, {b, zero});
-      uint32_t abs_a = emit(Op::OpSelect, rt, {a_neg, emit(Op::OpSNegate, rt, {a}), a});
-      uint32_t abs_b = emit(Op::OpSelect, rt, {b_neg, emit(Op::OpSNegate, rt, {b}), b});
-      uint32_t m = emit(Op::OpUMod, rt, {abs_a, abs_b});
-      uint32_t r = emit(Op::OpSelect, rt, {a_neg, emit(Op::OpSNegate, rt, {m}), m});
-      if (i.opcode == Op::OpSMod) {  // the sign of the divisor
-        uint32_t differs = emit(Op::OpLogicalAnd, bt, {emit(Op::OpINotEqual, bt, {r, zero}),
-                                                       emit(Op::OpLogicalNotEqual, bt, {a_neg, b_neg})});
-        r = emit(Op::OpSelect, rt, {differs, emit(Op::OpIAdd, rt, {r, b}), r});
-      }
-      bind(i.result_id, rt, r);
+      bind(i.result_id, rt, signed_remainder(i.opcode, value(i.operands[0]), value(i.operands[1]), rt));
       return !failed_;
     }
     case Op::OpFDiv: {
-      // Vulkan's division is only promised for divisors up to 2^126; beyond, a GPU computing
-      // x * (1/y) gets 1/y flushed to zero (inf / FLT_MAX is NaN on NVIDIA). Both operands
-      // are then scaled by 1/4 first, which changes no result that is not already zero.
       uint32_t rt = lower_type(i.type_id);
       Shape s = shape_of(rt);
-      if (ctx_.caps.full_range_divide || !s.ok || !s.is_float || s.width != 32 || s.wide)
-        return copy_instruction(i);
-      auto splat = [&](uint32_t c) {
-        if (s.count == 1) return c;
-        uint32_t id = take_id();
-        out_.globals.emplace_back(Op::OpConstantComposite, rt, id, std::vector<uint32_t>(s.count, c));
-        return id;
-      };
-      uint32_t bt = s.count == 1 ? t_bool() : t_vec(t_bool(), s.count);
-      uint32_t x = value(i.operands[0]), y = value(i.operands[1]);
-      uint32_t abs_y = emit(Op::OpExtInst, rt, {glsl_import(), uint32_t(GLSLstd450FAbs), y});
-      uint32_t big = emit(Op::OpFOrdGreaterThan, bt, {abs_y, splat(constant(t_float(32), {0x7e800000}))});
-      uint32_t scale = emit(Op::OpSelect, rt, {big, splat(constant(t_float(32), {0x3e800000})),
-                                               splat(constant(t_float(32), {0x3f800000}))});
-      uint32_t q = emit(Op::OpFDiv, rt, {emit(Op::OpFMul, rt, {x, scale}), emit(Op::OpFMul, rt, {y, scale})});
-      bind(i.result_id, rt, q);
+      if (!s.ok || !s.is_float || s.wide) return copy_instruction(i);
+      bind(i.result_id, rt, divide(value(i.operands[0]), value(i.operands[1]), rt));
       return !failed_;
     }
     case Op::OpLoad: return lower_load(i);
@@ -1101,6 +1068,46 @@ uint32_t Lowering::copy_logical(uint32_t v, uint32_t from, uint32_t to) {
     parts.push_back(copied);
   }
   return emit(Op::OpCompositeConstruct, out_to, parts);
+}
+
+// x / y. Vulkan's division is only promised for divisors up to 2^126; beyond, a GPU computing
+// x * (1/y) gets 1/y flushed to zero (inf / FLT_MAX is NaN on NVIDIA). Where the precision probe
+// found that, both operands are scaled by 1/4 first, which changes no result that is not
+// already zero.
+uint32_t Lowering::divide(uint32_t x, uint32_t y, uint32_t rt) {
+  Shape s = shape_of(rt);
+  if (ctx_.caps.full_range_divide || !s.ok || !s.is_float || s.width != 32)
+    return emit(Op::OpFDiv, rt, {x, y});
+  auto splat = [&](uint32_t c) {
+    if (s.count == 1) return c;
+    uint32_t id = take_id();
+    out_.globals.emplace_back(Op::OpConstantComposite, rt, id, std::vector<uint32_t>(s.count, c));
+    return id;
+  };
+  uint32_t bt = s.count == 1 ? t_bool() : t_vec(t_bool(), s.count);
+  uint32_t abs_y = emit(Op::OpExtInst, rt, {glsl_import(), uint32_t(GLSLstd450FAbs), y});
+  uint32_t big = emit(Op::OpFOrdGreaterThan, bt, {abs_y, splat(constant(t_float(32), {0x7e800000}))});
+  uint32_t scale = emit(Op::OpSelect, rt, {big, splat(constant(t_float(32), {0x3e800000})),
+                                           splat(constant(t_float(32), {0x3f800000}))});
+  return emit(Op::OpFDiv, rt, {emit(Op::OpFMul, rt, {x, scale}), emit(Op::OpFMul, rt, {y, scale})});
+}
+
+// OpSRem (sign of a) or OpSMod (sign of b). Vulkan leaves both undefined for negative operands
+// (NVIDIA gives -8 % 7 = 3): the remainder of the magnitudes, then the sign.
+uint32_t Lowering::signed_remainder(spv::Op op, uint32_t a, uint32_t b, uint32_t rt) {
+  Shape s = shape_of(rt);
+  uint32_t bt = s.count == 1 ? t_bool() : t_vec(t_bool(), s.count);
+  uint32_t zero = c_null(rt);
+  uint32_t a_neg = emit(Op::OpSLessThan, bt, {a, zero});
+  uint32_t b_neg = emit(Op::OpSLessThan, bt, {b, zero});
+  uint32_t abs_a = emit(Op::OpSelect, rt, {a_neg, emit(Op::OpSNegate, rt, {a}), a});
+  uint32_t abs_b = emit(Op::OpSelect, rt, {b_neg, emit(Op::OpSNegate, rt, {b}), b});
+  uint32_t m = emit(Op::OpUMod, rt, {abs_a, abs_b});
+  uint32_t r = emit(Op::OpSelect, rt, {a_neg, emit(Op::OpSNegate, rt, {m}), m});
+  if (op != Op::OpSMod) return r;
+  uint32_t differs = emit(Op::OpLogicalAnd, bt, {emit(Op::OpINotEqual, bt, {r, zero}),
+                                                 emit(Op::OpLogicalNotEqual, bt, {a_neg, b_neg})});
+  return emit(Op::OpSelect, rt, {differs, emit(Op::OpIAdd, rt, {r, b}), r});
 }
 
 }  // namespace vkcl::k2s

@@ -167,7 +167,10 @@ bool Lowering::lower_wide(const ir::Instruction& i) {
       for (uint32_t k = 0; k < n; ++k) {
         std::vector<uint32_t> ops;
         for (uint32_t o : i.operands) ops.push_back(component(o, k));
-        uint32_t part = emit(i.opcode, elem, ops);
+        uint32_t part = i.opcode == Op::OpFDiv ? divide(ops[0], ops[1], elem)
+                        : i.opcode == Op::OpSRem || i.opcode == Op::OpSMod
+                            ? signed_remainder(i.opcode, ops[0], ops[1], elem)
+                            : emit(i.opcode, elem, ops);
         if (contraction_off_ && (i.opcode == Op::OpFMul || i.opcode == Op::OpFAdd ||
                                  i.opcode == Op::OpFSub))
           decorate(part, spv::Decoration::NoContraction);

@@ -290,4 +290,12 @@ bool is_literal_operand(const Instruction& inst, size_t k) {
   }
 }
 
+uint32_t intern_global(Module& module, spv::Op op, uint32_t type, std::vector<uint32_t> operands) {
+  for (const auto& g : module.globals)
+    if (g.opcode == op && g.type_id == type && g.operands == operands) return g.result_id;
+  uint32_t id = module.take_id();
+  module.globals.emplace_back(op, type, id, std::move(operands));
+  return id;
+}
+
 }  // namespace vkcl::ir

@@ -76,6 +76,10 @@ uint32_t switch_literal_words(const Module& module, const Function& function,
 bool is_literal_operand(const Instruction& inst, size_t k);
 
 // Parses a binary module. Returns false and sets |error| on malformed input.
+// Id of the module-scope type, constant or OpUndef with this opcode, type and operands; added
+// at the end of |module|'s globals when there is none.
+uint32_t intern_global(Module& module, spv::Op op, uint32_t type, std::vector<uint32_t> operands);
+
 bool parse(const uint32_t* words, size_t count, Module* module, std::string* error);
 std::vector<uint32_t> serialize(const Module& module);
 

@@ -72,28 +72,9 @@ class Structurizer {
   }
 
   // ---- module helpers
-  uint32_t uint_type() {
-    for (const auto& g : m_.globals)
-      if (g.opcode == Op::OpTypeInt && g.operands[0] == 32 && g.operands[1] == 0) return g.result_id;
-    uint32_t id = m_.take_id();
-    m_.globals.emplace_back(Op::OpTypeInt, 0, id, std::vector<uint32_t>{32, 0});
-    return id;
-  }
-  uint32_t bool_type() {
-    for (const auto& g : m_.globals)
-      if (g.opcode == Op::OpTypeBool) return g.result_id;
-    uint32_t id = m_.take_id();
-    m_.globals.emplace_back(Op::OpTypeBool, 0, id);
-    return id;
-  }
-  uint32_t uint_constant(uint32_t v) {
-    uint32_t t = uint_type();
-    for (const auto& g : m_.globals)
-      if (g.opcode == Op::OpConstant && g.type_id == t && g.operands[0] == v) return g.result_id;
-    uint32_t id = m_.take_id();
-    m_.globals.emplace_back(Op::OpConstant, t, id, std::vector<uint32_t>{v});
-    return id;
-  }
+  uint32_t uint_type() { return ir::intern_global(m_, Op::OpTypeInt, 0, {32, 0}); }
+  uint32_t bool_type() { return ir::intern_global(m_, Op::OpTypeBool, 0, {}); }
+  uint32_t uint_constant(uint32_t v) { return ir::intern_global(m_, Op::OpConstant, uint_type(), {v}); }
   uint32_t undef(uint32_t type) {
     auto it = undefs_.find(type);
     if (it != undefs_.end()) return it->second;

@@ -293,26 +293,47 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     result.log = "error: the SPIR-V module is not valid:\n" + invalid;
     return result;
   }
+  // The structurizer's own output is only checked here, by the Vulkan validator. When that
+  // fails, the passes run once more with every unstructured function going through a
+  // dispatch loop, which is always structured (slower code, but code); the first log stands
+  // if that fails too.
+  const ir::Module input = module;
   PassContext context;
-  context.caps = caps;
-  for (const std::string& name : pass_names()) {
-    std::unique_ptr<Pass> pass = create_pass(name);
-    if (pass->Process(module, context) == PassStatus::Failure) {
-      result.log = context.log;
+  std::string first_failure;
+  for (bool dispatch_loops : {false, true}) {
+    module = input;
+    context = PassContext{};
+    context.caps = caps;
+    context.dispatch_loops = dispatch_loops;
+    for (const std::string& name : pass_names()) {
+      std::unique_ptr<Pass> pass = create_pass(name);
+      if (pass->Process(module, context) == PassStatus::Failure) {
+        result.log = dispatch_loops ? first_failure : context.log;
+        return result;
+      }
+    }
+    std::string log;
+    result.kernels.clear();
+    for (size_t k = 0; log.empty() && k < module.entry_points.size(); ++k) {
+      TranslatedKernel kernel;
+      kernel.interface = context.kernels[k];
+      if (!extract_kernel(module, k, &kernel.shader, &log)) {
+        if (log.empty()) log = "internal error: kernel " + kernel.interface.name + " not extracted\n";
+        break;
+      }
+      std::string bad = validate(kernel.shader, SPV_ENV_VULKAN_1_2);
+      if (!bad.empty())
+        log = "internal error: the translated kernel " + kernel.interface.name +
+              " does not validate for Vulkan:\n" + bad;
+      result.kernels.push_back(std::move(kernel));
+    }
+    if (log.empty()) break;
+    if (dispatch_loops) {
+      result.kernels.clear();
+      result.log = first_failure;
       return result;
     }
-  }
-  for (size_t k = 0; k < module.entry_points.size(); ++k) {
-    TranslatedKernel kernel;
-    kernel.interface = context.kernels[k];
-    if (!extract_kernel(module, k, &kernel.shader, &result.log)) return result;
-    std::string bad = validate(kernel.shader, SPV_ENV_VULKAN_1_2);
-    if (!bad.empty()) {
-      result.log += "internal error: the translated kernel " + kernel.interface.name +
-                    " does not validate for Vulkan:\n" + bad;
-      return result;
-    }
-    result.kernels.push_back(std::move(kernel));
+    first_failure = log;
   }
   result.program_data = context.program_data;
   result.global_variable_size = context.global_variable_size;

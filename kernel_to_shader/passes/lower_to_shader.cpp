@@ -1110,4 +1110,20 @@ uint32_t Lowering::signed_remainder(spv::Op op, uint32_t a, uint32_t b, uint32_t
   return emit(Op::OpSelect, rt, {differs, emit(Op::OpIAdd, rt, {r, b}), r});
 }
 
+// OpBitCount of one 8-, 16-, 32- or 64-bit integer: Vulkan counts 32-bit integers only.
+uint32_t Lowering::count_bits(uint32_t v, uint32_t type) {
+  uint32_t width = shape_of(type).width;
+  if (width == 32) return emit(Op::OpBitCount, type, {v});
+  uint32_t u32 = t_uint(32);
+  uint32_t count = 0;
+  if (width == 64) {
+    uint32_t lo = emit(Op::OpUConvert, u32, {v});
+    uint32_t hi = emit(Op::OpUConvert, u32, {emit(Op::OpShiftRightLogical, type, {v, c_u32(32)})});
+    count = emit(Op::OpIAdd, u32, {emit(Op::OpBitCount, u32, {lo}), emit(Op::OpBitCount, u32, {hi})});
+  } else {
+    count = emit(Op::OpBitCount, u32, {emit(Op::OpUConvert, u32, {v})});
+  }
+  return emit(Op::OpUConvert, type, {count});
+}
+
 }  // namespace vkcl::k2s

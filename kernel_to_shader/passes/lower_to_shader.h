@@ -224,6 +224,7 @@ class Lowering {
   uint32_t copy_logical(uint32_t value, uint32_t from_type, uint32_t to_type);
   uint32_t divide(uint32_t x, uint32_t y, uint32_t result_type);
   uint32_t signed_remainder(spv::Op op, uint32_t a, uint32_t b, uint32_t result_type);
+  uint32_t count_bits(uint32_t value, uint32_t scalar_type);
   bool classify_variables(const ir::Function& f);
   bool build_entry_point(const ir::Instruction& entry);
   void finish_module();

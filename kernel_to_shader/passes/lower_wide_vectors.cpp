@@ -170,6 +170,7 @@ bool Lowering::lower_wide(const ir::Instruction& i) {
         uint32_t part = i.opcode == Op::OpFDiv ? divide(ops[0], ops[1], elem)
                         : i.opcode == Op::OpSRem || i.opcode == Op::OpSMod
                             ? signed_remainder(i.opcode, ops[0], ops[1], elem)
+                        : i.opcode == Op::OpBitCount ? count_bits(ops[0], elem)
                             : emit(i.opcode, elem, ops);
         if (contraction_off_ && (i.opcode == Op::OpFMul || i.opcode == Op::OpFAdd ||
                                  i.opcode == Op::OpFSub))

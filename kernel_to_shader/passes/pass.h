@@ -20,6 +20,9 @@ struct PassContext {
   std::vector<KernelInterface> kernels;  // filled by lower-to-shader, one per entry point
   std::vector<uint8_t> program_data;     // initial program-scope variable contents
   uint32_t global_variable_size = 0;
+  // Structure every function that needs it through a dispatch loop where possible (a retry:
+  // set when the structurizer's output failed validation).
+  bool dispatch_loops = false;
 };
 
 class Pass {

@@ -19,6 +19,7 @@
 #include <unordered_set>
 
 #include "ir/cfg.h"
+#include "passes/dispatch_loop.h"
 
 namespace vkcl::k2s {
 
@@ -190,30 +191,12 @@ class Structurizer {
       if (is_collective(i)) return false;
     return true;
   }
-  // Barriers, work-group and sub-group operations, and calls to functions that hold one.
   bool is_collective(const Instruction& i) {
-    if (i.opcode == Op::OpFunctionCall) {
-      if (!collective_functions_computed_) find_collective_functions();
-      return collective_functions_.count(i.operands[0]) > 0;
+    if (!collective_functions_computed_) {
+      collective_functions_ = collective_functions(m_);
+      collective_functions_computed_ = true;
     }
-    uint32_t op = uint32_t(i.opcode);
-    return i.opcode == Op::OpControlBarrier ||
-           (op >= uint32_t(Op::OpGroupAsyncCopy) && op <= uint32_t(Op::OpGroupSMax)) ||
-           (op >= uint32_t(Op::OpGroupNonUniformElect) &&
-            op <= uint32_t(Op::OpGroupNonUniformQuadSwap));
-  }
-  void find_collective_functions() {
-    collective_functions_computed_ = true;
-    for (bool grew = true; grew;) {  // through calls: until no function is added
-      grew = false;
-      for (const ir::Function& f : m_.functions) {
-        if (collective_functions_.count(f.id())) continue;
-        bool has = false;
-        for (const Block& b : f.blocks)
-          for (const Instruction& x : b.instructions) has = has || is_collective(x);
-        if (has) collective_functions_.insert(f.id()), grew = true;
-      }
-    }
+    return k2s::is_collective(i, collective_functions_);
   }
 
   // A branch to a small returning block that is not a merge becomes a copy of that block:
@@ -1104,6 +1087,20 @@ class Structurizer {
   std::unordered_set<uint32_t> collective_functions_;
 };
 
+// A dispatch loop for the region before any barrier, the rest structured as usual.
+bool dispatch(ir::Module& module, ir::Function& f, PassContext& context, std::string* why = nullptr) {
+  DispatchLoop loop;
+  std::string reason;
+  if (!make_dispatch_loop(module, f, &loop, &reason)) {
+    if (why) *why = reason;
+    return false;
+  }
+  Structurizer rest(module, f, context);
+  if (rest.run() && splice_dispatch_loop(module, f, std::move(loop))) return true;
+  if (why) *why = "the rest of the function could not be structured";
+  return false;
+}
+
 class StructurizePass : public Pass {
  public:
   const char* name() const override { return "structurize"; }
@@ -1125,9 +1122,31 @@ class StructurizePass : public Pass {
             if (cfg.dominates(b, p) && f.blocks[b].merge() == nullptr) has_loops_unmarked = true;
       }
       if (structured && !has_loops_unmarked) continue;
+      ir::Function original = f;
+      size_t log_size = context.log.size();
+      if (context.dispatch_loops && dispatch(module, f, context)) {
+        changed = true;
+        continue;
+      }
+      f = original;
+      context.log.resize(log_size);
       Structurizer s(module, f, context);
-      if (!s.run()) return PassStatus::Failure;
-      changed |= s.changed();
+      if (s.run()) {
+        changed |= s.changed();
+        continue;
+      }
+      // The last resort: a dispatch loop for the region before any barrier, the rest
+      // structured again. The first failure's log stands when that does not work either.
+      std::string failure = context.log.substr(log_size), why;
+      f = original;
+      context.log.resize(log_size);
+      if (dispatch(module, f, context, &why)) {
+        changed = true;
+        continue;
+      }
+      context.log.resize(log_size);
+      context.log += failure + "note: nor as a dispatch loop: " + why + "\n";
+      return PassStatus::Failure;
     }
     return changed ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;
   }

@@ -165,6 +165,39 @@ const Case kCases[] = {
          if (j > 0) goto inner_top;
        }
        out[gid] = acc; })"},
+    // A goto machine whose structured form at -O2 fails Vulkan validation the first time;
+    // the retry puts it through a dispatch loop.
+    {"irreducible_machine_retried", R"(__kernel void k(__global const int* in, __global int* out, __local int* tmp, int n) {
+         int gid = get_global_id(0), lid = get_local_id(0);
+         int acc = in[gid % n], steps = 0;
+         switch (acc & 7) {
+           case 0: goto s0;
+           case 1: goto s1;
+           case 2: goto s2;
+           case 3: goto s0;
+           case 4: goto s1;
+           case 5: goto s2;
+           case 6: goto s0;
+           case 7: goto s1;
+         }
+       s0:
+         acc = (acc * 2 + 3 + in[(gid + steps) % n]) % 1009;
+         if (++steps > 50) goto end;
+         goto end;
+       s1:
+         acc = (acc * 1 + 1 + in[(gid + steps) % n]) % 1009;
+         for (int k = 0; k < (acc & 3); ++k) acc += k;
+         if (++steps > 50) goto end;
+         if (acc & 32) goto s2;
+         goto s0;
+       s2:
+         acc = (acc * 5 + 3 + in[(gid + steps) % n]) % 1009;
+         if (++steps > 50) goto end;
+         if (acc & 128) goto s1;
+         goto s0;
+       end:
+         out[gid] = acc * 64 + steps;
+       })"},
     // Kernel-only relational instructions on 16-component vectors.
     {"wide_relationals", R"(__kernel void k(__global float* a, __global int* r) {
        size_t i = get_global_id(0);

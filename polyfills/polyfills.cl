@@ -2,3 +2,4 @@
 // one family; link-builtins prefers these bodies to libclc's.
 #include "log.cl"
 #include "pow.cl"
+#include "dot.cl"

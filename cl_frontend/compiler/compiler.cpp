@@ -1,4 +1,5 @@
 #include "compiler/compiler.h"
+#include "compiler/legalize.h"
 
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
@@ -347,6 +348,17 @@ CompileResult compile(const std::string& source, const std::string& options,
   if (features.fp64) ext += ",+cl_khr_fp64,+__opencl_c_fp64";
   if (features.fp16) ext += ",+cl_khr_fp16";
   if (features.int64) ext += ",+__opencl_c_int64";
+  // clang 15 declares these extensions' functions only for OpenCL C 2.0 and later (from its
+  // own macros); a device that reports them offers them to OpenCL C 1.2 programs too.
+  for (const char* macro : {"cl_khr_extended_bit_ops", "cl_khr_integer_dot_product",
+                            "__opencl_c_integer_dot_product_input_4x8bit",
+                            "__opencl_c_integer_dot_product_input_4x8bit_packed"}) {
+    auto has = [&](const std::vector<std::string>& list) {
+      return std::find(list.begin(), list.end(), macro) != list.end();
+    };
+    if (has(features.extensions) || has(features.features))
+      t.args.push_back(std::string("-D") + macro + "=1");
+  }
   // The device's OpenCL version (clang leaves it to the implementation).
   t.args.push_back("-D__OPENCL_VERSION__=300");
   // clang defines __IMAGE_SUPPORT__ for SPIR targets; it must tell the device's truth.
@@ -372,7 +384,9 @@ CompileResult compile(const std::string& source, const std::string& options,
                             "__opencl_c_ext_fp16_global_atomic_add",
                             "__opencl_c_ext_fp16_local_atomic_add",
                             "__opencl_c_ext_fp16_global_atomic_min_max",
-                            "__opencl_c_ext_fp16_local_atomic_min_max"})
+                            "__opencl_c_ext_fp16_local_atomic_min_max",
+                            "__opencl_c_integer_dot_product_input_4x8bit",
+                            "__opencl_c_integer_dot_product_input_4x8bit_packed"})
     if (std::find(features.features.begin(), features.features.end(), macro) ==
         features.features.end())
       undefs += std::string("#undef ") + macro + "\n";
@@ -415,13 +429,18 @@ CompileResult compile(const std::string& source, const std::string& options,
       result.kernels.push_back(kernel_info(f));
 
   route_casts_through_generic(*module);
+  if (!legalize_for_translator(*module, &result.log)) return result;
   // SPIR-V 1.3 is the first with OpGroupNonUniform* (cl_khr_subgroup_*); llvm-spirv aborts the
   // process, rather than failing, when a module needs more than the version it may use.
   // cl_ext_float_atomics' add/sub/min/max become OpAtomicF{Add,Min,Max}EXT only with these
   // extensions; the lowering turns them into native atomics or compare-exchange loops.
+  // cl_khr_extended_bit_ops and cl_khr_integer_dot_product calls become their SPIR-V
+  // instructions only with theirs.
   SPIRV::TranslatorOpts opts(SPIRV::VersionNumber::SPIRV_1_4,
                              {{SPIRV::ExtensionID::SPV_EXT_shader_atomic_float_add, true},
-                              {SPIRV::ExtensionID::SPV_EXT_shader_atomic_float_min_max, true}});
+                              {SPIRV::ExtensionID::SPV_EXT_shader_atomic_float_min_max, true},
+                              {SPIRV::ExtensionID::SPV_KHR_bit_instructions, true},
+                              {SPIRV::ExtensionID::SPV_KHR_integer_dot_product, true}});
   std::ostringstream spirv;
   std::string error;
   if (!llvm::writeSpirv(module.get(), opts, spirv, error)) {

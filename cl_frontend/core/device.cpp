@@ -97,7 +97,10 @@ static const char* kExtensions[] = {"cl_ext_float_atomics",
     // SPIR-V extensions of the environment spec's chapter 5 that change nothing Vulkan sees:
     // wrap flags and expect/assume hints are dropped, linkonce_odr is a linker matter.
     "cl_khr_spirv_no_integer_wrap_decoration", "cl_khr_spirv_linkonce_odr",
-    "cl_khr_expect_assume"};
+    "cl_khr_expect_assume",
+    // Bit-field instructions and 8-bit dot products are lowered to 32-bit instructions and
+    // plain arithmetic (lower_integer_ext.cpp), which every Vulkan device has.
+    "cl_khr_extended_bit_ops", "cl_khr_integer_dot_product"};
 
 // OpenCL C 3.0 features every device has: work-group functions are built from barriers and
 // local memory; program-scope variables live in a per-program buffer of device memory;
@@ -113,7 +116,9 @@ static const char* kFeatures[] = {"__opencl_c_work_group_collective_functions",
                                   "__opencl_c_ext_fp32_global_atomic_add",
                                   "__opencl_c_ext_fp32_local_atomic_add",
                                   "__opencl_c_ext_fp32_global_atomic_min_max",
-                                  "__opencl_c_ext_fp32_local_atomic_min_max"};
+                                  "__opencl_c_ext_fp32_local_atomic_min_max",
+                                  "__opencl_c_integer_dot_product_input_4x8bit",
+                                  "__opencl_c_integer_dot_product_input_4x8bit_packed"};
 
 std::vector<std::string> _cl_device_id::extension_list() const {
   // Not cl_khr_subgroups: the extension requires independent forward progress of
@@ -326,7 +331,9 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_EXTENSIONS_WITH_VERSION: {
       std::vector<cl_name_version> v;
       for (const std::string& e : extension_list()) {
-        cl_name_version n{version(1, 0), ""};
+        // cl_khr_integer_dot_product 2.0 adds the 4x8-bit vector inputs and the
+        // acceleration queries, both answered below.
+        cl_name_version n{e == "cl_khr_integer_dot_product" ? version(2, 0) : version(1, 0), ""};
         std::snprintf(n.name, sizeof(n.name), "%s", e.c_str());
         v.push_back(n);
       }
@@ -375,6 +382,14 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
           CL_DEVICE_GLOBAL_FP_ATOMIC_LOAD_STORE_EXT | CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT |
           CL_DEVICE_GLOBAL_FP_ATOMIC_MIN_MAX_EXT | CL_DEVICE_LOCAL_FP_ATOMIC_LOAD_STORE_EXT |
           CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT | CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT));
+    case CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR:
+      return out(cl_device_integer_dot_product_capabilities_khr(
+          CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR |
+          CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR));
+    // Multiplies and adds, not a dot-product instruction: nothing is accelerated.
+    case CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR:
+    case CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR:
+      return out(cl_device_integer_dot_product_acceleration_properties_khr{});
     case CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT:
     case CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT:
       return out(cl_device_fp_atomic_capabilities_ext(0));

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/import.h"
 #include "passes/link_builtins.h"
@@ -121,9 +122,10 @@ class Linker {
   }
 
   PassStatus run() {
+    if (!resolve_declarations()) return PassStatus::Failure;
     for (const auto& e : m_.ext_inst_imports)
       if (ir::decode_string(e.operands, 0) == "OpenCL.std") opencl_ = e.result_id;
-    if (!opencl_) return PassStatus::SuccessWithoutChange;
+    if (!opencl_) return changed_ ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;
     // Imported functions are appended to m_.functions, so they are visited too.
     for (size_t f = 0; f < m_.functions.size(); ++f) {
       if (!rewrite(f)) return PassStatus::Failure;
@@ -132,6 +134,59 @@ class Linker {
   }
 
  private:
+  // Built-ins llvm-spirv leaves as calls of declared functions (cl_khr_integer_dot_product's
+  // packed forms): a polyfill of the same mangled name takes the declaration's place.
+  bool resolve_declarations() {
+    std::unordered_map<uint32_t, std::string> imports;  // declared function -> linkage name
+    for (const auto& a : m_.annotations)
+      if (a.opcode == Op::OpDecorate && a.operands.size() > 2 &&
+          a.operands[1] == uint32_t(spv::Decoration::LinkageAttributes) &&
+          a.operands.back() == uint32_t(spv::LinkageType::Import))
+        imports[a.operands[0]] = ir::decode_string(a.operands, 2);
+    std::unordered_map<uint32_t, uint32_t> replaced;  // declaration -> imported definition
+    for (size_t k = 0; k < m_.functions.size(); ++k) {
+      if (!m_.functions[k].blocks.empty()) continue;
+      auto name = imports.find(m_.functions[k].id());
+      if (name == imports.end()) continue;
+      const Libraries& libs = libraries();
+      if (!libs.polyfills) continue;
+      std::string error;
+      uint32_t id = importer_.function(*libs.polyfills, name->second, &error);
+      if (!error.empty()) {
+        ctx_.log += "error: " + error + "\n";
+        return false;
+      }
+      if (id) replaced[m_.functions[k].id()] = id;
+    }
+    if (replaced.empty()) return true;
+    std::unordered_set<uint32_t> gone;  // the declarations and their parameters
+    for (const ir::Function& f : m_.functions)
+      if (replaced.count(f.id())) {
+        gone.insert(f.id());
+        for (const auto& p : f.parameters) gone.insert(p.result_id);
+      }
+    for (ir::Function& f : m_.functions)
+      for (ir::Block& b : f.blocks)
+        for (ir::Instruction& i : b.instructions)
+          if (i.opcode == Op::OpFunctionCall && replaced.count(i.operands[0]))
+            i.operands[0] = replaced[i.operands[0]];
+    auto targets_gone = [&](const ir::Instruction& i) { return !i.operands.empty() && gone.count(i.operands[0]); };
+    m_.functions.erase(std::remove_if(m_.functions.begin(), m_.functions.end(),
+                                      [&](const ir::Function& f) { return gone.count(f.id()) > 0; }),
+                       m_.functions.end());
+    m_.annotations.erase(std::remove_if(m_.annotations.begin(), m_.annotations.end(), targets_gone),
+                         m_.annotations.end());
+    m_.debug.erase(std::remove_if(m_.debug.begin(), m_.debug.end(),
+                                  [&](const ir::Instruction& i) {
+                                    return (i.opcode == Op::OpName || i.opcode == Op::OpMemberName) &&
+                                           targets_gone(i);
+                                  }),
+                   m_.debug.end());
+    reindex();
+    changed_ = true;
+    return true;
+  }
+
   const ir::Instruction* def(uint32_t id) {
     auto it = defs_.find(id);
     return it == defs_.end() ? nullptr : it->second;

@@ -729,6 +729,10 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       return lower_non_uniform(i);
     case Op::OpSizeOf:
       return fail("not supported yet (issue 3): " + describe(i));
+    case Op::OpBitFieldInsert: case Op::OpBitFieldSExtract: case Op::OpBitFieldUExtract:
+    case Op::OpBitReverse: case Op::OpSDot: case Op::OpUDot: case Op::OpSUDot:
+    case Op::OpSDotAccSat: case Op::OpUDotAccSat: case Op::OpSUDotAccSat:
+      return lower_integer_ext(i);
     default:
       break;
   }

@@ -225,6 +225,10 @@ class Lowering {
   uint32_t divide(uint32_t x, uint32_t y, uint32_t result_type);
   uint32_t signed_remainder(spv::Op op, uint32_t a, uint32_t b, uint32_t result_type);
   uint32_t count_bits(uint32_t value, uint32_t scalar_type);
+  // Bit-field instructions and integer dot products (lower_integer_ext.cpp).
+  bool lower_integer_ext(const ir::Instruction& inst);
+  uint32_t bit_field(spv::Op op, uint32_t type, const std::vector<uint32_t>& operands);
+  uint32_t splat32(uint32_t v, uint32_t count);
   bool classify_variables(const ir::Function& f);
   bool build_entry_point(const ir::Instruction& entry);
   void finish_module();

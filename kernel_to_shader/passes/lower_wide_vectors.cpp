@@ -162,7 +162,8 @@ bool Lowering::lower_wide(const ir::Instruction& i) {
     case Op::OpFOrdGreaterThanEqual: case Op::OpFUnordGreaterThanEqual: case Op::OpSelect:
     case Op::OpUConvert: case Op::OpSConvert: case Op::OpFConvert: case Op::OpConvertFToU:
     case Op::OpConvertFToS: case Op::OpConvertSToF: case Op::OpConvertUToF: case Op::OpBitcast:
-    case Op::OpBitCount: case Op::OpBitReverse: {
+    case Op::OpBitCount: case Op::OpBitReverse: case Op::OpBitFieldInsert:
+    case Op::OpBitFieldSExtract: case Op::OpBitFieldUExtract: {
       std::vector<uint32_t> parts;
       for (uint32_t k = 0; k < n; ++k) {
         std::vector<uint32_t> ops;
@@ -171,6 +172,9 @@ bool Lowering::lower_wide(const ir::Instruction& i) {
                         : i.opcode == Op::OpSRem || i.opcode == Op::OpSMod
                             ? signed_remainder(i.opcode, ops[0], ops[1], elem)
                         : i.opcode == Op::OpBitCount ? count_bits(ops[0], elem)
+                        : i.opcode == Op::OpBitReverse || i.opcode == Op::OpBitFieldInsert ||
+                                i.opcode == Op::OpBitFieldSExtract || i.opcode == Op::OpBitFieldUExtract
+                            ? bit_field(i.opcode, elem, ops)
                             : emit(i.opcode, elem, ops);
         if (contraction_off_ && (i.opcode == Op::OpFMul || i.opcode == Op::OpFAdd ||
                                  i.opcode == Op::OpFSub))

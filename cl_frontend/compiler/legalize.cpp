@@ -1,0 +1,147 @@
+// LLVM IR that SPIRV-LLVM-Translator 15 cannot translate, rewritten before it sees it. The
+// translator does not fail on these: it aborts the process (its error checks call abort()
+// and the switch that turns that off is not exported), so a kernel whose optimised IR holds
+// one would take the application down. LLVM's optimiser produces them from ordinary OpenCL C:
+// `freeze` from loop unswitching, saturating adds from `s < a ? UINT_MAX : s`, reductions
+// from the SLP vectoriser, overflow intrinsics from carry checks.
+#include "compiler/legalize.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+
+#include <functional>
+#include <vector>
+
+namespace vkcl::compiler {
+
+namespace {
+
+using llvm::Intrinsic::ID;
+
+// Folds the elements of |v| with |op| (and |start| first when given).
+llvm::Value* fold(llvm::IRBuilder<>& b, llvm::Value* v, llvm::Value* start,
+                  const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& op) {
+  auto* type = llvm::cast<llvm::FixedVectorType>(v->getType());
+  llvm::Value* acc = start;
+  for (unsigned k = 0; k < type->getNumElements(); ++k) {
+    llvm::Value* e = b.CreateExtractElement(v, b.getInt32(k));
+    acc = acc ? op(acc, e) : e;
+  }
+  return acc;
+}
+
+llvm::Value* min_max(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x, llvm::Value* y) {
+  return b.CreateSelect(b.CreateICmp(p, x, y), x, y);
+}
+
+// The replacement of |call|, or nullptr when it is not one of the intrinsics handled here.
+llvm::Value* expand(llvm::IntrinsicInst* call) {
+  llvm::IRBuilder<> b(call);
+  auto arg = [&](unsigned k) { return call->getArgOperand(k); };
+  using P = llvm::CmpInst::Predicate;
+  switch (call->getIntrinsicID()) {
+    case llvm::Intrinsic::uadd_sat: {
+      llvm::Value* sum = b.CreateAdd(arg(0), arg(1));
+      return b.CreateSelect(b.CreateICmpULT(sum, arg(0)),
+                            llvm::Constant::getAllOnesValue(sum->getType()), sum);
+    }
+    case llvm::Intrinsic::ssub_sat: {
+      llvm::Value* diff = b.CreateSub(arg(0), arg(1));
+      // Overflow when the operands' signs differ and the result's differs from the first's.
+      llvm::Value* overflow = b.CreateICmpSLT(
+          b.CreateAnd(b.CreateXor(arg(0), arg(1)), b.CreateXor(arg(0), diff)),
+          llvm::Constant::getNullValue(diff->getType()));
+      unsigned bits = diff->getType()->getScalarSizeInBits();
+      llvm::Value* low = llvm::ConstantInt::get(diff->getType(), llvm::APInt::getSignedMinValue(bits));
+      llvm::Value* high = llvm::ConstantInt::get(diff->getType(), llvm::APInt::getSignedMaxValue(bits));
+      llvm::Value* bound = b.CreateSelect(
+          b.CreateICmpSLT(arg(0), llvm::Constant::getNullValue(diff->getType())), low, high);
+      return b.CreateSelect(overflow, bound, diff);
+    }
+    case llvm::Intrinsic::uadd_with_overflow: {
+      llvm::Value* sum = b.CreateAdd(arg(0), arg(1));
+      llvm::Value* pair = llvm::UndefValue::get(call->getType());
+      pair = b.CreateInsertValue(pair, sum, 0);
+      return b.CreateInsertValue(pair, b.CreateICmpULT(sum, arg(0)), 1);
+    }
+    case llvm::Intrinsic::canonicalize:  // only quiets signalling NaNs: nothing to do here
+      return arg(0);
+    case llvm::Intrinsic::vector_reduce_add:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return b.CreateAdd(x, y); });
+    case llvm::Intrinsic::vector_reduce_mul:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return b.CreateMul(x, y); });
+    case llvm::Intrinsic::vector_reduce_and:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return b.CreateAnd(x, y); });
+    case llvm::Intrinsic::vector_reduce_or:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return b.CreateOr(x, y); });
+    case llvm::Intrinsic::vector_reduce_xor:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return b.CreateXor(x, y); });
+    case llvm::Intrinsic::vector_reduce_smax:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return min_max(b, P::ICMP_SGT, x, y); });
+    case llvm::Intrinsic::vector_reduce_smin:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return min_max(b, P::ICMP_SLT, x, y); });
+    case llvm::Intrinsic::vector_reduce_umax:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return min_max(b, P::ICMP_UGT, x, y); });
+    case llvm::Intrinsic::vector_reduce_umin:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return min_max(b, P::ICMP_ULT, x, y); });
+    case llvm::Intrinsic::vector_reduce_fadd:  // in order, from the start value
+      return fold(b, arg(1), arg(0), [&](auto* x, auto* y) { return b.CreateFAdd(x, y); });
+    case llvm::Intrinsic::vector_reduce_fmul:
+      return fold(b, arg(1), arg(0), [&](auto* x, auto* y) { return b.CreateFMul(x, y); });
+    case llvm::Intrinsic::vector_reduce_fmax:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return b.CreateMaxNum(x, y); });
+    case llvm::Intrinsic::vector_reduce_fmin:
+      return fold(b, arg(0), nullptr, [&](auto* x, auto* y) { return b.CreateMinNum(x, y); });
+    default:
+      return nullptr;
+  }
+}
+
+// Intrinsics seen to abort SPIRV-LLVM-Translator 15 that are not expanded above.
+bool untranslatable(ID id) {
+  switch (id) {
+    case llvm::Intrinsic::smul_fix: case llvm::Intrinsic::umul_fix:
+    case llvm::Intrinsic::smul_fix_sat: case llvm::Intrinsic::umul_fix_sat:
+    case llvm::Intrinsic::ushl_sat: case llvm::Intrinsic::sshl_sat:
+    case llvm::Intrinsic::fptoui_sat: case llvm::Intrinsic::fptosi_sat:
+    case llvm::Intrinsic::ptrmask:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool legalize_for_translator(llvm::Module& module, std::string* log) {
+  std::vector<llvm::Instruction*> work;
+  for (llvm::Function& f : module)
+    for (llvm::BasicBlock& block : f)
+      for (llvm::Instruction& i : block)
+        if (llvm::isa<llvm::FreezeInst>(i) || llvm::isa<llvm::IntrinsicInst>(i)) work.push_back(&i);
+  bool ok = true;
+  for (llvm::Instruction* i : work) {
+    if (auto* freeze = llvm::dyn_cast<llvm::FreezeInst>(i)) {
+      // A frozen value may be any value where the operand is poison; the operand itself is
+      // one such choice.
+      freeze->replaceAllUsesWith(freeze->getOperand(0));
+      freeze->eraseFromParent();
+      continue;
+    }
+    auto* call = llvm::cast<llvm::IntrinsicInst>(i);
+    if (llvm::Value* replacement = expand(call)) {
+      call->replaceAllUsesWith(replacement);
+      call->eraseFromParent();
+    } else if (untranslatable(call->getIntrinsicID())) {
+      *log += "error: the optimised program uses " + call->getCalledFunction()->getName().str() +
+              ", which SPIRV-LLVM-Translator 15 cannot translate (try -cl-opt-disable)\n";
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace vkcl::compiler

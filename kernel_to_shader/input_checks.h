@@ -16,5 +16,7 @@ std::string validate(const std::vector<uint32_t>& words, spv_target_env env);
 // Gives every vector OpSelect a vector condition: llvm-spirv 15 writes scalar conditions
 // (a SPIR-V 1.4 form) into modules it labels 1.3.
 void splat_select_conditions(ir::Module& module);
+// Lists every module-scope variable in every entry point's interface (SPIR-V 1.4 and later).
+void complete_interfaces(ir::Module& module);
 
 }  // namespace vkcl::k2s

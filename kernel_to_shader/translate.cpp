@@ -4,6 +4,7 @@
 #include <spirv-tools/optimizer.hpp>
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "ir/module.h"
@@ -159,6 +160,23 @@ void drop_misplaced_constant_decorations(ir::Module& module) {
       module.annotations.end());
 }
 
+// From SPIR-V 1.4 an entry point lists every module-scope variable it uses; llvm-spirv 15
+// leaves out some (a variable only named in another's initializer), so every entry point gets
+// all of them.
+void complete_interfaces(ir::Module& module) {
+  if (module.version < 0x00010400) return;
+  std::vector<uint32_t> variables;
+  for (const auto& g : module.globals)
+    if (g.opcode == spv::Op::OpVariable) variables.push_back(g.result_id);
+  for (auto& ep : module.entry_points) {
+    size_t first = 2 + ir::decode_string(ep.operands, 2).size() / 4 + 1;
+    std::set<uint32_t> listed(ep.operands.begin() + long(std::min(first, ep.operands.size())),
+                              ep.operands.end());
+    for (uint32_t v : variables)
+      if (!listed.count(v)) ep.operands.push_back(v);
+  }
+}
+
 // A vector OpSelect with a scalar condition (SPIR-V 1.4 allows it) gets a vector condition:
 // llvm-spirv 15 writes such selects into modules it labels 1.3, which spirv-val rejects, and the
 // lowering of 8- and 16-component vectors takes conditions component by component.
@@ -276,6 +294,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   expand_decoration_groups(module);
   drop_misplaced_constant_decorations(module);
   splat_select_conditions(module);
+  complete_interfaces(module);
   // llvm-spirv writes OpLoopMerge for loops with an unroll pragma, not always where SPIR-V
   // allows it; the structurizer decides every merge itself, so input merges are dropped.
   for (ir::Function& f : module.functions)
@@ -336,6 +355,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     first_failure = log;
   }
   result.program_data = context.program_data;
+  result.program_relocations = context.program_relocations;
   result.global_variable_size = context.global_variable_size;
   result.log += context.log;
   result.ok = true;

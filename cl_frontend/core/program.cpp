@@ -154,6 +154,7 @@ bool _cl_program::make_executable(Build& b, _cl_device_id* device) {
   }
   b.kernels = std::move(t.kernels);
   b.program_data = std::move(t.program_data);
+  b.program_relocations = std::move(t.program_relocations);
   b.global_variable_size = t.global_variable_size;
   b.status = CL_BUILD_SUCCESS;
   b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
@@ -264,6 +265,14 @@ cl::Result<std::shared_ptr<vk::Buffer>> _cl_program::data_buffer(_cl_device_id* 
                                   vk::MemoryPlacement::HostVisible, &buffer);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   std::memcpy(buffer->mapped(), b.program_data.data(), b.program_data.size());
+  // Pointers between program-scope variables were written as offsets into this buffer.
+  for (uint32_t at : b.program_relocations) {
+    uint64_t pointer = 0;
+    auto* word = static_cast<uint8_t*>(buffer->mapped()) + at;
+    std::memcpy(&pointer, word, 8);
+    pointer += buffer->address();
+    std::memcpy(word, &pointer, 8);
+  }
   b.data_buffer = std::move(buffer);
   return b.data_buffer;
 }

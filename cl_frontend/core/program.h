@@ -30,6 +30,7 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
     int language_version = 120;
     bool uniform_work_group_size = false;
     std::vector<uint8_t> program_data;  // initial program-scope variable contents
+    std::vector<uint32_t> program_relocations;  // where the buffer's address is added
     uint32_t global_variable_size = 0;
     std::shared_ptr<vkcl::vk::Buffer> data_buffer;  // created on first launch
   };

@@ -344,6 +344,18 @@ bool Lowering::lower_globals() {
       case Op::OpConstantNull: map_[g.result_id] = c_null(lower_type(g.type_id)); break;
       case Op::OpConstantComposite:
       case Op::OpSpecConstantComposite: {
+        // A composite of addresses (`global int* table[2] = {&a, &b}`) is only an
+        // initializer: write_constant reads it from the input.
+        bool addresses = false;
+        for (uint32_t p : g.operands) {
+          const ir::Instruction* d = def(p);
+          addresses = addresses || address_constants_.count(p) ||
+                      (d && (d->opcode == Op::OpVariable || d->opcode == Op::OpSpecConstantOp));
+        }
+        if (addresses) {
+          address_constants_.insert(g.result_id);
+          break;
+        }
         std::vector<uint32_t> parts;
         for (uint32_t p : g.operands) parts.push_back(value(p));
         uint32_t id = take_id();
@@ -401,9 +413,15 @@ bool Lowering::lower_globals() {
           break;
         }
       }
-      case Op::OpSpecConstantOp:
-        // What specialize() could not fold: pointer, half-precision or aggregate operations.
+      case Op::OpSpecConstantOp: {
+        // What specialize() could not fold. Addresses of program-scope variables (a pointer
+        // variable's initializer, `global int* p = &a[1]`) are written by write_constant;
+        // half-precision or aggregate operations are not supported.
+        const ir::Instruction* t = def(g.type_id);
+        uint64_t offset = 0;
+        if (t && t->opcode == Op::OpTypePointer && constant_address(g.result_id, &offset)) break;
         return fail("OpSpecConstantOp not supported yet: " + describe(g));
+      }
       case Op::OpConstantSampler:
         return fail("samplers are not supported yet: " + describe(g));
       default:
@@ -440,6 +458,16 @@ bool Lowering::write_constant(uint32_t c, uint32_t type, size_t offset) {
       std::memcpy(&program_data_[offset], d->operands.data(), bytes);
       return true;
     }
+    case Op::OpVariable:
+    case Op::OpSpecConstantOp: {
+      // The address of a program-scope variable: its offset in the data buffer, plus the
+      // buffer's address when the buffer is made (a relocation).
+      uint64_t target = 0;
+      if (t->opcode != Op::OpTypePointer || !constant_address(c, &target)) return false;
+      std::memcpy(&program_data_[offset], &target, 8);
+      program_relocations_.push_back(uint32_t(offset));
+      return true;
+    }
     case Op::OpConstantComposite: {
       for (size_t k = 0; k < d->operands.size(); ++k) {
         uint32_t member, at;
@@ -459,6 +487,51 @@ bool Lowering::write_constant(uint32_t c, uint32_t type, size_t offset) {
     default:
       return false;
   }
+}
+
+// The data-buffer offset that constant pointer |c| points at: a program-scope variable, or
+// an access chain or cast of one with constant indices.
+bool Lowering::constant_address(uint32_t c, uint64_t* offset) {
+  const ir::Instruction* d = def(c);
+  if (!d) return false;
+  if (d->opcode == Op::OpVariable) {
+    for (auto [id, at] : program_variables_)
+      if (id == c) return *offset = at, true;
+    return false;
+  }
+  if (d->opcode != Op::OpSpecConstantOp || d->operands.size() < 2) return false;
+  Op op = Op(d->operands[0]);
+  if (op == Op::OpBitcast || op == Op::OpPtrCastToGeneric || op == Op::OpGenericCastToPtr)
+    return constant_address(d->operands[1], offset);
+  bool element = op == Op::OpPtrAccessChain || op == Op::OpInBoundsPtrAccessChain;
+  if (!element && op != Op::OpAccessChain && op != Op::OpInBoundsAccessChain) return false;
+  const ir::Instruction* base = def(d->operands[1]);
+  if (!base || !constant_address(d->operands[1], offset)) return false;
+  uint32_t type = pointee(base->type_id);
+  for (size_t k = 2; k < d->operands.size(); ++k) {
+    bool ok = false;
+    int64_t index = int64_t(constant_value(d->operands[k], &ok));
+    if (!ok) return false;
+    const Layout& l = layout_.of(type);
+    if (element && k == 2) {  // steps over whole objects of the pointee type
+      uint64_t stride = (uint64_t(l.size) + l.alignment - 1) / l.alignment * l.alignment;
+      *offset += uint64_t(index) * stride;
+      continue;
+    }
+    const ir::Instruction* t = def(type);
+    if (!t) return false;
+    if (t->opcode == Op::OpTypeStruct) {
+      if (index < 0 || size_t(index) >= l.member_offsets.size()) return false;
+      *offset += l.member_offsets[size_t(index)];
+      type = t->operands[size_t(index)];
+    } else if (t->opcode == Op::OpTypeArray || t->opcode == Op::OpTypeVector) {
+      *offset += uint64_t(index) * l.stride;
+      type = t->operands[0];
+    } else {
+      return false;
+    }
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------- functions
@@ -981,6 +1054,7 @@ bool Lowering::run(ir::Module* result) {
   }
   ctx_.kernels = kernels_;
   ctx_.program_data = program_data_;
+  ctx_.program_relocations = program_relocations_;
   ctx_.global_variable_size = global_variable_size_;
   *result = std::move(out_);
   return true;

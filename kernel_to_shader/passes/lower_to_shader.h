@@ -293,7 +293,10 @@ class Lowering {
   bool constant_string(uint32_t in_pointer, std::string* text) const;
   std::vector<uint8_t> program_data_;
   std::vector<std::pair<uint32_t, uint32_t>> program_variables_;  // (input id, data offset)
+  std::vector<uint32_t> program_relocations_;  // see PassContext
+  std::unordered_set<uint32_t> address_constants_;  // composites of addresses, not lowered
   uint32_t global_variable_size_ = 0;
+  bool constant_address(uint32_t in_constant, uint64_t* offset);
   bool write_constant(uint32_t in_constant, uint32_t in_type, size_t offset);
 };
 

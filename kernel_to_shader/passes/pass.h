@@ -19,6 +19,9 @@ struct PassContext {
   std::string log;  // diagnostics; a failing pass says here what it could not handle and where
   std::vector<KernelInterface> kernels;  // filled by lower-to-shader, one per entry point
   std::vector<uint8_t> program_data;     // initial program-scope variable contents
+  // Offsets of 64-bit words of program_data that hold an offset into it (pointers to
+  // program-scope variables): the data buffer's address is added to each when it is made.
+  std::vector<uint32_t> program_relocations;
   uint32_t global_variable_size = 0;
   // Structure every function that needs it through a dispatch loop where possible (a retry:
   // set when the structurizer's output failed validation).

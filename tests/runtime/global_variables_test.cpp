@@ -74,6 +74,41 @@ TEST_P(GlobalVariables, GlobalsPersistAcrossKernelsAndLaunches) {
   EXPECT_EQ(read<int>(oi, 1)[0], 100);
 }
 
+// Program-scope pointers initialised with addresses of other program-scope variables (an
+// element, a struct member, through a cast, in a table), read and written through, and the
+// writes seen by a later launch of another kernel.
+TEST_P(GlobalVariables, PointerInitializersPointIntoTheProgram) {
+  const char* source = R"(
+    typedef struct { int x; float y[3]; } S;
+    global int a[4] = {10, 20, 30, 40};
+    global S s = {7, {1.5f, 2.5f, 3.5f}};
+    constant int c[3] = {100, 200, 300};
+    global int* p = &a[2];
+    global float* fp = &s.y[1];
+    constant int* cp = c + 1;
+    global int* table[2] = {&a[0], &a[3]};
+    global uchar* bytes = (global uchar*)&a[1];
+    kernel void use(global int* out, int v) {
+      out[0] = *p; out[1] = (int)(*fp * 10); out[2] = *cp; out[3] = *table[0] + *table[1];
+      out[4] = bytes[0];
+      *p = v; *table[1] += 1; *fp = 9.5f; p = &a[0];
+    }
+    kernel void later(global int* out) {
+      out[0] = a[0]; out[1] = a[2]; out[2] = a[3]; out[3] = (int)(s.y[1] * 10); out[4] = *p;
+    })";
+  Program prog = build(source, "-cl-std=CL3.0");
+  Kernel use = kernel(prog, "use"), later = kernel(prog, "later");
+  Mem out1 = poisoned(5 * 4), out2 = poisoned(5 * 4);
+  set_mem_arg(use, 0, out1);
+  set_arg(use, 1, 77);
+  set_mem_arg(later, 0, out2);
+  size_t one = 1;
+  run(use, 1, &one, nullptr);
+  run(later, 1, &one, nullptr);
+  EXPECT_EQ(read<int>(out1, 5), (std::vector<int>{30, 25, 200, 50, 20}));
+  EXPECT_EQ(read<int>(out2, 5), (std::vector<int>{10, 77, 41, 95, 10}));
+}
+
 TEST_P(GlobalVariables, DeviceReportsTheFeatureAndTheLimit) {
   size_t max = 0;
   ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, sizeof max, &max, nullptr));

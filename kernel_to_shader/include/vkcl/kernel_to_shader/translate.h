@@ -143,6 +143,9 @@ struct TranslateResult {
   // variable at its OpenCL layout. One buffer per program and device holds it, persistent
   // across launches.
   std::vector<uint8_t> program_data;
+  // Offsets of 64-bit words of program_data holding an offset into it (a pointer to another
+  // program-scope variable): the buffer's device address is added to each.
+  std::vector<uint32_t> program_relocations;
   uint32_t global_variable_size = 0;  // bytes of __global program-scope variables
 };
 

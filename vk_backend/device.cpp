@@ -12,6 +12,7 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   f12.storageBuffer8BitAccess = info.storage_buffer_8bit;
   f12.shaderBufferInt64Atomics = info.shader_buffer_int64_atomics;
   f12.shaderSharedInt64Atomics = info.shader_shared_int64_atomics;
+  f12.shaderSubgroupExtendedTypes = info.subgroup_extended_types;
   f12.hostQueryReset = VK_TRUE;
   VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f12};
   f11.storageBuffer16BitAccess = info.storage_buffer_16bit;

@@ -109,6 +109,7 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   info.vulkan_memory_model = f12.vulkanMemoryModel;
   info.shader_buffer_int64_atomics = f12.shaderBufferInt64Atomics;
   info.shader_shared_int64_atomics = f12.shaderSharedInt64Atomics;
+  info.subgroup_extended_types = f12.shaderSubgroupExtendedTypes;
   describe_atomic_features(physical, extensions, &info);
 
   vkGetPhysicalDeviceMemoryProperties(physical, &info.memory);

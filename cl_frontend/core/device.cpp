@@ -62,6 +62,7 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   caps.subgroups = info_.subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
   caps.subgroup_operations = has_subgroups();
   if (caps.subgroups) caps.subgroup_features = info_.subgroup.supportedOperations;
+  caps.subgroup_extended_types = caps.subgroups && info_.subgroup_extended_types;
   caps.preserve_inf_nan32 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat32;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
   caps.max_work_group_size = uint32_t(max_work_group_size());
@@ -145,6 +146,10 @@ std::vector<std::string> _cl_device_id::extension_list() const {
     if ((ops & bit) || (bit == VK_SUBGROUP_FEATURE_CLUSTERED_BIT &&
                         (ops & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) && (ops & VK_SUBGROUP_FEATURE_BALLOT_BIT)))
       v.push_back(name);
+  // Broadcasts, reductions and scans of 8/16-bit integers and of vectors: Vulkan's subgroup
+  // operations take vectors always and narrow integers with shaderSubgroupExtendedTypes.
+  if (info_.subgroup_extended_types && (ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT))
+    v.push_back("cl_khr_subgroup_extended_types");
   return v;
 }
 

@@ -344,6 +344,26 @@ uint32_t Lowering::lower_broadcast(const ir::Instruction& i, uint32_t t) {
   return result;
 }
 
+// One subgroup operation |op| whose operand |at| is input value |in_value|: per component for
+// 8- and 16-component vectors, which Vulkan does not have. 8- and 16-bit values need
+// shaderSubgroupExtendedTypes (cl_khr_subgroup_extended_types).
+uint32_t Lowering::subgroup_op(Op op, uint32_t rt, std::vector<uint32_t> ops, size_t at,
+                               uint32_t in_value) {
+  Shape shape = shape_of(rt);
+  if (shape.ok && shape.width < 32 && !ctx_.caps.subgroup_extended_types) {
+    fail("sub-group operations on 8- or 16-bit values need shaderSubgroupExtendedTypes");
+    return 0;
+  }
+  if (!shape.wide) return emit(op, rt, ops);
+  uint32_t elem = shape.is_float ? t_float(shape.width) : t_uint(shape.width);
+  std::vector<uint32_t> parts;
+  for (uint32_t c = 0; c < shape.count; ++c) {
+    ops[at] = component(in_value, c);
+    parts.push_back(emit(op, elem, ops));
+  }
+  return emit(Op::OpCompositeConstruct, rt, parts);
+}
+
 // Sub-group functions (cl_khr_subgroups): Vulkan's subgroup operations, one instruction each.
 bool Lowering::lower_subgroup(const ir::Instruction& i) {
   uint32_t rt = lower_type(i.type_id);
@@ -368,8 +388,8 @@ bool Lowering::lower_subgroup(const ir::Instruction& i) {
       // A shuffle where the device has one: see lower_non_uniform on merged broadcasts.
       bool shuffle = ctx_.caps.subgroup_features & kSubgroupShuffle;
       if (shuffle) need_capability(spv::Capability::GroupNonUniformShuffle);
-      r = emit(shuffle ? Op::OpGroupNonUniformShuffle : Op::OpGroupNonUniformBroadcast, rt,
-               {scope, value(i.operands[1]), id});
+      r = subgroup_op(shuffle ? Op::OpGroupNonUniformShuffle : Op::OpGroupNonUniformBroadcast, rt,
+                      {scope, value(i.operands[1]), id}, 1, i.operands[1]);
       break;
     }
     default: {
@@ -390,7 +410,7 @@ bool Lowering::lower_subgroup(const ir::Instruction& i) {
           operation != spv::GroupOperation::ExclusiveScan)
         return fail("sub-group operation not supported: " + describe(i));
       need_capability(spv::Capability::GroupNonUniformArithmetic);
-      r = emit(op, rt, {scope, uint32_t(operation), value(i.operands[2])});
+      r = subgroup_op(op, rt, {scope, uint32_t(operation), value(i.operands[2])}, 2, i.operands[2]);
     }
   }
   bind(i.result_id, rt, r);

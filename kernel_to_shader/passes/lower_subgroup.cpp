@@ -96,19 +96,7 @@ bool Lowering::lower_non_uniform(const ir::Instruction& i) {
     op = Op::OpGroupNonUniformShuffle;
     need_capability(spv::Capability::GroupNonUniformShuffle);
   }
-  Shape shape = shape_of(rt);
-  if (shape.wide) {  // 8 or 16 components: one operation per component
-    uint32_t elem = shape.is_float ? t_float(shape.width) : t_uint(shape.width);
-    std::vector<uint32_t> parts;
-    for (uint32_t c = 0; c < shape.count; ++c) {
-      std::vector<uint32_t> part = ops;
-      part[first_value] = component(i.operands[first_value], c);
-      parts.push_back(emit(op, elem, part));
-    }
-    bind(i.result_id, rt, emit(Op::OpCompositeConstruct, rt, parts));
-    return !failed_;
-  }
-  bind(i.result_id, rt, emit(op, rt, ops));
+  bind(i.result_id, rt, subgroup_op(op, rt, ops, first_value, i.operands[first_value]));
   return !failed_;
 }
 

@@ -193,6 +193,8 @@ class Lowering {
 
   // Work-group functions and async copies (lower_group.cpp).
   bool lower_group(const ir::Instruction& inst);
+  uint32_t subgroup_op(spv::Op op, uint32_t result_type, std::vector<uint32_t> operands,
+                       size_t value_at, uint32_t in_value);
   bool lower_async_copy(const ir::Instruction& inst);
   uint32_t lower_broadcast(const ir::Instruction& inst, uint32_t out_type);
   bool check_workgroup_scope(const ir::Instruction& inst);

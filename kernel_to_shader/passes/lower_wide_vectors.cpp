@@ -22,6 +22,10 @@ bool Lowering::needs_wide_lowering(const ir::Instruction& i) const {
     case Op::OpReturn: case Op::OpSelectionMerge: case Op::OpLoopMerge:
     case Op::OpCopyMemory: case Op::OpCopyMemorySized: case Op::OpLifetimeStart:
     case Op::OpLifetimeStop:
+    // sub-group broadcasts and reductions split wide vectors themselves (subgroup_op)
+    case Op::OpGroupBroadcast: case Op::OpGroupIAdd: case Op::OpGroupFAdd: case Op::OpGroupFMin:
+    case Op::OpGroupUMin: case Op::OpGroupSMin: case Op::OpGroupFMax: case Op::OpGroupUMax:
+    case Op::OpGroupSMax:
       return false;
     case Op::OpSelect: {
       // A scalar condition selects whole arrays; a vector condition goes component-wise.

@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
   caps.int64_atomics = true;
   // A desktop GPU's subgroups: every operation class.
   caps.subgroup_operations = true;
+  caps.subgroup_extended_types = true;
   caps.subgroup_features = vkcl::k2s::kSubgroupBasic | vkcl::k2s::kSubgroupVote | vkcl::k2s::kSubgroupArithmetic |
                            vkcl::k2s::kSubgroupBallot | vkcl::k2s::kSubgroupShuffle |
                            vkcl::k2s::kSubgroupShuffleRelative | vkcl::k2s::kSubgroupClustered;

@@ -177,6 +177,62 @@ TEST_P(SubGroups, NonUniformExtensionsMatchTheCpuModel) {
   }
 }
 
+// cl_khr_subgroup_extended_types: broadcasts of 8/16-bit values and of vectors up to 16
+// components, reductions and scans of char and short, against the same CPU model.
+TEST_P(SubGroups, ExtendedTypesMatchTheCpuModel) {
+  size_t size = 0;
+  clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, 0, nullptr, &size);
+  std::string extensions(size, '\0');
+  clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr);
+  if (extensions.find("cl_khr_subgroup_extended_types") == std::string::npos)
+    GTEST_SKIP() << "no cl_khr_subgroup_extended_types";
+  Program p = build(R"(
+    __kernel void k(__global const char* x, __global short* out, __global char16* vec) {
+      size_t i = get_global_id(0);
+      char c = x[i];
+      short s = (short)(c * 100);
+      __global short* o = out + 6 * i;
+      o[0] = sub_group_broadcast(c, 2);
+      o[1] = sub_group_reduce_add(s);
+      o[2] = sub_group_scan_inclusive_max(c);
+      o[3] = sub_group_scan_exclusive_add((ushort)s);
+      o[4] = sub_group_reduce_min(c);
+      o[5] = get_sub_group_size();
+      char16 v = (char16)(c) + (char16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+      vec[i] = sub_group_broadcast(v, 1);
+    })", "-cl-std=CL3.0");
+  Kernel k = kernel(p, "k");
+  size_t local = 32, global = 128;
+  std::uniform_int_distribution<int> dist(-100, 100);
+  std::vector<int8_t> x(global);
+  for (auto& v : x) v = int8_t(dist(rng_));
+  Mem dx = buffer(global, x.data()), dout = poisoned(global * 6 * 2), dvec = poisoned(global * 16);
+  set_mem_arg(k, 0, dx); set_mem_arg(k, 1, dout); set_mem_arg(k, 2, dvec);
+  run(k, 1, &global, &local);
+  auto out = read<int16_t>(dout, global * 6);
+  auto vec = read<int8_t>(dvec, global * 16);
+  for (size_t i = 0; i < global; ++i) {
+    size_t sub = size_t(out[6 * i + 5]);
+    ASSERT_GT(sub, size_t(2));
+    size_t first = i / sub * sub, lane = i % sub;  // sub-groups do not cross work-groups of 32
+    int sum = 0, max = -128, min = 127, before = 0;
+    for (size_t j = first; j < first + sub; ++j) {
+      sum += x[j] * 100;
+      min = std::min<int>(min, x[j]);
+      if (j <= i) max = std::max<int>(max, x[j]);
+      if (j < i) before += x[j] * 100;
+    }
+    const int16_t* o = &out[6 * i];
+    ASSERT_EQ(o[0], x[first + 2]) << "broadcast at " << i;
+    ASSERT_EQ(o[1], int16_t(sum)) << "reduce_add at " << i;
+    ASSERT_EQ(o[2], max) << "scan_inclusive_max at " << i;
+    ASSERT_EQ(uint16_t(o[3]), uint16_t(before)) << "scan_exclusive_add at " << i << " lane " << lane;
+    ASSERT_EQ(o[4], min) << "reduce_min at " << i;
+    for (int c = 0; c < 16; ++c)
+      ASSERT_EQ(vec[16 * i + c], int8_t(x[first + 1] + c)) << "char16 broadcast at " << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, SubGroups, ::testing::Values(std::string(""),
                                                                std::string("-cl-opt-disable")));
 

@@ -44,6 +44,7 @@ struct TargetCaps {
   bool subgroups = true;         // GroupNonUniform basic in compute
   bool subgroup_operations = false;  // and vote, ballot and arithmetic (cl_khr_subgroups)
   uint32_t subgroup_features = 0;    // kSubgroup* bits: VkSubgroupFeatureFlags in compute
+  bool subgroup_extended_types = false;  // subgroup operations on 8/16-bit values
   bool preserve_inf_nan32 = false;  // shaderSignedZeroInfNanPreserveFloat32
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation
                                  // (Vulkan does not promise it; the frontend probes the device)

@@ -38,6 +38,7 @@ struct DeviceInfo {
   bool vulkan_memory_model = false;
   bool shader_buffer_int64_atomics = false;
   bool shader_shared_int64_atomics = false;
+  bool subgroup_extended_types = false;  // 8/16-bit integers and halves in subgroup operations
   bool zero_initialize_workgroup_memory = false;  // Vulkan 1.3 / VK_KHR_zero_initialize_...
   bool zero_initialize_needs_extension = false;   // (the KHR extension below Vulkan 1.3)
   // VK_EXT_shader_atomic_float(2): 32-bit float atomic add and min/max, buffer and shared.

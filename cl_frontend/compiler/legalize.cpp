@@ -37,6 +37,12 @@ llvm::Value* min_max(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Val
   return b.CreateSelect(b.CreateICmp(p, x, y), x, y);
 }
 
+// The {result, overflowed} pair an llvm.*.with.overflow call returns.
+llvm::Value* pair(llvm::IRBuilder<>& b, llvm::CallInst* call, llvm::Value* result, llvm::Value* overflow) {
+  llvm::Value* p = b.CreateInsertValue(llvm::UndefValue::get(call->getType()), result, 0);
+  return b.CreateInsertValue(p, overflow, 1);
+}
+
 // The replacement of |call|, or nullptr when it is not one of the intrinsics handled here.
 llvm::Value* expand(llvm::IntrinsicInst* call) {
   llvm::IRBuilder<> b(call);
@@ -63,9 +69,31 @@ llvm::Value* expand(llvm::IntrinsicInst* call) {
     }
     case llvm::Intrinsic::uadd_with_overflow: {
       llvm::Value* sum = b.CreateAdd(arg(0), arg(1));
-      llvm::Value* pair = llvm::UndefValue::get(call->getType());
-      pair = b.CreateInsertValue(pair, sum, 0);
-      return b.CreateInsertValue(pair, b.CreateICmpULT(sum, arg(0)), 1);
+      return pair(b, call, sum, b.CreateICmpULT(sum, arg(0)));
+    }
+    case llvm::Intrinsic::usub_with_overflow:
+      return pair(b, call, b.CreateSub(arg(0), arg(1)), b.CreateICmpULT(arg(0), arg(1)));
+    case llvm::Intrinsic::ssub_with_overflow: {
+      llvm::Value* diff = b.CreateSub(arg(0), arg(1));
+      llvm::Value* zero = llvm::Constant::getNullValue(diff->getType());
+      return pair(b, call, diff,
+                  b.CreateICmpSLT(b.CreateAnd(b.CreateXor(arg(0), arg(1)), b.CreateXor(arg(0), diff)), zero));
+    }
+    case llvm::Intrinsic::smul_with_overflow: {
+      // Overflow unless the product divided by a gives b back (and not MIN * -1).
+      llvm::Type* t = arg(0)->getType();
+      llvm::Value* product = b.CreateMul(arg(0), arg(1));
+      llvm::Value* zero = llvm::Constant::getNullValue(t);
+      llvm::Value* a_zero = b.CreateICmpEQ(arg(0), zero);
+      llvm::Value* divisor = b.CreateSelect(a_zero, llvm::ConstantInt::get(t, 1), arg(0));
+      llvm::Value* minus_one = llvm::Constant::getAllOnesValue(t);
+      llvm::Value* min = llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(t->getScalarSizeInBits()));
+      llvm::Value* min_times_minus_one = b.CreateAnd(b.CreateICmpEQ(arg(0), minus_one), b.CreateICmpEQ(arg(1), min));
+      // the division of MIN by -1 is itself undefined: divide by 1 there instead
+      divisor = b.CreateSelect(min_times_minus_one, llvm::ConstantInt::get(t, 1), divisor);
+      llvm::Value* back = b.CreateICmpNE(b.CreateSDiv(product, divisor), arg(1));
+      llvm::Value* overflow = b.CreateOr(min_times_minus_one, b.CreateAnd(b.CreateNot(a_zero), back));
+      return pair(b, call, product, overflow);
     }
     case llvm::Intrinsic::canonicalize:  // only quiets signalling NaNs: nothing to do here
       return arg(0);
@@ -107,7 +135,8 @@ bool untranslatable(ID id) {
     case llvm::Intrinsic::smul_fix_sat: case llvm::Intrinsic::umul_fix_sat:
     case llvm::Intrinsic::ushl_sat: case llvm::Intrinsic::sshl_sat:
     case llvm::Intrinsic::fptoui_sat: case llvm::Intrinsic::fptosi_sat:
-    case llvm::Intrinsic::ptrmask:
+    case llvm::Intrinsic::ptrmask: case llvm::Intrinsic::readcyclecounter:
+    case llvm::Intrinsic::stacksave: case llvm::Intrinsic::stackrestore:
       return true;
     default:
       return false;

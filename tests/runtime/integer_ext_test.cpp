@@ -179,21 +179,35 @@ TEST_P(IntegerExtensions, OptimiserIdiomsTheTranslatorCannotTake) {
       int acc = 0;
       for (int k = 0; k < 4; ++k) acc += (int)(char)(x >> (8 * k)) * (int)(char)(y >> (8 * k));
       q[i + get_global_size(0)] = acc;
+      uint ud; int sd, sm; long lm;
+      int flags = __builtin_add_overflow(x, y, &ud) + 2 * __builtin_sub_overflow(x, y, &ud) +
+                  4 * __builtin_sub_overflow(s[2 * i], s[2 * i + 1], &sd) +
+                  8 * __builtin_mul_overflow(s[2 * i], s[2 * i + 1] >> (x & 31), &sm) +
+                  16 * __builtin_mul_overflow((long)s[2 * i] << 20, (long)s[2 * i + 1], &lm);
+      q[i + 2 * get_global_size(0)] = flags;
     })");
   Kernel k = kernel(p, "k");
   Mem da = buffer(2 * n * 4, a.data()), ds = buffer(2 * n * 4, s.data());
-  Mem dout = poisoned(n * 4), dq = poisoned(2 * n * 4);
+  Mem dout = poisoned(n * 4), dq = poisoned(3 * n * 4);
   set_mem_arg(k, 0, da); set_mem_arg(k, 1, ds); set_mem_arg(k, 2, dout); set_mem_arg(k, 3, dq);
   size_t g = n;
   run(k, 1, &g, nullptr);
   auto o = read<uint32_t>(dout, n);
-  auto q = read<int32_t>(dq, 2 * n);
+  auto q = read<int32_t>(dq, 3 * n);
   for (size_t i = 0; i < n; ++i) {
     uint64_t sum = uint64_t(a[2 * i]) + a[2 * i + 1];
     ASSERT_EQ(o[i], sum > UINT32_MAX ? UINT32_MAX : uint32_t(sum)) << "at " << i;
     int64_t d = int64_t(s[2 * i]) - s[2 * i + 1];
     ASSERT_EQ(q[i], int32_t(std::min<int64_t>(std::max<int64_t>(d, INT32_MIN), INT32_MAX))) << "at " << i;
     ASSERT_EQ(q[n + i], int32_t(dot_ref(a[2 * i], a[2 * i + 1], true, true))) << "at " << i;
+    uint32_t x = a[2 * i], y = a[2 * i + 1], ud;
+    int32_t sd, sm;
+    int64_t lm;
+    int flags = __builtin_add_overflow(x, y, &ud) + 2 * __builtin_sub_overflow(x, y, &ud) +
+                4 * __builtin_sub_overflow(s[2 * i], s[2 * i + 1], &sd) +
+                8 * __builtin_mul_overflow(s[2 * i], s[2 * i + 1] >> (x & 31), &sm) +
+                16 * __builtin_mul_overflow(int64_t(s[2 * i]) * (int64_t(1) << 20), int64_t(s[2 * i + 1]), &lm);
+    ASSERT_EQ(q[2 * n + i], flags) << "overflow flags at " << i;
   }
 }
 

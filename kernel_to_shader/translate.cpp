@@ -4,6 +4,7 @@
 #include <spirv-tools/optimizer.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <unordered_map>
 
@@ -160,6 +161,33 @@ void drop_misplaced_constant_decorations(ir::Module& module) {
       module.annotations.end());
 }
 
+// The name of a function that calls itself, directly or through others, or "" when the call
+// graph has no cycle. OpenCL C forbids recursion and Vulkan cannot express it.
+std::string recursive_function(const ir::Module& module) {
+  std::unordered_map<uint32_t, std::vector<uint32_t>> calls;
+  for (const auto& f : module.functions)
+    for (const auto& b : f.blocks)
+      for (const auto& i : b.instructions)
+        if (i.opcode == spv::Op::OpFunctionCall) calls[f.id()].push_back(i.operands[0]);
+  std::unordered_map<uint32_t, int> state;  // 1 on the current path, 2 done
+  uint32_t found = 0;
+  std::function<void(uint32_t)> visit = [&](uint32_t f) {
+    state[f] = 1;
+    for (uint32_t g : calls[f]) {
+      if (found) return;
+      if (state[g] == 1) found = g;
+      else if (!state[g]) visit(g);
+    }
+    state[f] = 2;
+  };
+  for (const auto& f : module.functions)
+    if (!found && !state[f.id()]) visit(f.id());
+  if (!found) return "";
+  for (const auto& d : module.debug)
+    if (d.opcode == spv::Op::OpName && d.operands[0] == found) return ir::decode_string(d.operands, 1);
+  return "%" + std::to_string(found);
+}
+
 // From SPIR-V 1.4 an entry point lists every module-scope variable it uses; llvm-spirv 15
 // leaves out some (a variable only named in another's initializer), so every entry point gets
 // all of them.
@@ -310,6 +338,11 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   std::string invalid = validate(ir::serialize(module), SPV_ENV_UNIVERSAL_1_6);
   if (!invalid.empty()) {
     result.log = "error: the SPIR-V module is not valid:\n" + invalid;
+    return result;
+  }
+  std::string recursive = recursive_function(module);
+  if (!recursive.empty()) {
+    result.log = "error: function " + recursive + " calls itself (recursion is not allowed)\n";
     return result;
   }
   // The structurizer's own output is only checked here, by the Vulkan validator. When that

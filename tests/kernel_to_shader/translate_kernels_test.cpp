@@ -265,6 +265,18 @@ INSTANTIATE_TEST_SUITE_P(
              (std::string(std::get<1>(info.param)).empty() ? "_O2" : "_O0");
     });
 
+// OpenCL C forbids recursion and Vulkan has none: a build error that names the function.
+TEST(TranslateErrors, RecursionIsABuildErrorNamingTheFunction) {
+  compiler::DeviceFeatures features = kernel_features();
+  auto compiled = compiler::compile(
+      "int fib(int n) { return n <= 1 ? 1 : fib(n - 1) + fib(n - 2); }\n"
+      "__kernel void k(__global int* o) { o[0] = fib(o[1]); }", "-cl-opt-disable", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, {});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("function fib calls itself"), std::string::npos) << r.log;
+}
+
 TEST(TranslateErrors, GarbageIsABuildErrorNotACrash) {
   std::vector<uint32_t> words = {0x07230203, 0x00010000, 0, 100, 0, 0xdeadbeef, 1, 2, 3};
   k2s::TranslateResult r = k2s::translate(words, {});

@@ -3,3 +3,4 @@
 #include "log.cl"
 #include "pow.cl"
 #include "dot.cl"
+#include "exp.cl"

@@ -68,17 +68,24 @@ class Dispatcher {
           x = x < 0 ? b : common_dominator(cfg, x, b);
           break;
         }
+    // X's part must only be left by returning: an edge out of it (back to a loop header, to
+    // a join after the selection X is in) moves X up to the common dominator.
+    for (bool moved = x > 0; moved && x > 0;) {
+      moved = false;
+      for (const int b : cfg.rpo()) {
+        if (!cfg.dominates(x, b)) continue;
+        for (int s : cfg.successors(b))
+          if (!cfg.dominates(x, s)) {
+            x = common_dominator(cfg, x, s);
+            moved = true;
+          }
+        if (moved) break;
+      }
+    }
     if (x == 0) return fail(why, "a barrier or collective operation dominates all its control flow");
     std::vector<int> region;
-    for (const int b : cfg.rpo()) {
-      if (x >= 0 && cfg.dominates(x, b)) {
-        for (int s : cfg.successors(b))
-          if (!cfg.dominates(x, s))
-            return fail(why, "a loop holds both a barrier and the control flow before it");
-        continue;
-      }
-      region.push_back(b);
-    }
+    for (const int b : cfg.rpo())
+      if (x < 0 || !cfg.dominates(x, b)) region.push_back(b);
     for (size_t i = 0; i < region.size(); ++i) state_[f_.blocks[region[i]].label] = uint32_t(i);
     exit_state_ = uint32_t(region.size());
     return_state_ = exit_state_ + 1;

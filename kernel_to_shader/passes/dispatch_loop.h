@@ -6,9 +6,9 @@
 // Barriers and other collectives must stay in uniform control flow, and in a dispatch loop two
 // work-items reach the same block in different iterations. So only the part of the function
 // before the first collective is rewritten: the region of blocks not dominated by the nearest
-// common dominator X of all collective blocks (the whole function when there is none). The
-// loop leaves for X, or returns. When X's part has an edge back into the region, nothing is
-// rewritten.
+// common dominator X of all collective blocks (the whole function when there is none), moved
+// up until X's part is left only by returning (so a loop holding a barrier is in it whole).
+// The loop leaves for X, or returns.
 #pragma once
 
 #include <string>

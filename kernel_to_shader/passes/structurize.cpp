@@ -713,7 +713,10 @@ class Structurizer {
         for (int ti : succ) {
           if (ti < 0 || f_.blocks[ti].label == planned) continue;
           bool in_region = r.nodes.count(ti) || r.collapsed.count(ti);
-          if (in_region && !cfg.dominates(hi, ti) && !is_small_return(f_.blocks[ti]))
+          // A small returning block is copied later (inline_returns), unless it is already
+          // an enclosing construct's merge: then this edge gets its copy now.
+          bool copied_later = is_small_return(f_.blocks[ti]) && !merges_.count(f_.blocks[ti].label);
+          if (in_region && !cfg.dominates(hi, ti) && !copied_later)
             return duplicate_for_edge(f_.blocks[x].label, f_.blocks[ti].label);
         }
       }
@@ -776,9 +779,12 @@ class Structurizer {
       return fail("a join of " + std::to_string(region.size()) +
                   " blocks would need duplication (short-circuit control flow)");
     }
+    // A small returning block may be copied even where it is another construct's merge: the
+    // copy returns by itself and is nobody's merge.
+    bool lone_return = region.size() == 1 && is_small_return(f_.blocks[region[0]]);
     for (int x : region)
-      if (merges_.count(f_.blocks[x].label) || continues_.count(f_.blocks[x].label) ||
-          block(f_.blocks[x].label).merge()) {
+      if (!lone_return && (merges_.count(f_.blocks[x].label) || continues_.count(f_.blocks[x].label) ||
+                           block(f_.blocks[x].label).merge())) {
         if (funnel_join(target)) return true;
         return fail("a join that contains structured constructs cannot be duplicated yet (edge %" + std::to_string(from) + " -> %" + std::to_string(target) + ")");
       }

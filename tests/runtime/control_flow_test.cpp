@@ -203,6 +203,49 @@ TEST_P(MoreControlFlow, EarlyReturnInLoopThenBarrier) {
   EXPECT_LT(returned, groups);
 }
 
+// The reduction of CTS basic local_arg_def: an early return shared with the end of a
+// do-while loop that holds a barrier, both reaching one returning block (a structurizer
+// regression caught by the CTS), for work-group sizes 1 (the early return) to 64.
+TEST_P(MoreControlFlow, ReductionWithEarlyReturnAndBarrierLoop) {
+  const char* source = R"(
+    __kernel void k(__global const int* a, int n, __local int* tmp_sum, __global int* sum) {
+      int tid = get_local_id(0), lsize = get_local_size(0);
+      tmp_sum[tid] = 0;
+      for (int i = tid; i < n; i += lsize) tmp_sum[tid] += a[i];
+      if (lsize == 1) {
+        if (tid == 0) *sum = tmp_sum[0];
+        return;
+      }
+      do {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (tid < lsize / 2) {
+          int s = tmp_sum[tid];
+          if ((lsize & 1) && tid == 0) s += tmp_sum[tid + lsize - 1];
+          tmp_sum[tid] = s + tmp_sum[tid + lsize / 2];
+        }
+        lsize = lsize / 2;
+      } while (lsize);
+      if (tid == 0) *sum = tmp_sum[0];
+    })";
+  Program p = build(source);
+  Kernel k = kernel(p, "k");
+  const int n = 1000;
+  std::uniform_int_distribution<int> dist(-1000, 1000);
+  std::vector<int> a(n);
+  for (auto& v : a) v = dist(rng_);
+  int expect = 0;
+  for (int v : a) expect += v;
+  for (size_t size : {1, 2, 7, 16, 64}) {
+    Mem da = buffer(n * 4, a.data()), dsum = poisoned(4);
+    set_mem_arg(k, 0, da);
+    set_arg(k, 1, n);
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, size * 4, nullptr));
+    set_mem_arg(k, 3, dsum);
+    run(k, 1, &size, &size);
+    EXPECT_EQ(read<int>(dsum, 1)[0], expect) << "work-group size " << size;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, MoreControlFlow,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

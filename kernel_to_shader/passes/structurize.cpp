@@ -38,6 +38,8 @@ bool is_return(const Block& b) {
 class Structurizer {
  public:
   Structurizer(ir::Module& m, ir::Function& f, PassContext& ctx) : m_(m), f_(f), ctx_(ctx) {}
+  // |label| stays a block of its own: it is never copied into its predecessor.
+  void keep(uint32_t label) { keep_ = label; }
 
   bool run() {
     if (f_.blocks.size() < 2 && !f_.blocks.empty() &&
@@ -47,6 +49,10 @@ class Structurizer {
     canonicalize();
     if (!remove_unreachable()) return false;
     if (!check_reducible()) return false;
+    // Returns first: a shared return block (every `return` of -O0 code branches to one) would
+    // otherwise be a join of many constructs; copied into each path, it is none.
+    inline_returns();
+    if (!remove_unreachable()) return false;
     if (!normalize_loops()) return false;
     if (!structure_selections()) return false;
     inline_returns();
@@ -207,7 +213,7 @@ class Structurizer {
       if (t.opcode != Op::OpBranch) continue;
       uint32_t target = t.operands[0];
       const Block* r = f_.find_block(target);
-      if (!r || !is_small_return(*r) || merges_.count(target)) continue;
+      if (!r || !is_small_return(*r) || merges_.count(target) || target == keep_) continue;
       const Block original = *r;
       uint32_t pred = f_.blocks[p].label;
       std::unordered_map<uint32_t, uint32_t> remap;
@@ -1084,6 +1090,7 @@ class Structurizer {
   ir::Function& f_;
   PassContext& ctx_;
   bool changed_ = false;
+  uint32_t keep_ = 0;
   std::vector<Loop> loops_;
   std::unordered_set<uint32_t> merges_, continues_;
   std::unordered_map<uint32_t, uint32_t> undefs_;
@@ -1102,6 +1109,7 @@ bool dispatch(ir::Module& module, ir::Function& f, PassContext& context, std::st
     return false;
   }
   Structurizer rest(module, f, context);
+  rest.keep(loop.head);  // the placeholder
   if (rest.run() && splice_dispatch_loop(module, f, std::move(loop))) return true;
   if (why) *why = "the rest of the function could not be structured";
   return false;

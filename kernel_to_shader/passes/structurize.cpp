@@ -55,7 +55,7 @@ class Structurizer {
     if (!remove_unreachable()) return false;
     if (!normalize_loops()) return false;
     if (!structure_selections()) return false;
-    inline_returns();
+    inline_returns(true);
     order_blocks();
     repair_ssa();
     changed_ = true;
@@ -206,46 +206,67 @@ class Structurizer {
   }
 
   // A branch to a small returning block that is not a merge becomes a copy of that block:
-  // returning from inside a construct needs no branch out of it.
-  void inline_returns() {
+  // returning from inside a construct needs no branch out of it. With |conditional|, the
+  // edges of two-way branches and switches get a copy of their own too (a new block with one
+  // predecessor is inside that predecessor's construct, wherever the original was).
+  void inline_returns(bool conditional = false) {
     for (size_t p = 0; p < f_.blocks.size(); ++p) {
-      Instruction& t = f_.blocks[p].terminator();
-      if (t.opcode != Op::OpBranch) continue;
-      uint32_t target = t.operands[0];
-      const Block* r = f_.find_block(target);
-      if (!r || !is_small_return(*r) || merges_.count(target) || target == keep_) continue;
-      const Block original = *r;
+      const Instruction& t = f_.blocks[p].terminator();
       uint32_t pred = f_.blocks[p].label;
-      std::unordered_map<uint32_t, uint32_t> remap;
-      std::vector<Instruction> body;
-      for (const Instruction& i : original.instructions) {
-        if (i.opcode == Op::OpPhi) {
-          for (size_t o = 0; o + 1 < i.operands.size(); o += 2)
-            if (i.operands[o + 1] == pred) remap[i.result_id] = i.operands[o];
-          continue;
-        }
-        Instruction c = i;
-        if (c.result_id) {
-          remap[i.result_id] = m_.take_id();
-          c.result_id = remap[i.result_id];
-        }
-        for (size_t k = 0; k < c.operands.size(); ++k) {
-          auto it = remap.find(c.operands[k]);
-          if (it != remap.end() && !ir::is_literal_operand(c, k)) c.operands[k] = it->second;
-        }
-        body.push_back(c);
+      if (t.opcode == Op::OpBranch) {
+        uint32_t target = t.operands[0];
+        if (!copyable_return(target)) continue;
+        std::vector<Instruction> body = return_copy(target, pred);
+        Block& pb = f_.blocks[p];
+        pb.instructions.pop_back();
+        pb.instructions.insert(pb.instructions.end(), body.begin(), body.end());
+        continue;
       }
-      Block& pb = f_.blocks[p];
-      pb.instructions.pop_back();
-      pb.instructions.insert(pb.instructions.end(), body.begin(), body.end());
-      for (Instruction& phi : block(target).instructions) {
-        if (phi.opcode != Op::OpPhi) break;
-        std::vector<uint32_t> ops;
-        for (size_t o = 0; o + 1 < phi.operands.size(); o += 2)
-          if (phi.operands[o + 1] != pred) ops.insert(ops.end(), {phi.operands[o], phi.operands[o + 1]});
-        phi.operands = ops;
+      if (!conditional || (t.opcode != Op::OpBranchConditional && t.opcode != Op::OpSwitch)) continue;
+      std::vector<uint32_t> targets = ir::successor_labels(m_, f_, f_.blocks[p]);
+      std::set<uint32_t> seen;
+      for (uint32_t target : targets) {
+        if (!seen.insert(target).second || !copyable_return(target)) continue;
+        uint32_t copy = new_block(return_copy(target, pred));  // may move f_.blocks
+        ir::retarget(m_, f_, f_.blocks[p], target, copy);
       }
     }
+  }
+  bool copyable_return(uint32_t label) {
+    const Block* r = f_.find_block(label);
+    return r && is_small_return(*r) && !merges_.count(label) && label != keep_;
+  }
+  // The body of returning block |target| for the edge from |pred|: its phis resolved to that
+  // edge's values, fresh result ids; the edge's phi entries leave |target|.
+  std::vector<Instruction> return_copy(uint32_t target, uint32_t pred) {
+    const Block original = block(target);
+    std::unordered_map<uint32_t, uint32_t> remap;
+    std::vector<Instruction> body;
+    for (const Instruction& i : original.instructions) {
+      if (i.opcode == Op::OpPhi) {
+        for (size_t o = 0; o + 1 < i.operands.size(); o += 2)
+          if (i.operands[o + 1] == pred) remap[i.result_id] = i.operands[o];
+        continue;
+      }
+      Instruction c = i;
+      if (c.result_id) {
+        remap[i.result_id] = m_.take_id();
+        c.result_id = remap[i.result_id];
+      }
+      for (size_t k = 0; k < c.operands.size(); ++k) {
+        auto it = remap.find(c.operands[k]);
+        if (it != remap.end() && !ir::is_literal_operand(c, k)) c.operands[k] = it->second;
+      }
+      body.push_back(c);
+    }
+    for (Instruction& phi : block(target).instructions) {
+      if (phi.opcode != Op::OpPhi) break;
+      std::vector<uint32_t> ops;
+      for (size_t o = 0; o + 1 < phi.operands.size(); o += 2)
+        if (phi.operands[o + 1] != pred) ops.insert(ops.end(), {phi.operands[o], phi.operands[o + 1]});
+      phi.operands = ops;
+    }
+    return body;
   }
 
   bool remove_unreachable() {

@@ -55,13 +55,14 @@ namespace {
 
 class Dispatcher {
  public:
-  Dispatcher(ir::Module& m, ir::Function& f) : m_(m), f_(f) {}
+  Dispatcher(ir::Module& m, ir::Function& f, bool uniform) : m_(m), f_(f), uniform_(uniform) {}
 
   bool run(DispatchLoop* loop, std::string* why) {
     drop_unreachable();
+    std::unordered_set<uint32_t> collective = collective_functions(m_);
+    if (uniform_) return run_uniform(loop, why, collective);
     Cfg cfg(m_, f_);
     int x = -1;
-    std::unordered_set<uint32_t> collective = collective_functions(m_);
     for (const int b : cfg.rpo())
       for (const Instruction& i : f_.blocks[b].instructions)
         if (is_collective(i, collective)) {
@@ -92,6 +93,89 @@ class Dispatcher {
     x_label_ = x >= 0 ? f_.blocks[x].label : 0;
     rewrite(region, loop);
     return true;
+  }
+
+  // The whole function, collectives included: see dispatch_loop.h.
+  bool run_uniform(DispatchLoop* loop, std::string* why, const std::unordered_set<uint32_t>& collective) {
+    std::set<uint32_t> visited;
+    if (has_subgroup_operations(f_, visited))
+      return fail(why, "sub-group operations depend on which work-items run together");
+    // Its work-group operations need the whole work-group: a kernel, or a function that holds
+    // collectives itself (OpenCL then requires every work-item to call it).
+    bool kernel = false, holds = false;
+    for (const auto& ep : m_.entry_points) kernel = kernel || ep.operands[1] == f_.id();
+    for (const Block& b : f_.blocks)
+      for (const Instruction& i : b.instructions) holds = holds || is_collective(i, collective);
+    if (!kernel && !holds) return fail(why, "a function without barriers may be called by some work-items only");
+    split_at_collectives(collective);
+    Cfg cfg(m_, f_);
+    std::vector<int> normal, waiting;  // blocks starting with a collective wait for the others
+    for (const int b : cfg.rpo()) {
+      bool starts = false;
+      for (const Instruction& i : f_.blocks[b].instructions) {
+        if (i.opcode == Op::OpPhi) continue;
+        starts = is_collective(i, collective);
+        break;
+      }
+      (starts && b != 0 ? waiting : normal).push_back(b);
+    }
+    std::vector<int> region = normal;
+    region.insert(region.end(), waiting.begin(), waiting.end());
+    for (size_t i = 0; i < region.size(); ++i) state_[f_.blocks[region[i]].label] = uint32_t(i);
+    for (int b : waiting) waiting_.insert(f_.blocks[b].label);
+    normal_states_ = uint32_t(normal.size());
+    exit_state_ = uint32_t(region.size());
+    return_state_ = exit_state_ + 1;
+    rewrite(region, loop);
+    return true;
+  }
+
+  // Whether |f| or a function it calls runs a sub-group operation or barrier.
+  bool has_subgroup_operations(const ir::Function& f, std::set<uint32_t>& visited) {
+    if (!visited.insert(f.id()).second) return false;
+    auto scope_is_subgroup = [&](uint32_t id) {
+      for (const auto& g : m_.globals)
+        if (g.result_id == id && g.opcode == Op::OpConstant) return g.operands[0] == uint32_t(spv::Scope::Subgroup);
+      return false;
+    };
+    for (const Block& b : f.blocks)
+      for (const Instruction& i : b.instructions) {
+        uint32_t op = uint32_t(i.opcode);
+        if (op >= uint32_t(Op::OpGroupNonUniformElect) && op <= uint32_t(Op::OpGroupNonUniformQuadSwap)) return true;
+        bool scoped = i.opcode == Op::OpControlBarrier ||
+                      (op >= uint32_t(Op::OpGroupAll) && op <= uint32_t(Op::OpGroupSMax));
+        if (scoped && !i.operands.empty() && scope_is_subgroup(i.operands[0])) return true;
+        if (i.opcode == Op::OpFunctionCall)
+          for (const ir::Function& g : m_.functions)
+            if (g.id() == i.operands[0] && has_subgroup_operations(g, visited)) return true;
+      }
+    return false;
+  }
+
+  // Each collective starts a block of its own (the entry's first one too, so the entry never
+  // waits).
+  void split_at_collectives(const std::unordered_set<uint32_t>& collective) {
+    for (size_t b = 0; b < f_.blocks.size(); ++b) {
+      auto& code = f_.blocks[b].instructions;
+      for (size_t i = 0; i + 1 < code.size(); ++i) {
+        if (code[i].opcode == Op::OpPhi || code[i].opcode == Op::OpVariable) continue;
+        if (!is_collective(code[i], collective) || (i == 0 && b != 0)) continue;
+        bool leading = true;  // only phis and variables before it: the block already starts here
+        for (size_t k = 0; k < i; ++k)
+          leading = leading && (code[k].opcode == Op::OpPhi || code[k].opcode == Op::OpVariable);
+        if (leading && b != 0) continue;
+        uint32_t label = m_.take_id();
+        Block tail{label, std::vector<Instruction>(code.begin() + long(i), code.end())};
+        code.erase(code.begin() + long(i), code.end());
+        code.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{label});
+        uint32_t old = f_.blocks[b].label;
+        for (uint32_t s : ir::successor_labels(m_, f_, tail))
+          for (Block& t : f_.blocks)
+            if (t.label == s) ir::rename_phi_predecessor(t, old, label);
+        f_.blocks.push_back(std::move(tail));
+        break;  // the new block is visited later and split again if it holds more
+      }
+    }
   }
 
  private:
@@ -148,7 +232,10 @@ class Dispatcher {
   void rewrite(const std::vector<int>& region, DispatchLoop* loop) {
     state_var_ = variable(uint_type());
     uint32_t head = m_.take_id(), body = m_.take_id(), switch_merge = m_.take_id();
-    uint32_t latch = m_.take_id(), exit = m_.take_id();
+    uint32_t latch = m_.take_id(), exit = m_.take_id(), wait_merge = m_.take_id();
+    loop->exit = m_.take_id();
+    // Where a case ends: the merge of the switch it is a case of.
+    auto case_exit = [&](uint32_t label) { return waiting_.count(label) ? wait_merge : switch_merge; };
     uint32_t return_type = f_.definition.type_id;
     bool returns_value = false;
     for (const auto& g : m_.globals)
@@ -229,7 +316,7 @@ class Dispatcher {
           }
           for (auto [target, label] : trampoline) ir::retarget(m_, f_, with_switch, target, label);
           b.instructions.push_back(with_switch.instructions.back());
-          after.push_back(Block{merge, {Instruction(Op::OpBranch, 0, 0, {switch_merge})}});
+          after.push_back(Block{merge, {Instruction(Op::OpBranch, 0, 0, {case_exit(b.label)})}});
           inner_merge[b.label] = merge;
           break;
         }
@@ -242,7 +329,7 @@ class Dispatcher {
           break;
       }
       if (t.opcode != Op::OpSwitch)
-        b.instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{switch_merge});
+        b.instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{case_exit(b.label)});
       cases.push_back(std::move(b));
       cases.insert(cases.end(), after.begin(), after.end());
     }
@@ -302,20 +389,24 @@ class Dispatcher {
     entry_code.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{head});
 
     // The loop itself, kept aside; a placeholder takes its place until splice_dispatch_loop.
-    uint32_t at = m_.take_id(), more = m_.take_id(), picked = m_.take_id();
-    std::vector<uint32_t> targets = {picked, cases[0].label};
-    for (size_t i = 1; i < region.size(); ++i)
-      targets.insert(targets.end(), {uint32_t(i), f_.blocks[region[i]].label});
     loop->head = head;
     loop->latch = latch;
-    loop->more = more;
-    loop->blocks.push_back(Block{head, {Instruction(Op::OpLoad, uint_type(), at, {state_var_}),
-        Instruction(Op::OpULessThan, bool_type(), more, {at, constant(exit_state_)})}});
-    loop->blocks.push_back(Block{body, {Instruction(Op::OpLoad, uint_type(), picked, {state_var_}),
-        Instruction(Op::OpSelectionMerge, 0, 0, {switch_merge, 0}),
-        Instruction(Op::OpSwitch, 0, 0, targets)}});
-    loop->blocks.insert(loop->blocks.end(), cases.begin(), cases.end());
-    loop->blocks.push_back(Block{switch_merge, {Instruction(Op::OpBranch, 0, 0, {latch})}});
+    if (uniform_) {
+      assemble_uniform(region, cases, body, switch_merge, wait_merge, loop);
+    } else {
+      uint32_t at = m_.take_id(), more = m_.take_id(), picked = m_.take_id();
+      std::vector<uint32_t> targets = {picked, cases[0].label};
+      for (size_t i = 1; i < region.size(); ++i)
+        targets.insert(targets.end(), {uint32_t(i), f_.blocks[region[i]].label});
+      loop->more = more;
+      loop->blocks.push_back(Block{head, {Instruction(Op::OpLoad, uint_type(), at, {state_var_}),
+          Instruction(Op::OpULessThan, bool_type(), more, {at, constant(exit_state_)})}});
+      loop->blocks.push_back(Block{body, {Instruction(Op::OpLoad, uint_type(), picked, {state_var_}),
+          Instruction(Op::OpSelectionMerge, 0, 0, {switch_merge, 0}),
+          Instruction(Op::OpSwitch, 0, 0, targets)}});
+      loop->blocks.insert(loop->blocks.end(), cases.begin(), cases.end());
+      loop->blocks.push_back(Block{switch_merge, {Instruction(Op::OpBranch, 0, 0, {latch})}});
+    }
     loop->blocks.push_back(Block{latch, {Instruction(Op::OpBranch, 0, 0, {head})}});
 
     std::vector<Block> blocks;
@@ -323,6 +414,63 @@ class Dispatcher {
     blocks.push_back(Block{head, {Instruction(Op::OpBranch, 0, 0, {exit})}});
     blocks.insert(blocks.end(), rest.begin(), rest.end());
     f_.blocks = std::move(blocks);
+  }
+
+  // The uniform loop. Every work-item runs every iteration, so the work-group operations in it
+  // are in uniform control flow:
+  //   head:  any = work_group_any(state is a normal block)
+  //          if (any) { if (state is normal) switch (state) { normal blocks } }
+  //          else if (work_group_all(state is past the end)) break;
+  //          else switch (state) { blocks that start with a collective }
+  // Work-items that reach a collective wait until none has a normal block left; OpenCL
+  // requires that they then all wait at the same one.
+  void assemble_uniform(const std::vector<int>& region, std::vector<Block>& cases, uint32_t body,
+                        uint32_t switch_merge, uint32_t wait_merge, DispatchLoop* loop) {
+    bool has_groups = false;
+    for (const auto& c : m_.capabilities) has_groups = has_groups || c.operands[0] == uint32_t(spv::Capability::Groups);
+    if (!has_groups) m_.capabilities.emplace_back(Op::OpCapability, 0, 0, std::vector<uint32_t>{uint32_t(spv::Capability::Groups)});
+    uint32_t wg = constant(uint32_t(spv::Scope::Workgroup));
+    uint32_t top = m_.take_id(), run = m_.take_id(), join = m_.take_id(), run_join = m_.take_id();
+    uint32_t wait = m_.take_id(), wait_switch = m_.take_id(), wait_join = m_.take_id();
+    uint32_t s0 = m_.take_id(), mine = m_.take_id(), any = m_.take_id();
+    uint32_t s1 = m_.take_id(), s2 = m_.take_id(), done = m_.take_id(), all = m_.take_id();
+    std::vector<uint32_t> normal_targets = {s1, cases[0].label}, waiting_targets = {s2, wait_merge};
+    for (size_t i = 1; i < region.size(); ++i) {
+      uint32_t label = f_.blocks[region[i]].label;
+      auto& list = i < normal_states_ ? normal_targets : waiting_targets;
+      list.insert(list.end(), {uint32_t(i), label});
+    }
+    auto& out = loop->blocks;
+    out.push_back(Block{loop->head, {}});  // its merge and branch come with splice_dispatch_loop
+    out.push_back(Block{top, {Instruction(Op::OpLoad, uint_type(), s0, {state_var_}),
+        Instruction(Op::OpULessThan, bool_type(), mine, {s0, constant(normal_states_)}),
+        Instruction(Op::OpGroupAny, bool_type(), any, {wg, mine}),
+        Instruction(Op::OpSelectionMerge, 0, 0, {join, 0}),
+        Instruction(Op::OpBranchConditional, 0, 0, {any, run, wait})}});
+    out.push_back(Block{run, {Instruction(Op::OpSelectionMerge, 0, 0, {run_join, 0}),
+        Instruction(Op::OpBranchConditional, 0, 0, {mine, body, run_join})}});
+    out.push_back(Block{body, {Instruction(Op::OpLoad, uint_type(), s1, {state_var_}),
+        Instruction(Op::OpSelectionMerge, 0, 0, {switch_merge, 0}),
+        Instruction(Op::OpSwitch, 0, 0, normal_targets)}});
+    std::vector<Block> waiting_cases;
+    bool w = false;
+    for (Block& b : cases) {  // a block's trampolines and inner merge follow it
+      if (state_.count(b.label)) w = waiting_.count(b.label) > 0;
+      (w ? waiting_cases : out).push_back(b);
+    }
+    out.push_back(Block{switch_merge, {Instruction(Op::OpBranch, 0, 0, {run_join})}});
+    out.push_back(Block{run_join, {Instruction(Op::OpBranch, 0, 0, {join})}});
+    out.push_back(Block{wait, {Instruction(Op::OpLoad, uint_type(), s2 + 0, {state_var_}),
+        Instruction(Op::OpUGreaterThanEqual, bool_type(), done, {s2, constant(exit_state_)}),
+        Instruction(Op::OpGroupAll, bool_type(), all, {wg, done}),
+        Instruction(Op::OpSelectionMerge, 0, 0, {wait_join, 0}),
+        Instruction(Op::OpBranchConditional, 0, 0, {all, loop->exit, wait_switch})}});
+    out.push_back(Block{wait_switch, {Instruction(Op::OpSelectionMerge, 0, 0, {wait_merge, 0}),
+        Instruction(Op::OpSwitch, 0, 0, waiting_targets)}});
+    out.insert(out.end(), waiting_cases.begin(), waiting_cases.end());
+    out.push_back(Block{wait_merge, {Instruction(Op::OpBranch, 0, 0, {wait_join})}});
+    out.push_back(Block{wait_join, {Instruction(Op::OpBranch, 0, 0, {join})}});
+    out.push_back(Block{join, {Instruction(Op::OpBranch, 0, 0, {loop->latch})}});
   }
 
   // Every value used outside the region block that defines it is stored to a variable right
@@ -396,15 +544,18 @@ class Dispatcher {
   ir::Function& f_;
   std::unordered_map<uint32_t, uint32_t> state_;
   uint32_t exit_state_ = 0, return_state_ = 0, x_label_ = 0, state_var_ = 0;
+  bool uniform_ = false;
+  uint32_t normal_states_ = 0;
+  std::set<uint32_t> waiting_;  // blocks that start with a collective (uniform loops)
   std::vector<Instruction> variables_;
 };
 
 }  // namespace
 
 bool make_dispatch_loop(ir::Module& module, ir::Function& function, DispatchLoop* loop,
-                        std::string* why) {
+                        std::string* why, bool uniform) {
   ir::Function saved = function;
-  Dispatcher d(module, function);
+  Dispatcher d(module, function, uniform);
   if (d.run(loop, why)) return true;
   function = saved;
   return false;
@@ -418,15 +569,18 @@ bool splice_dispatch_loop(ir::Module& module, ir::Function& function, DispatchLo
   if (last == Op::OpBranchConditional || last == Op::OpSwitch || at->merge()) return false;
   // What the structurizer made of the placeholder (a branch on, or an inlined return) becomes
   // the loop's merge block.
-  uint32_t after = module.take_id();
+  uint32_t after = loop.exit;
   for (uint32_t s : ir::successor_labels(module, function, *at))
     for (Block& b : function.blocks)
       if (b.label == s) ir::rename_phi_predecessor(b, loop.head, after);
   Block merge{after, at->instructions};
   Block& head = loop.blocks.front();
   head.instructions.emplace_back(Op::OpLoopMerge, 0, 0, std::vector<uint32_t>{after, loop.latch, 0});
-  head.instructions.emplace_back(Op::OpBranchConditional, 0, 0,
-                                 std::vector<uint32_t>{loop.more, loop.blocks[1].label, after});
+  if (loop.more)
+    head.instructions.emplace_back(Op::OpBranchConditional, 0, 0,
+                                   std::vector<uint32_t>{loop.more, loop.blocks[1].label, after});
+  else  // a uniform loop leaves from inside
+    head.instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{loop.blocks[1].label});
   loop.blocks.push_back(std::move(merge));
   size_t index = size_t(at - function.blocks.begin());
   function.blocks.erase(at);

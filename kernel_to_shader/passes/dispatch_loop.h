@@ -31,14 +31,18 @@ bool is_collective(const ir::Instruction& inst, const std::unordered_set<uint32_
 struct DispatchLoop {
   uint32_t head = 0;
   std::vector<ir::Block> blocks;  // from the head to the latch, the head without terminator
-  uint32_t latch = 0, more = 0;   // continue target; head's "another block" condition
+  uint32_t latch = 0, more = 0;   // continue target; head's "another block" condition (or 0)
+  uint32_t exit = 0;              // the loop's merge block, made by splice_dispatch_loop
 };
 
 // Rewrites |function| as above, with the region replaced by a placeholder block, so that the
 // structurizer sees only what is left. Returns false with |why| set when it cannot (the region
 // would be empty, or is re-entered), leaving |function| unchanged.
+// With |uniform|, the whole function goes into a loop that every work-item of the work-group
+// runs in step (assemble_uniform in dispatch_loop.cpp), so barriers and work-group functions
+// may be anywhere; not for functions with sub-group operations.
 bool make_dispatch_loop(ir::Module& module, ir::Function& function, DispatchLoop* loop,
-                        std::string* why);
+                        std::string* why, bool uniform = false);
 // Puts |loop| in place of its placeholder, once the rest of |function| is structured.
 bool splice_dispatch_loop(ir::Module& module, ir::Function& function, DispatchLoop loop);
 

@@ -1122,10 +1122,11 @@ class Structurizer {
 };
 
 // A dispatch loop for the region before any barrier, the rest structured as usual.
-bool dispatch(ir::Module& module, ir::Function& f, PassContext& context, std::string* why = nullptr) {
+bool dispatch(ir::Module& module, ir::Function& f, PassContext& context, std::string* why = nullptr,
+              bool uniform = false) {
   DispatchLoop loop;
   std::string reason;
-  if (!make_dispatch_loop(module, f, &loop, &reason)) {
+  if (!make_dispatch_loop(module, f, &loop, &reason, uniform)) {
     if (why) *why = reason;
     return false;
   }
@@ -1159,9 +1160,17 @@ class StructurizePass : public Pass {
       if (structured && !has_loops_unmarked) continue;
       ir::Function original = f;
       size_t log_size = context.log.size();
-      if (context.dispatch_loops && dispatch(module, f, context)) {
-        changed = true;
-        continue;
+      if (context.dispatch_loops) {  // in step first: it leaves nothing to the structurizer
+        if (dispatch(module, f, context, nullptr, true)) {
+          changed = true;
+          continue;
+        }
+        f = original;
+        context.log.resize(log_size);
+        if (dispatch(module, f, context)) {
+          changed = true;
+          continue;
+        }
       }
       f = original;
       context.log.resize(log_size);
@@ -1179,8 +1188,16 @@ class StructurizePass : public Pass {
         changed = true;
         continue;
       }
+      // Barriers in the way: the whole function in a loop the work-group runs in step.
+      f = original;
       context.log.resize(log_size);
-      context.log += failure + "note: nor as a dispatch loop: " + why + "\n";
+      std::string uniform_why;
+      if (dispatch(module, f, context, &uniform_why, true)) {
+        changed = true;
+        continue;
+      }
+      context.log.resize(log_size);
+      context.log += failure + "note: nor as a dispatch loop: " + why + "; nor in step: " + uniform_why + "\n";
       return PassStatus::Failure;
     }
     return changed ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;

@@ -648,7 +648,10 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
   // atomics are native on their word and 32-bit ones work on half a word.
   auto local_atomic = [&](uint32_t offset) -> uint32_t {
     if (!wide_arena_) {
-      if (s.width == 64) return fail("internal: 64-bit local atomic outside the wide arena"), 0u;
+      if (s.width == 64) {
+        fail("internal: 64-bit local atomic outside the wide arena");
+        return 0u;
+      }
       return atomic_on(word_pointer(AddressFormat::Local32, offset), AddressFormat::Local32);
     }
     if (s.width == 64) return atomic_on(wide_word_pointer(offset), AddressFormat::Local32);

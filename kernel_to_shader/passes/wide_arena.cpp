@@ -156,6 +156,10 @@ std::unordered_set<uint32_t> prepare_wide_arena(ir::Module& m) {
   std::unordered_set<uint32_t> result;
   for (uint32_t f : wide)
     if (!narrow.count(f)) result.insert(f);
+  // Functions no kernel calls (clang keeps an inlined helper that has external linkage) are
+  // still lowered; the wide arena fits whatever they do.
+  for (const auto& f : m.functions)
+    if (!wide.count(f.id()) && !narrow.count(f.id())) result.insert(f.id());
   for (const auto& c : copies) result.insert(c.id());
   m.functions.insert(m.functions.end(), copies.begin(), copies.end());
   for (auto& f : m.functions) {

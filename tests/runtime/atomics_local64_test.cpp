@@ -112,6 +112,15 @@ const char* kContention = R"(
   o[13] = atomic_load_explicit((volatile local atomic_long*)(p + 13), r, s);           \
   atomic_store_explicit((volatile local atomic_long*)(p + 13), x, r, s);
 
+// Inlined at -O2, where clang still keeps the function itself: no kernel calls that copy.
+void local_rounds(local long* p, global const long* v, global long* olds, size_t i) {
+  for (int k = 0; k < ROUNDS; ++k) {
+    long x = v[i * ROUNDS + k];
+    global long* o = olds + 14 * (i * ROUNDS + k);
+    ATOM_OPS
+  }
+}
+
 void generic_rounds(long* p, global const long* v, global long* olds, size_t i) {
   for (int k = 0; k < ROUNDS; ++k) {
     long x = v[i * ROUNDS + k];
@@ -132,15 +141,13 @@ kernel void contention(global long* c, global const long* v, global long* olds, 
     generic_rounds(p, v, olds, i);
   } else if (how == 3) {
     generic_rounds(c, v, olds, i);
+  } else if (how == 0) {
+    local_rounds(p, v, olds, i);
   } else {
     for (int k = 0; k < ROUNDS; ++k) {
       long x = v[i * ROUNDS + k];
       global long* o = olds + 14 * (i * ROUNDS + k);
-      if (how == 0) {
-        ATOM_OPS
-      } else {
-        C11_OPS(volatile local atomic_long*, volatile local atomic_ulong*)
-      }
+      C11_OPS(volatile local atomic_long*, volatile local atomic_ulong*)
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);

@@ -53,7 +53,7 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   caps.float64 = info_.features.shaderFloat64;
   caps.storage8 = info_.storage_buffer_8bit;
   caps.storage16 = info_.storage_buffer_16bit;
-  caps.int64_atomics = info_.shader_buffer_int64_atomics && info_.zero_initialize_workgroup_memory;
+  caps.int64_atomics = info_.shader_buffer_int64_atomics && info_.shader_shared_int64_atomics;
   caps.memory_barriers_stall = info_.driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
   caps.float32_atomic_add_global = info_.float32_atomic_add_buffer;
   caps.float32_atomic_add_local = info_.float32_atomic_add_shared;
@@ -126,10 +126,12 @@ std::vector<std::string> _cl_device_id::extension_list() const {
   // sub-groups, which Vulkan does not promise (lavapipe runs a work-group's subgroups in
   // turn); OpenCL 3.0's __opencl_c_subgroups feature does not.
   std::vector<std::string> v(std::begin(kExtensions), std::end(kExtensions));
-  // Not cl_khr_int64_base/extended_atomics: 64-bit atomics on local memory take a work-group
-  // lock, which gives wrong results on lavapipe under contention (its per-invocation loop
-  // cap; flaky in Atomics.Int64OnGlobalLocalAndGenericPointers) and on NVIDIA. The lowering
-  // stays; the extensions come back when the local path is right.
+  // 64-bit atomics: native on device addresses, and on local memory through the wide local
+  // arena (kernel_to_shader/passes/wide_arena.cpp), so both kinds of Vulkan 64-bit atomics.
+  if (info_.shader_buffer_int64_atomics && info_.shader_shared_int64_atomics) {
+    v.push_back("cl_khr_int64_base_atomics");
+    v.push_back("cl_khr_int64_extended_atomics");
+  }
   if (!has_subgroups()) return v;
   // The cl_khr_subgroup_* extensions (OpenCL 3.0 with __opencl_c_subgroups is enough), each
   // where Vulkan has the subgroup operations it becomes.

@@ -1,7 +1,7 @@
-// Atomics beyond the 32-bit integer operations lower_memory.cpp maps one to one: atomic_flag,
-// sequentially consistent loads and stores, 32-bit float add/min/max, and 64-bit atomics on
-// local memory. Loops (compare-exchange retries, the local lock) go into helper functions,
-// as in lower_group.cpp: an input instruction is lowered inside one output block.
+// Atomics beyond the integer operations lower_memory.cpp maps one to one: atomic_flag,
+// sequentially consistent loads and stores, 32-bit float add/min/max, and 32-bit atomics on
+// the wide local arena. Loops (compare-exchange retries) go into helper functions, as in
+// lower_group.cpp: an input instruction is lowered inside one output block.
 #include <spirv/unified1/GLSL.std.450.h>
 
 #include "passes/lower_to_shader.h"
@@ -11,9 +11,8 @@ namespace vkcl::k2s {
 using spv::Op;
 
 namespace {
-constexpr uint32_t kAcquire = 0x2, kRelease = 0x4, kSeqCst = 0x10;
-constexpr uint32_t kWorkgroupMemory = 0x100;
-enum HelperKind : uint32_t { kLocked64 = 1, kFloatLoop = 2 };
+constexpr uint32_t kSeqCst = 0x10;
+enum HelperKind : uint32_t { kWideHalf = 1, kFloatLoop = 2 };
 
 // The new value a read-modify-write |op| stores, from the |old| value, operand |v| and, for
 // compare-exchange, |comparator|.
@@ -36,6 +35,17 @@ uint32_t apply(Lowering& L, Op op, uint32_t type, uint32_t old, uint32_t v, uint
       Op cmp = op == Op::OpAtomicSMin ? Op::OpSLessThan : op == Op::OpAtomicUMin ? Op::OpULessThan
                : op == Op::OpAtomicSMax ? Op::OpSGreaterThan : Op::OpUGreaterThan;
       return L.emit(Op::OpSelect, type, {L.emit(cmp, bt, {v, old}), v, old});
+    }
+    case Op::OpAtomicFAddEXT: case Op::OpAtomicFMinEXT: case Op::OpAtomicFMaxEXT: {  // on bits
+      uint32_t f = L.t_float(width);
+      uint32_t a = L.emit(Op::OpBitcast, f, {old}), b = L.emit(Op::OpBitcast, f, {v});
+      uint32_t r = op == Op::OpAtomicFAddEXT
+                       ? L.emit(Op::OpFAdd, f, {a, b})
+                       : L.emit(Op::OpExtInst, f, {L.glsl_import(), op == Op::OpAtomicFMinEXT
+                                                                      ? uint32_t(GLSLstd450NMin)
+                                                                      : uint32_t(GLSLstd450NMax),
+                                                   a, b});
+      return L.emit(Op::OpBitcast, type, {r});
     }
     default: return 0;
   }
@@ -101,13 +111,9 @@ bool Lowering::lower_atomic_flag(const ir::Instruction& i) {
   return !failed_;
 }
 
-// ---------------------------------------------------------------- 64-bit local atomics
+// ---------------------------------------------------------------- fences
 
-// Local memory is an array of 32-bit words, and a 64-bit atomic needs a 64-bit typed pointer
-// into it, so 64-bit atomics on local memory take a work-group lock (a zero-initialised
-// Workgroup variable) around a plain read-modify-write of the two words. The lock is taken
-// and released in the same loop iteration, so a work-item that waits for it never waits on a
-// work-item that cannot run: the holder finishes its iteration before anyone loops again.
+// A zero-initialised Workgroup word for fences where barriers stall.
 uint32_t Lowering::atomic_scratch_word() {
   if (!atomic_lock_var_) {
     atomic_lock_var_ = take_id();
@@ -142,88 +148,94 @@ bool Lowering::lower_memory_barrier(const ir::Instruction& i) {
   return !failed_;
 }
 
-uint32_t Lowering::local_atomic64(Op op, uint32_t offset32, uint32_t type, uint32_t v,
-                                  uint32_t comparator, uint32_t enabled) {
-  uint32_t lock = atomic_scratch_word();
-  bool stall = ctx_.caps.memory_barriers_stall;
-  std::vector<uint32_t> key = {kLocked64, uint32_t(op), type};
+// A 32-bit atomic on half of a wide-arena word (see wide_arena.cpp). and/or/xor and loads
+// are one 64-bit atomic with the operand shifted into place; everything else is a 64-bit
+// compare-exchange loop that changes only its half, in a helper function
+// u32 f(u32 offset, u32 v, u32 comparator). add and sub on the high half are native (the
+// carry out of bit 63 is dropped): the helper issues them, with a zero operand on the low
+// half, and only the low half enters the loop.
+uint32_t Lowering::wide_atomic32(Op op, uint32_t offset32, uint32_t scope, uint32_t semantics,
+                                 uint32_t v, uint32_t comparator) {
+  uint32_t u32 = t_uint(32), u64 = t_uint(64), bt = t_bool();
+  if (op == Op::OpAtomicIIncrement || op == Op::OpAtomicIDecrement) {
+    op = op == Op::OpAtomicIIncrement ? Op::OpAtomicIAdd : Op::OpAtomicISub;
+    v = c_u32(1);
+  }
+  auto half_of = [&](uint32_t word, uint32_t shift) {
+    return emit(Op::OpUConvert, u32, {emit(Op::OpShiftRightLogical, u64, {word, shift})});
+  };
+  if (op == Op::OpAtomicLoad || op == Op::OpAtomicAnd || op == Op::OpAtomicOr || op == Op::OpAtomicXor) {
+    uint32_t ptr = wide_word_pointer(offset32);
+    uint32_t shift = wide_shift(offset32);
+    if (op == Op::OpAtomicLoad) return half_of(emit(op, u64, {ptr, scope, semantics}), shift);
+    uint32_t placed = emit(Op::OpShiftLeftLogical, u64, {emit(Op::OpUConvert, u64, {v}), shift});
+    if (op == Op::OpAtomicAnd) {  // the other half's bits are ones
+      uint32_t hole = emit(Op::OpShiftLeftLogical, u64, {c_u64(0xffffffffull), shift});
+      placed = emit(Op::OpBitwiseOr, u64, {placed, emit(Op::OpNot, u64, {hole})});
+    }
+    return half_of(emit(op, u64, {ptr, scope, semantics, placed}), shift);
+  }
+  std::vector<uint32_t> key = {kWideHalf, uint32_t(op), scope, semantics};
   auto cached = atomic_helpers_.find(key);
   uint32_t helper = 0;
   if (cached != atomic_helpers_.end()) {
     helper = cached->second;
   } else {
     auto* caller_block = block_;
-    uint32_t u32 = t_uint(32), bt = t_bool();
     ir::Function f;
     std::vector<uint32_t> p;
-    start_helper(f, type, {u32, type, type, bt}, p);
+    start_helper(f, u32, {u32, u32, u32}, p);
+    uint32_t ptr = wide_word_pointer(p[0]);
+    uint32_t shift = wide_shift(p[0]);
+    uint32_t relaxed = c_u32(0);
+    uint32_t first = 0, skip_loop = c_bool(false);
+    if (op == Op::OpAtomicIAdd || op == Op::OpAtomicISub) {
+      uint32_t high = emit(Op::OpIEqual, bt, {shift, c_u32(32)});
+      uint32_t placed = emit(Op::OpShiftLeftLogical, u64, {emit(Op::OpUConvert, u64, {p[1]}), c_u32(32)});
+      // On the low half this adds zero: it only reads the word for the loop.
+      first = emit(op, u64, {ptr, scope, semantics, emit(Op::OpSelect, u64, {high, placed, c_u64(0)})});
+      skip_loop = high;
+    } else {
+      first = emit(Op::OpAtomicLoad, u64, {ptr, scope, relaxed});
+    }
     uint32_t entry = f.blocks.back().label;
-    uint32_t header = take_id(), body = take_id(), critical = take_id(), after = take_id();
-    uint32_t next = take_id(), merge = take_id();
-    uint32_t done = take_id(), result = take_id(), result_next = take_id(), old = take_id();
-    uint32_t got = 0;
+    uint32_t header = take_id(), body = take_id(), next = take_id(), merge = take_id();
+    uint32_t expected = take_id(), done = take_id();
     auto start_block = [&](uint32_t label) {
       f.blocks.push_back(ir::Block{label, {}});
       block_ = &f.blocks.back().instructions;
     };
-    // A disabled call (a generic pointer into another space) takes no lock and does not
-    // loop: lavapipe caps the loop iterations of an invocation, so they are not wasted.
-    uint32_t disabled = emit(Op::OpLogicalNot, bt, {p[3]});
     emit_void(Op::OpBranch, {header});
     start_block(header);
     size_t header_index = f.blocks.size() - 1;
-    block_->emplace_back(Op::OpPhi, bt, done, std::vector<uint32_t>{disabled, entry, 0, next});
-    block_->emplace_back(Op::OpPhi, type, result, std::vector<uint32_t>{c_null(type), entry, result_next, next});
+    block_->emplace_back(Op::OpPhi, u64, expected, std::vector<uint32_t>{first, entry, 0, next});
+    block_->emplace_back(Op::OpPhi, bt, done, std::vector<uint32_t>{skip_loop, entry, 0, next});
     emit_void(Op::OpLoopMerge, {merge, next, 0});
     emit_void(Op::OpBranchConditional, {done, merge, body});
-
     start_block(body);
-    uint32_t wg = c_u32(uint32_t(spv::Scope::Workgroup));
-    uint32_t was = emit(Op::OpAtomicCompareExchange, u32,
-                        {lock, wg, c_u32(stall ? 0 : kAcquire | kWorkgroupMemory), c_u32(0),
-                         c_u32(1), c_u32(0)});
-    got = emit(Op::OpIEqual, bt, {was, c_u32(0)});
-    emit_void(Op::OpSelectionMerge, {after, 0});
-    emit_void(Op::OpBranchConditional, {got, critical, after});
-
-    start_block(critical);
-    uint32_t hi_offset = emit(Op::OpIAdd, u32, {p[0], c_u32(4)});
-    uint32_t lo = emit(Op::OpLoad, u32, {word_pointer(AddressFormat::Local32, p[0])});
-    uint32_t hi = emit(Op::OpLoad, u32, {word_pointer(AddressFormat::Local32, hi_offset)});
-    uint32_t value_read = emit(Op::OpBitwiseOr, type,
-                               {emit(Op::OpUConvert, type, {lo}),
-                                emit(Op::OpShiftLeftLogical, type,
-                                     {emit(Op::OpUConvert, type, {hi}), c_u32(32)})});
-    uint32_t updated = apply(*this, op, type, value_read, p[1], p[2]);
-    if (!updated) fail("internal: 64-bit local atomic of an unknown kind");
-    if (op != Op::OpAtomicLoad) {
-      emit_void(Op::OpStore, {word_pointer(AddressFormat::Local32, p[0]),
-                              emit(Op::OpUConvert, u32, {updated})});
-      emit_void(Op::OpStore, {word_pointer(AddressFormat::Local32, hi_offset),
-                              emit(Op::OpUConvert, u32,
-                                   {emit(Op::OpShiftRightLogical, type, {updated, c_u32(32)})})});
-    }
-    // An exchange rather than a store: where barriers stall, the read-modify-write is what
-    // keeps the critical section's accesses before the release.
-    emit(Op::OpAtomicExchange, u32, {lock, wg, c_u32(stall ? 0 : kRelease | kWorkgroupMemory), c_u32(0)});
-    emit_void(Op::OpBranch, {after});
-
-    start_block(after);
-    block_->emplace_back(Op::OpPhi, type, old, std::vector<uint32_t>{value_read, critical, result, body});
+    // A failed exchange only reads, and the value returned is the one the successful
+    // exchange read, which carries the operation's semantics: the retries can be relaxed.
+    uint32_t old = half_of(expected, shift);
+    uint32_t updated = apply(*this, op, u32, old, p[1], p[2]);
+    if (!updated) fail("internal: 32-bit wide-arena atomic of an unknown kind");
+    uint32_t hole = emit(Op::OpShiftLeftLogical, u64, {c_u64(0xffffffffull), shift});
+    uint32_t kept = emit(Op::OpBitwiseAnd, u64, {expected, emit(Op::OpNot, u64, {hole})});
+    uint32_t placed = emit(Op::OpShiftLeftLogical, u64, {emit(Op::OpUConvert, u64, {updated}), shift});
+    uint32_t seen = emit(Op::OpAtomicCompareExchange, u64,
+                         {ptr, scope, semantics, relaxed, emit(Op::OpBitwiseOr, u64, {kept, placed}), expected});
+    uint32_t swapped = emit(Op::OpIEqual, bt, {seen, expected});
     emit_void(Op::OpBranch, {next});
     start_block(next);
-    block_->emplace_back(Op::OpCopyObject, type, result_next, std::vector<uint32_t>{old});
     emit_void(Op::OpBranch, {header});
-    f.blocks[header_index].instructions[0].operands[2] = got;
+    f.blocks[header_index].instructions[0].operands[2] = seen;
+    f.blocks[header_index].instructions[1].operands[2] = swapped;
     start_block(merge);
-    emit_void(Op::OpReturnValue, {result});
+    emit_void(Op::OpReturnValue, {half_of(expected, shift)});
     out_.functions.push_back(std::move(f));
     block_ = caller_block;
     helper = atomic_helpers_[key] = out_.functions.back().id();
   }
-  return emit(Op::OpFunctionCall, type, {helper, offset32, v ? v : c_null(type),
-                                         comparator ? comparator : c_null(type),
-                                         enabled ? enabled : c_bool(true)});
+  return emit(Op::OpFunctionCall, u32, {helper, offset32, v ? v : c_u32(0), comparator ? comparator : c_u32(0)});
 }
 
 // ---------------------------------------------------------------- float atomics
@@ -288,6 +300,11 @@ bool Lowering::lower_float_atomic(const ir::Instruction& i) {
 // no other work-item changed them in between; returns the value it replaced.
 uint32_t Lowering::float_atomic_loop(Op op, AddressFormat af, uint32_t address, uint32_t scope,
                                      uint32_t semantics, uint32_t v) {
+  if (af == AddressFormat::Local32 && wide_arena_) {
+    uint32_t u32 = t_uint(32);
+    uint32_t bits = wide_atomic32(op, address, scope, semantics, emit(Op::OpBitcast, u32, {v}), 0);
+    return emit(Op::OpBitcast, t_float(32), {bits});
+  }
   std::vector<uint32_t> key = {kFloatLoop, uint32_t(op), uint32_t(af), scope, semantics};
   auto cached = atomic_helpers_.find(key);
   uint32_t helper = 0;

@@ -56,6 +56,7 @@ uint32_t Lowering::add_offset(AddressFormat f, uint32_t address, uint32_t offset
 
 uint32_t Lowering::word_pointer(AddressFormat f, uint32_t offset32) {
   bool local = f == AddressFormat::Local32;
+  if (local && wide_arena_) fail("internal: 32-bit word access to the wide local arena");
   uint32_t index = emit(Op::OpShiftRightLogical, t_uint(32), {offset32, c_u32(2)});
   auto storage = local ? spv::StorageClass::Workgroup : spv::StorageClass::Private;
   return emit(Op::OpAccessChain, t_ptr(storage, t_uint(32)),
@@ -76,7 +77,9 @@ uint32_t Lowering::load_words(AddressFormat f, uint32_t off, uint32_t out_type) 
     return emit(Op::OpCompositeConstruct, out_type, parts);
   }
   uint32_t bits = 0;
-  if (s.width == 32) {
+  if (f == AddressFormat::Local32 && wide_arena_) {
+    bits = wide_load(off, s.width);
+  } else if (s.width == 32) {
     bits = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off)});
   } else if (s.width == 64) {
     uint32_t lo = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off)});
@@ -109,6 +112,10 @@ void Lowering::store_words(AddressFormat f, uint32_t off, uint32_t out_type, uin
     return;
   }
   uint32_t bits = s.is_float ? emit(Op::OpBitcast, t_uint(s.width), {v}) : v;
+  if (f == AddressFormat::Local32 && wide_arena_) {
+    wide_store(off, s.width, bits);
+    return;
+  }
   if (s.width == 32) {
     emit_void(Op::OpStore, {word_pointer(f, off), bits});
     return;
@@ -631,28 +638,33 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
     if (r) bind_result(r);
     return !failed_;
   }
-  // A 64-bit atomic's operand and compare-exchange comparator (0 where it has none).
-  auto operand64 = [&]() {
-    if (op == Op::OpAtomicLoad || op == Op::OpAtomicIIncrement || op == Op::OpAtomicIDecrement) return 0u;
-    return cmpxchg ? value(i.operands[4]) : operand(3);
-  };
-  auto comparator64 = [&]() { return cmpxchg ? value(i.operands[5]) : 0u; };
-  if (f == AddressFormat::Local32 && s.width == 64) {
-    if (!ctx_.caps.int64_atomics) return fail("64-bit atomics are not supported by this device");
-    uint32_t r = local_atomic64(op, value(i.operands[0]), out_type, operand64(), comparator64());
-    if (op != Op::OpAtomicStore) bind_result(r);
-    return !failed_;
-  }
-  if (f == AddressFormat::Local32 && s.width == 32) {
-    uint32_t r = atomic_on(word_pointer(f, value(i.operands[0])), f);
-    if (r) bind_result(r);
-    return !failed_;
-  }
-  if (f != AddressFormat::Generic64 || (s.width != 32 && s.width != 64))
+  if ((f != AddressFormat::Local32 && f != AddressFormat::Generic64) || (s.width != 32 && s.width != 64))
     return fail("atomics on this address space or width are not supported yet: " + describe(i));
   if (s.width == 64) {
     if (!ctx_.caps.int64_atomics) return fail("64-bit atomics are not supported by this device");
     need_capability(spv::Capability::Int64Atomics);
+  }
+  // The atomic at byte |offset| of local memory. In the wide arena (wide_arena.cpp) 64-bit
+  // atomics are native on their word and 32-bit ones work on half a word.
+  auto local_atomic = [&](uint32_t offset) -> uint32_t {
+    if (!wide_arena_) {
+      if (s.width == 64) {
+        fail("internal: 64-bit local atomic outside the wide arena");
+        return 0u;
+      }
+      return atomic_on(word_pointer(AddressFormat::Local32, offset), AddressFormat::Local32);
+    }
+    if (s.width == 64) return atomic_on(wide_word_pointer(offset), AddressFormat::Local32);
+    bool none = op == Op::OpAtomicLoad || op == Op::OpAtomicIIncrement || op == Op::OpAtomicIDecrement;
+    return wide_atomic32(op, offset, lower_scope(i.operands[1], AddressFormat::Local32),
+                         lower_semantics(i.operands[2], i.opcode),
+                         none ? 0u : cmpxchg ? value(i.operands[4]) : operand(3),
+                         cmpxchg ? value(i.operands[5]) : 0u);
+  };
+  if (f == AddressFormat::Local32) {
+    uint32_t r = local_atomic(value(i.operands[0]));
+    if (op != Op::OpAtomicStore) bind_result(r);
+    return !failed_;
   }
   // Through a generic pointer: the atomic runs on the global address and on the local
   // offset the tag selects, or on their scratch locations when the tag names another space
@@ -662,8 +674,7 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
   uint32_t gptr = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type),
                        {g.global_address});
   uint32_t r_global = atomic_on(gptr, AddressFormat::Global64);
-  uint32_t r_local = s.width == 64 ? local_atomic64(op, g.local_offset, out_type, operand64(), comparator64(), g.is_local)
-                     : atomic_on(word_pointer(AddressFormat::Local32, g.local_offset), AddressFormat::Local32);
+  uint32_t r_local = local_atomic(g.local_offset);
   uint32_t old = load_out(AddressFormat::Private32, g.private_offset, out_type, 4);
   uint32_t bt = t_bool();
   uint32_t v = op == Op::OpAtomicLoad || op == Op::OpAtomicIIncrement || op == Op::OpAtomicIDecrement

@@ -571,6 +571,7 @@ bool Lowering::classify_variables(const ir::Function& f) {
 
 bool Lowering::lower_function(const ir::Function& f) {
   if (!classify_variables(f)) return false;
+  wide_arena_ = wide_functions_.count(f.id()) > 0;
   ir::Function out;
   const ir::Instruction& d = f.definition;
   out.definition = ir::Instruction(Op::OpFunction, lower_type(d.type_id), value(d.result_id),
@@ -884,6 +885,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
                                                         m.operands[4]};
   }
 
+  wide_arena_ = false;  // the wrapper below touches no local memory
   ir::Function main;
   uint32_t fn_type = type(Op::OpTypeFunction, {t_void()});
   uint32_t main_id = take_id();
@@ -962,6 +964,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
 
   ir::Instruction ep(Op::OpEntryPoint, 0, 0, {uint32_t(spv::ExecutionModel::GLCompute), main_id});
   ir::append_string(&ep.operands, name);
+  ep.operands.push_back(wide_functions_.count(fn) ? local_wide_var_ : local_memory_var_);
   ep_instructions_.push_back(ep);
   out_.execution_modes.emplace_back(Op::OpExecutionMode, 0, 0,
       std::vector<uint32_t>{main_id, uint32_t(spv::ExecutionMode::LocalSize), 1, 1, 1});
@@ -1012,7 +1015,22 @@ bool Lowering::run(ir::Module* result) {
   out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Workgroup, local_array),
                             local_memory_var_,
                             std::vector<uint32_t>{uint32_t(spv::StorageClass::Workgroup)});
-  interface_.push_back(local_memory_var_);
+  if (!wide_functions_.empty()) {
+    // The wide arena (wide_arena.cpp): as many bytes in 64-bit words. Each entry point lists
+    // only the arena it uses, so the other takes no shared memory.
+    if (!ctx_.caps.int64_atomics) return fail("64-bit atomics on local memory are not supported by this device");
+    uint32_t plus_one = take_id(), halved = take_id();
+    out_.globals.emplace_back(Op::OpSpecConstantOp, t_uint(32), plus_one,
+                              std::vector<uint32_t>{uint32_t(Op::OpIAdd), local_words, c_u32(1)});
+    out_.globals.emplace_back(Op::OpSpecConstantOp, t_uint(32), halved,
+                              std::vector<uint32_t>{uint32_t(Op::OpUDiv), plus_one, c_u32(2)});
+    uint32_t wide_array = take_id();
+    out_.globals.emplace_back(Op::OpTypeArray, 0, wide_array, std::vector<uint32_t>{t_uint(64), halved});
+    local_wide_var_ = take_id();
+    out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Workgroup, wide_array),
+                              local_wide_var_,
+                              std::vector<uint32_t>{uint32_t(spv::StorageClass::Workgroup)});
+  }
 
   // Private memory: its size is known once every function is lowered; ids are reserved now.
   private_array_length_ = take_id();
@@ -1106,7 +1124,9 @@ class LowerToShaderPass : public Pass {
   const char* name() const override { return "lower-to-shader"; }
   PassStatus Process(ir::Module& module, PassContext& context) override {
     ir::Module out;
+    std::unordered_set<uint32_t> wide = prepare_wide_arena(module);
     Lowering lowering(module, context);
+    lowering.wide_functions_ = std::move(wide);
     if (!lowering.run(&out)) return PassStatus::Failure;
     module = std::move(out);
     return PassStatus::SuccessWithChange;

@@ -18,6 +18,11 @@ namespace vkcl::k2s {
 
 std::unique_ptr<Pass> create_lower_to_shader_pass();
 
+// Finds the kernels that need the wide local arena (wide_arena.cpp), gives the functions
+// they share with other kernels a copy of their own, and returns the ids of the functions to
+// lower with the wide arena.
+std::unordered_set<uint32_t> prepare_wide_arena(ir::Module& module);
+
 class Lowering;
 // Emits `for (i = start; i < end; i = step(i)) body(i);` at the end of |f|, whose last block
 // is the current one; afterwards the current block is the loop's merge block. |body| and
@@ -130,19 +135,19 @@ class Lowering {
   bool lower_atomic_instruction(const ir::Instruction& inst);
   bool lower_atomic_flag(const ir::Instruction& inst);
   bool lower_memory_barrier(const ir::Instruction& inst);
-  uint32_t atomic_scratch_word();  // the Workgroup u32 the 64-bit lock and fences use
+  uint32_t atomic_scratch_word();  // the Workgroup u32 fences use where barriers stall
   bool lower_float_atomic(const ir::Instruction& inst);
-  // A 64-bit atomic |op| at byte |offset32| of local memory under the work-group lock;
-  // |v| and |comparator| are the operands (0 where |op| has none). Returns the old value.
-  // |enabled| (a bool, 0 for true) false makes it a no-op returning 0.
-  uint32_t local_atomic64(spv::Op op, uint32_t offset32, uint32_t type, uint32_t v,
-                          uint32_t comparator, uint32_t enabled = 0);
+  // A 32-bit atomic |op| (integer, or OpAtomicF*EXT on the bits of a float) on the half of
+  // a wide-arena word at byte |offset32|; |v| and |comparator| are u32 operands (0 where |op|
+  // has none), |scope| and |semantics| output constants. Returns the old u32 (0 for a store).
+  uint32_t wide_atomic32(spv::Op op, uint32_t offset32, uint32_t scope, uint32_t semantics,
+                         uint32_t v, uint32_t comparator);
   uint32_t float_atomic_loop(spv::Op op, AddressFormat af, uint32_t address, uint32_t scope,
                              uint32_t semantics, uint32_t v);
   // An input id no input instruction uses, for instructions made up during lowering.
   uint32_t synthetic_id();
   uint32_t synthetic_ids_ = 0;
-  uint32_t atomic_lock_var_ = 0;  // Workgroup u32, zero-initialised (64-bit local atomics)
+  uint32_t atomic_lock_var_ = 0;  // Workgroup u32, zero-initialised (fences)
   std::map<std::vector<uint32_t>, uint32_t> atomic_helpers_;
   bool lower_generic_semantics(const ir::Instruction& inst);
   bool lower_subgroup(const ir::Instruction& inst);
@@ -157,6 +162,12 @@ class Lowering {
   uint32_t load_words(AddressFormat f, uint32_t offset32, uint32_t out_type);
   void store_words(AddressFormat f, uint32_t offset32, uint32_t out_type, uint32_t value);
   uint32_t word_pointer(AddressFormat f, uint32_t offset32);
+  // The wide arena (wide_arena.cpp): the u64 word holding byte |offset32|, the bit position
+  // of that byte in it, and loads and stores of 8- to 64-bit integers there.
+  uint32_t wide_word_pointer(uint32_t offset32);
+  uint32_t wide_shift(uint32_t offset32);
+  uint32_t wide_load(uint32_t offset32, uint32_t width);
+  void wide_store(uint32_t offset32, uint32_t width, uint32_t bits);
   uint32_t load_words_unaligned(AddressFormat f, uint32_t offset32, uint32_t out_type,
                                 uint32_t alignment);
   void store_words_unaligned(AddressFormat f, uint32_t offset32, uint32_t out_type,
@@ -208,7 +219,8 @@ class Lowering {
   uint32_t async_copy_helper(AddressFormat fd, AddressFormat fs, uint32_t size, uint32_t chunk);
   uint32_t scan_helper(uint32_t combine, uint32_t out_type, spv::GroupOperation operation);
   uint32_t group_identity(uint32_t combine, uint32_t out_type, const Shape& s);
-  std::map<std::vector<uint32_t>, uint32_t> group_helpers_;  // helper functions by kind
+  // Helper functions by kind. Keys of helpers that touch local memory include wide_arena_.
+  std::map<std::vector<uint32_t>, uint32_t> group_helpers_;
 
   uint32_t group_scratch_base_ = 0;  // byte offset of the work-group scratch slots, 0: none
 
@@ -275,6 +287,9 @@ class Lowering {
 
   // Module-scope memory.
   uint32_t local_memory_var_ = 0;    // Workgroup u32[spec] word array
+  uint32_t local_wide_var_ = 0;      // Workgroup u64[(spec + 1) / 2], the wide arena
+  std::unordered_set<uint32_t> wide_functions_;  // input functions lowered with the wide arena
+  bool wide_arena_ = false;          // the function being lowered uses the wide arena
   uint32_t private_memory_var_ = 0;  // Private u32[N] word array
   uint32_t private_bytes_ = 64;      // first 64 bytes are scratch for generic accesses
   uint32_t static_local_bytes_ = 64; // likewise

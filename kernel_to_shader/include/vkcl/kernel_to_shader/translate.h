@@ -26,8 +26,8 @@ struct TargetCaps {
   bool float64 = false;          // shaderFloat64
   bool storage8 = false;         // storageBuffer8BitAccess
   bool storage16 = false;        // storageBuffer16BitAccess
-  // shaderBufferInt64Atomics, and shaderZeroInitializeWorkgroupMemory for the lock that
-  // 64-bit atomics on local memory (a 32-bit word array) take.
+  // shaderBufferInt64Atomics and shaderSharedInt64Atomics (64-bit atomics on local memory
+  // use the wide local arena, kernel_to_shader/passes/wide_arena.cpp).
   bool int64_atomics = false;
   // 32-bit float atomic add / min / max done natively (VK_EXT_shader_atomic_float(2)), on
   // device addresses (global) and on shared memory (local); elsewhere a compare-exchange loop.

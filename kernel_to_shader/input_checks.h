@@ -18,5 +18,7 @@ std::string validate(const std::vector<uint32_t>& words, spv_target_env env);
 void splat_select_conditions(ir::Module& module);
 // Lists every module-scope variable in every entry point's interface (SPIR-V 1.4 and later).
 void complete_interfaces(ir::Module& module);
+// Turns OpAtomicCompareExchangeWeak (removed in SPIR-V 1.4) into OpAtomicCompareExchange.
+void strengthen_weak_compare_exchange(ir::Module& module);
 
 }  // namespace vkcl::k2s

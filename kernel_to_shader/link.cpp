@@ -60,6 +60,7 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
     }
     splat_select_conditions(m);
     complete_interfaces(m);
+    strengthen_weak_compare_exchange(m);
     keep_first_linkonce_odr(m, &once_defined);
     inputs.push_back(ir::serialize(m));
     std::string invalid = validate(inputs.back(), SPV_ENV_UNIVERSAL_1_6);

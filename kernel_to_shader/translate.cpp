@@ -188,6 +188,16 @@ std::string recursive_function(const ir::Module& module) {
   return "%" + std::to_string(found);
 }
 
+// OpAtomicCompareExchangeWeak is OpAtomicCompareExchange (SPIR-V: it may fail spuriously but
+// need not), and is gone from SPIR-V 1.4, where llvm-spirv 15 still writes it
+// (atomic_compare_exchange_weak).
+void strengthen_weak_compare_exchange(ir::Module& module) {
+  for (auto& f : module.functions)
+    for (auto& b : f.blocks)
+      for (auto& i : b.instructions)
+        if (i.opcode == spv::Op::OpAtomicCompareExchangeWeak) i.opcode = spv::Op::OpAtomicCompareExchange;
+}
+
 // From SPIR-V 1.4 an entry point lists every module-scope variable it uses; llvm-spirv 15
 // leaves out some (a variable only named in another's initializer), so every entry point gets
 // all of them.
@@ -323,6 +333,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   drop_misplaced_constant_decorations(module);
   splat_select_conditions(module);
   complete_interfaces(module);
+  strengthen_weak_compare_exchange(module);
   // llvm-spirv writes OpLoopMerge for loops with an unroll pragma, not always where SPIR-V
   // allows it; the structurizer decides every merge itself, so input merges are dropped.
   for (ir::Function& f : module.functions)

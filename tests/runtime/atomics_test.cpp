@@ -512,6 +512,39 @@ TEST_P(Atomics, Float32AddSubMinMax) {
   }
 }
 
+// atomic_compare_exchange_weak in a retry loop, as programs use it: llvm-spirv 15 writes
+// OpAtomicCompareExchangeWeak, which SPIR-V 1.4 no longer has (CTS c11_atomics).
+TEST_P(Atomics, CompareExchangeWeakLoops) {
+  Program p = build(R"(
+    __kernel void k(volatile __global atomic_int* sum, volatile __local atomic_int* local_sum,
+                    __global int* out) {
+      int v = (int)get_global_id(0) % 7 + 1;
+      if (get_local_id(0) == 0) atomic_init(local_sum, 0);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      int old = atomic_load(sum);
+      while (!atomic_compare_exchange_weak(sum, &old, old + v)) {}
+      int lold = atomic_load(local_sum);
+      while (!atomic_compare_exchange_weak_explicit(local_sum, &lold, lold + v, memory_order_relaxed,
+                                                    memory_order_relaxed, memory_scope_work_group)) {}
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (get_local_id(0) == 0) out[get_group_id(0)] = atomic_load(local_sum);
+    })", "-cl-std=CL3.0");
+  Kernel k = kernel(p, "k");
+  const int groups = 4, size = 64;
+  int zero = 0;
+  Mem sum = buffer(4, &zero), out = poisoned(groups * 4);
+  set_mem_arg(k, 0, sum);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, 4, nullptr));
+  set_mem_arg(k, 2, out);
+  size_t global = groups * size, local = size;
+  run(k, 1, &global, &local);
+  int total = 0;
+  std::vector<int> per_group(groups, 0);
+  for (int i = 0; i < groups * size; ++i) total += i % 7 + 1, per_group[i / size] += i % 7 + 1;
+  EXPECT_EQ(read<int>(sum, 1)[0], total);
+  EXPECT_EQ(read<int>(out, groups), per_group);
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, Atomics,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

@@ -259,14 +259,18 @@ class Structurizer {
       }
       body.push_back(c);
     }
-    for (Instruction& phi : block(target).instructions) {
+    drop_phi_entries(block(target), pred);
+    return body;
+  }
+  // Removes the entries for predecessor |pred| from |b|'s phis.
+  static void drop_phi_entries(Block& b, uint32_t pred) {
+    for (Instruction& phi : b.instructions) {
       if (phi.opcode != Op::OpPhi) break;
       std::vector<uint32_t> ops;
       for (size_t o = 0; o + 1 < phi.operands.size(); o += 2)
         if (phi.operands[o + 1] != pred) ops.insert(ops.end(), {phi.operands[o], phi.operands[o + 1]});
       phi.operands = ops;
     }
-    return body;
   }
 
   bool remove_unreachable() {
@@ -841,13 +845,7 @@ class Structurizer {
         if (phi.operands[k + 1] == from) ops = {phi.operands[k], from};
       phi.operands = ops;
     }
-    for (Instruction& phi : block(target).instructions) {
-      if (phi.opcode != Op::OpPhi) break;
-      std::vector<uint32_t> ops;
-      for (size_t k = 0; k + 1 < phi.operands.size(); k += 2)
-        if (phi.operands[k + 1] != from) ops.insert(ops.end(), {phi.operands[k], phi.operands[k + 1]});
-      phi.operands = ops;
-    }
+    drop_phi_entries(block(target), from);
     // Successors outside the region gain phi entries for the copies.
     std::set<uint32_t> inside;
     for (int x : region) inside.insert(f_.blocks[x].label);

@@ -4,3 +4,4 @@
 #include "pow.cl"
 #include "dot.cl"
 #include "exp.cl"
+#include "fp64.cl"

@@ -25,7 +25,7 @@ using namespace vkcl;
 _cl_device_id::_cl_device_id(_cl_platform_id* platform, const vk::DeviceInfo& info)
     : platform_(platform), info_(info) {}
 
-cl::Result<std::shared_ptr<vk::Device>> _cl_device_id::vk_device() {
+cl::Result<std::shared_ptr<vk::Device>> _cl_device_id::vk_device() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!device_) {
     VkResult r = vk::Device::create(info_, &device_);
@@ -44,7 +44,7 @@ cl_device_type _cl_device_id::type() const {
   }
 }
 
-k2s::TargetCaps _cl_device_id::target_caps() {
+k2s::TargetCaps _cl_device_id::unprobed_caps() const {
   k2s::TargetCaps caps;
   caps.int8 = info_.shader_int8;
   caps.int16 = info_.features.shaderInt16;
@@ -64,14 +64,28 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   if (caps.subgroups) caps.subgroup_features = info_.subgroup.supportedOperations;
   caps.subgroup_extended_types = caps.subgroups && info_.subgroup_extended_types;
   caps.preserve_inf_nan32 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat32;
+  caps.preserve_inf_nan64 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat64;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
   caps.max_work_group_size = uint32_t(max_work_group_size());
+  return caps;
+}
+
+const cl::PrecisionProbe& _cl_device_id::precision() const {
   std::call_once(precision_probed_, [&] {
-    if (auto device = vk_device()) precision_ = cl::probe_precision(*device, caps, compiler_features());
+    if (auto device = vk_device())
+      precision_ = cl::probe_precision(*device, unprobed_caps(), compiler_features(false));
   });
-  caps.exact_fma = precision_.exact_fma;
-  caps.exact_sqrt = precision_.exact_sqrt;
-  caps.full_range_divide = precision_.full_range_divide;
+  return precision_;
+}
+
+k2s::TargetCaps _cl_device_id::target_caps() {
+  k2s::TargetCaps caps = unprobed_caps();
+  caps.exact_fma = precision().exact_fma;
+  caps.exact_sqrt = precision().exact_sqrt;
+  caps.full_range_divide = precision().full_range_divide;
+  caps.exact_float64 = precision().exact_float64;
+  caps.exact_fma64 = precision().exact_fma64;
+  caps.exact_sqrt64 = precision().exact_sqrt64;
   return caps;
 }
 
@@ -121,11 +135,12 @@ static const char* kFeatures[] = {"__opencl_c_work_group_collective_functions",
                                   "__opencl_c_integer_dot_product_input_4x8bit",
                                   "__opencl_c_integer_dot_product_input_4x8bit_packed"};
 
-std::vector<std::string> _cl_device_id::extension_list() const {
+std::vector<std::string> _cl_device_id::extension_list(bool fp64) const {
   // Not cl_khr_subgroups: the extension requires independent forward progress of
   // sub-groups, which Vulkan does not promise (lavapipe runs a work-group's subgroups in
   // turn); OpenCL 3.0's __opencl_c_subgroups feature does not.
   std::vector<std::string> v(std::begin(kExtensions), std::end(kExtensions));
+  if (fp64) v.push_back("cl_khr_fp64");
   // 64-bit atomics: native on device addresses, and on local memory through the wide local
   // arena (kernel_to_shader/passes/wide_arena.cpp), so both kinds of Vulkan 64-bit atomics.
   if (info_.shader_buffer_int64_atomics && info_.shader_shared_int64_atomics) {
@@ -155,8 +170,9 @@ std::vector<std::string> _cl_device_id::extension_list() const {
   return v;
 }
 
-std::vector<std::string> _cl_device_id::feature_list() const {
+std::vector<std::string> _cl_device_id::feature_list(bool fp64) const {
   std::vector<std::string> v(std::begin(kFeatures), std::end(kFeatures));
+  if (fp64) v.push_back("__opencl_c_fp64");
   if (info_.features.shaderInt64) v.push_back("__opencl_c_int64");
   if (has_subgroups()) v.push_back("__opencl_c_subgroups");
   return v;
@@ -169,15 +185,16 @@ std::string _cl_device_id::extensions() const {
   return s;
 }
 
-compiler::DeviceFeatures _cl_device_id::compiler_features() const {
+compiler::DeviceFeatures _cl_device_id::compiler_features(bool fp64) const {
   compiler::DeviceFeatures f;
   f.int64 = info_.features.shaderInt64;
-  for (const std::string& e : extension_list())
-    if (e != "cl_khr_il_program") f.extensions.push_back(e);
+  f.fp64 = fp64;
+  for (const std::string& e : extension_list(fp64))
+    if (e != "cl_khr_il_program" && e != "cl_khr_fp64") f.extensions.push_back(e);
   // clang 15 declares the sub-group built-ins under the extension's name.
   if (has_subgroups()) f.extensions.push_back("cl_khr_subgroups");
-  for (const std::string& feature : feature_list())
-    if (feature != "__opencl_c_int64") f.features.push_back(feature);
+  for (const std::string& feature : feature_list(fp64))
+    if (feature != "__opencl_c_int64" && feature != "__opencl_c_fp64") f.features.push_back(feature);
   return f;
 }
 
@@ -248,7 +265,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG: return out(cl_uint(info_.features.shaderInt64 ? 1 : 0));
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE: return out(cl_uint(fp64() ? 1 : 0));
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF: return out(cl_uint(0));
     case CL_DEVICE_MAX_CLOCK_FREQUENCY: return out(cl_uint(0));
@@ -272,7 +289,11 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_MEM_BASE_ADDR_ALIGN: return out(cl_uint(1024));
     case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: return out(cl_uint(128));
     case CL_DEVICE_SINGLE_FP_CONFIG: return out(cl_device_fp_config(CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN));
-    case CL_DEVICE_DOUBLE_FP_CONFIG: return out(cl_device_fp_config(0));
+    case CL_DEVICE_DOUBLE_FP_CONFIG:
+      // The minimum cl_khr_fp64 requires, which the probe checked (round to nearest,
+      // denormals kept, fused fma).
+      return out(cl_device_fp_config(
+          fp64() ? CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM : 0));
     case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE: return out(cl_device_mem_cache_type(CL_NONE));
     case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: return out(cl_uint(0));
     case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: return out(cl_ulong(0));

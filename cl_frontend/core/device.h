@@ -25,12 +25,14 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   _cl_platform_id* platform() const { return platform_; }
   const vkcl::vk::DeviceInfo& vk_info() const { return info_; }
   // The logical Vulkan device (created once, thread-safe).
-  vkcl::cl::Result<std::shared_ptr<vkcl::vk::Device>> vk_device();
+  vkcl::cl::Result<std::shared_ptr<vkcl::vk::Device>> vk_device() const;
 
   cl_device_type type() const;
   // Includes the result of probing the device's Fma (done once, on first use).
   vkcl::k2s::TargetCaps target_caps();
-  vkcl::compiler::DeviceFeatures compiler_features() const;
+  vkcl::compiler::DeviceFeatures compiler_features() const { return compiler_features(fp64()); }
+  // cl_khr_fp64: Vulkan's shaderFloat64 and doubles that pass the precision probe.
+  bool fp64() const { return precision().exact_float64; }
   size_t max_work_group_size() const;
   std::array<size_t, 3> max_work_item_sizes() const;
   std::array<uint32_t, 3> max_group_count() const;
@@ -41,18 +43,26 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   // cl_khr_subgroups: Vulkan subgroups in compute with vote, ballot and arithmetic.
   bool has_subgroups() const;
   std::string extensions() const;
-  std::vector<std::string> extension_list() const;  // CL_DEVICE_EXTENSIONS
-  std::vector<std::string> feature_list() const;    // CL_DEVICE_OPENCL_C_FEATURES
+  std::vector<std::string> extension_list() const { return extension_list(fp64()); }  // CL_DEVICE_EXTENSIONS
+  std::vector<std::string> feature_list() const { return feature_list(fp64()); }  // CL_DEVICE_OPENCL_C_FEATURES
 
   cl_int get_info(cl_device_info param, size_t size, void* value, size_t* size_ret) const;
 
  private:
+  // What the device reports before and after the precision probe decides on doubles.
+  std::vector<std::string> extension_list(bool fp64) const;
+  std::vector<std::string> feature_list(bool fp64) const;
+  vkcl::compiler::DeviceFeatures compiler_features(bool fp64) const;
+  vkcl::k2s::TargetCaps unprobed_caps() const;
+  // The probe's results (run once, on first use: it creates the Vulkan device).
+  const vkcl::cl::PrecisionProbe& precision() const;
+
   _cl_platform_id* platform_;
   vkcl::vk::DeviceInfo info_;
-  std::mutex mutex_;
-  std::shared_ptr<vkcl::vk::Device> device_;
-  std::once_flag precision_probed_;
-  vkcl::cl::PrecisionProbe precision_;
+  mutable std::mutex mutex_;
+  mutable std::shared_ptr<vkcl::vk::Device> device_;
+  mutable std::once_flag precision_probed_;
+  mutable vkcl::cl::PrecisionProbe precision_;
 };
 
 namespace vkcl::cl {

@@ -64,52 +64,69 @@ std::vector<float> sqrt_inputs() {
   return v;
 }
 
-}  // namespace
-
-PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::TargetCaps caps,
-                               const compiler::DeviceFeatures& features) {
-  PrecisionProbe none;
-  compiler::CompileResult c = compiler::compile(
-      "__kernel void probe(__global float* d, __global float* s) {"
-      "  size_t i = get_global_id(0);"
-      "  if (i < 3) d[4 * i + 3] = fma(d[4 * i], d[4 * i + 1], d[4 * i + 2]);"
-      "  if (i >= 3 && i < 8) d[4 * i + 3] = d[4 * i] / d[4 * i + 1];"
-      "  s[2 * i + 1] = native_sqrt(s[2 * i]);"  // GLSL.std.450 Sqrt and nothing else
-      "}",
-      "", features);
-  if (!c.ok) return none;
-  caps.exact_fma = true;
-  caps.exact_sqrt = true;
-  caps.full_range_divide = true;  // the division as it is
-  k2s::TranslateResult t = k2s::translate(c.spirv, caps);
-  if (!t.ok || t.kernels.size() != 1 || t.kernels[0].interface.args.size() != 2) return none;
-  const k2s::KernelInterface& ki = t.kernels[0].interface;
-
-  std::vector<float> roots = sqrt_inputs();
-  const uint32_t items = uint32_t(roots.size());
-  std::vector<float> s(2 * items);
-  for (uint32_t i = 0; i < items; ++i) s[2 * i] = roots[i];
-  float d[kFmaCount + kDivideCount][4] = {};
-  std::memcpy(d, kFmaCases, sizeof kFmaCases);
-  for (int k = 0; k < kDivideCount; ++k) {
-    d[kFmaCount + k][0] = kDivideCases[k][0];
-    d[kFmaCount + k][1] = kDivideCases[k][1];
+// Doubles: random operands over the whole exponent range (denormals and special values
+// included), and fma operands whose product the addend nearly cancels. Each work-item
+// computes fma(a, b, c), a / b, sqrt(a) (bare Sqrt), a * b, (float)a and a + c.
+constexpr int kDoubleSlots = 9;  // a, b, c, then the six results
+std::vector<double> double_inputs(uint32_t items) {
+  std::vector<double> v(size_t(items) * kDoubleSlots, 0.0);
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  auto any_double = [&] {
+    uint64_t bits = next();
+    uint64_t e = (bits >> 52) & 0x7ff;
+    if ((bits & 7) == 0) bits &= ~(0x7ffull << 52);  // a denormal every eighth draw
+    else if ((bits & 7) == 1) bits = (bits & ~(0x7ffull << 52)) | ((e % 64 + 991) << 52);  // near 1
+    double d;
+    std::memcpy(&d, &bits, 8);
+    return d;
+  };
+  const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 0x1p-1074, -0x1p-1074,
+                             0x1p-1022, 0x1.fffffffffffffp-1023, 0x1.fffffffffffffp1023, 1.0, -1.0};
+  for (uint32_t i = 0; i < items; ++i) {
+    double* d = &v[size_t(i) * kDoubleSlots];
+    d[0] = i < 12 * 12 ? specials[i % 12] : any_double();
+    d[1] = i < 12 * 12 ? specials[i / 12] : any_double();
+    d[2] = any_double();
+    if (i % 4 == 0) d[2] = -(d[0] * d[1]) * (1 + 0x1p-50);  // cancellation: fma's low bits
   }
-  for (auto& row : d) row[3] = 0;
+  return v;
+}
 
-  std::unique_ptr<vk::Buffer> fma_data, sqrt_data, args;
-  if (vk::Buffer::create(device, sizeof d, vk::MemoryPlacement::HostVisible, &fma_data) != VK_SUCCESS ||
-      vk::Buffer::create(device, s.size() * 4, vk::MemoryPlacement::HostVisible, &sqrt_data) != VK_SUCCESS ||
-      vk::Buffer::create(device, std::max<uint32_t>(ki.argument_block_size, 16),
-                         vk::MemoryPlacement::HostVisible, &args) != VK_SUCCESS ||
-      !fma_data->mapped() || !sqrt_data->mapped() || !args->mapped())
-    return none;
-  std::memcpy(fma_data->mapped(), d, sizeof d);
-  std::memcpy(sqrt_data->mapped(), s.data(), s.size() * 4);
+bool same_double(double got, double want) {
+  return std::memcmp(&got, &want, 8) == 0 || (std::isnan(got) && std::isnan(want));
+}
+
+// Compiles |source| (kernel "probe"), translates it with |caps| and runs it over |items|
+// work-items with each buffer of |data| as one pointer argument, reading them back.
+bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps& caps,
+               const compiler::DeviceFeatures& features, const char* source, uint32_t items,
+               std::vector<std::vector<uint8_t>>* data) {
+  compiler::CompileResult c = compiler::compile(source, "", features);
+  if (!c.ok) return false;
+  k2s::TranslateResult t = k2s::translate(c.spirv, caps);
+  if (!t.ok || t.kernels.size() != 1 || t.kernels[0].interface.args.size() != data->size()) return false;
+  const k2s::KernelInterface& ki = t.kernels[0].interface;
+  std::vector<std::unique_ptr<vk::Buffer>> buffers(data->size());
+  std::unique_ptr<vk::Buffer> args;
+  if (vk::Buffer::create(device, std::max<uint32_t>(ki.argument_block_size, 16),
+                         vk::MemoryPlacement::HostVisible, &args) != VK_SUCCESS || !args->mapped())
+    return false;
   std::memset(args->mapped(), 0, args->size());
-  uint64_t addresses[2] = {fma_data->address(), sqrt_data->address()};
-  for (int a = 0; a < 2; ++a)
-    std::memcpy(static_cast<uint8_t*>(args->mapped()) + ki.args[a].offset, &addresses[a], 8);
+  for (size_t a = 0; a < data->size(); ++a) {
+    const std::vector<uint8_t>& bytes = (*data)[a];
+    if (vk::Buffer::create(device, bytes.size(), vk::MemoryPlacement::HostVisible, &buffers[a]) != VK_SUCCESS ||
+        !buffers[a]->mapped())
+      return false;
+    std::memcpy(buffers[a]->mapped(), bytes.data(), bytes.size());
+    uint64_t address = buffers[a]->address();
+    std::memcpy(static_cast<uint8_t*>(args->mapped()) + ki.args[a].offset, &address, 8);
+  }
 
   const uint32_t local = 64;
   std::unique_ptr<vk::ComputePipeline> pipeline;
@@ -117,7 +134,7 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
                                   {{k2s::kSpecLocalSizeX, local}, {k2s::kSpecLocalSizeY, 1},
                                    {k2s::kSpecLocalSizeZ, 1}, {k2s::kSpecLocalMemoryWords, 16}},
                                   sizeof(k2s::DispatchBlock), &pipeline) != VK_SUCCESS)
-    return none;
+    return false;
   k2s::DispatchBlock block{};
   block.argument_block_address = args->address();
   block.work_dim = 1;
@@ -131,11 +148,92 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
   if (vk::CommandStream::create(device, &stream) != VK_SUCCESS ||
       stream->dispatch(*pipeline, &block, sizeof block, items / local, 1, 1) != VK_SUCCESS ||
       stream->submit({}, &point) != VK_SUCCESS || stream->wait(point) != VK_SUCCESS)
+    return false;
+  for (size_t a = 0; a < data->size(); ++a)
+    std::memcpy((*data)[a].data(), buffers[a]->mapped(), (*data)[a].size());
+  return true;
+}
+
+template <typename T>
+std::vector<uint8_t> bytes_of(const T* p, size_t count) {
+  std::vector<uint8_t> b(count * sizeof(T));
+  std::memcpy(b.data(), p, b.size());
+  return b;
+}
+
+// Sets |result|'s double fields: which of the device's double instructions are IEEE's on
+// every probe input (see double_inputs).
+void probe_doubles(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps& caps,
+                   compiler::DeviceFeatures features, PrecisionProbe* result) {
+  features.fp64 = true;
+  const uint32_t items = 4096;
+  std::vector<double> in = double_inputs(items);
+  std::vector<std::vector<uint8_t>> data = {bytes_of(in.data(), in.size())};
+  if (!run_probe(device, caps, features,
+                 "__kernel void probe(__global double* d) {"
+                 "  __global double* p = d + 9 * get_global_id(0);"
+                 "  p[3] = fma(p[0], p[1], p[2]);"
+                 "  p[4] = p[0] / p[1];"
+                 "  p[5] = native_sqrt(p[0]);"  // GLSL.std.450 Sqrt and nothing else
+                 "  p[6] = p[0] * p[1];"
+                 "  p[7] = (float)p[0];"
+                 "  p[8] = p[0] + p[2];"
+                 "}",
+                 items, &data))
+    return;
+  std::vector<double> out(in.size());
+  std::memcpy(out.data(), data[0].data(), data[0].size());
+  bool fma = true, sqrt = true, rest = true;
+  for (uint32_t i = 0; i < items; ++i) {
+    const double* d = &in[size_t(i) * kDoubleSlots];
+    const double* r = &out[size_t(i) * kDoubleSlots];
+    fma = fma && same_double(r[3], std::fma(d[0], d[1], d[2]));
+    sqrt = sqrt && same_double(r[5], std::sqrt(d[0]));
+    rest = rest && same_double(r[4], d[0] / d[1]) && same_double(r[6], d[0] * d[1]) &&
+           same_double(r[7], double(float(d[0]))) && same_double(r[8], d[0] + d[2]);
+  }
+  result->exact_float64 = rest;
+  result->exact_fma64 = rest && fma;
+  result->exact_sqrt64 = rest && sqrt;
+}
+
+}  // namespace
+
+PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::TargetCaps caps,
+                               const compiler::DeviceFeatures& features) {
+  PrecisionProbe none;
+  caps.exact_fma = true;
+  caps.exact_sqrt = true;
+  caps.full_range_divide = true;  // the division as it is
+  caps.exact_float64 = true;
+  caps.exact_fma64 = true;
+  caps.exact_sqrt64 = true;
+
+  std::vector<float> roots = sqrt_inputs();
+  const uint32_t items = uint32_t(roots.size());
+  std::vector<float> s(2 * items);
+  for (uint32_t i = 0; i < items; ++i) s[2 * i] = roots[i];
+  float d[kFmaCount + kDivideCount][4] = {};
+  std::memcpy(d, kFmaCases, sizeof kFmaCases);
+  for (int k = 0; k < kDivideCount; ++k) {
+    d[kFmaCount + k][0] = kDivideCases[k][0];
+    d[kFmaCount + k][1] = kDivideCases[k][1];
+  }
+  for (auto& row : d) row[3] = 0;
+  std::vector<std::vector<uint8_t>> data = {bytes_of(&d[0][0], sizeof d / 4), bytes_of(s.data(), s.size())};
+  if (!run_probe(device, caps, features,
+                 "__kernel void probe(__global float* d, __global float* s) {"
+                 "  size_t i = get_global_id(0);"
+                 "  if (i < 3) d[4 * i + 3] = fma(d[4 * i], d[4 * i + 1], d[4 * i + 2]);"
+                 "  if (i >= 3 && i < 8) d[4 * i + 3] = d[4 * i] / d[4 * i + 1];"
+                 "  s[2 * i + 1] = native_sqrt(s[2 * i]);"  // GLSL.std.450 Sqrt and nothing else
+                 "}",
+                 items, &data))
     return none;
 
   PrecisionProbe result;
   float out[kFmaCount + kDivideCount][4];
-  std::memcpy(out, fma_data->mapped(), sizeof out);
+  std::memcpy(out, data[0].data(), sizeof out);
   result.exact_fma = true;
   for (int i = 0; i < kFmaCount; ++i)
     if (std::memcmp(&out[i][3], &kFmaCases[i][3], 4) != 0) result.exact_fma = false;
@@ -145,7 +243,7 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
     bool ok = got == want || (std::isfinite(want) && std::fabs(got - want) <= 2.5f * 0x1p-23f * std::fabs(want));
     if (!ok) result.full_range_divide = false;
   }
-  std::memcpy(s.data(), sqrt_data->mapped(), s.size() * 4);
+  std::memcpy(s.data(), data[1].data(), s.size() * 4);
   result.exact_sqrt = true;
   for (uint32_t i = 0; i < items; ++i) {
     float x = roots[i], got = s[2 * i + 1], expected = std::sqrt(x);
@@ -154,6 +252,7 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
     bool same = std::memcmp(&got, &expected, 4) == 0 || (std::isnan(got) && std::isnan(expected));
     if (!same && !flushed) result.exact_sqrt = false;
   }
+  if (caps.float64) probe_doubles(device, caps, features, &result);
   return result;
 }
 

@@ -19,9 +19,14 @@ struct PrecisionProbe {
   bool exact_sqrt = false;
   // Division within 2.5 ulp also for divisors above 2^126, where Vulkan promises nothing.
   bool full_range_divide = false;
+  // Double addition, multiplication, division and conversion to float correctly rounded on
+  // every probe input, denormals kept: what cl_khr_fp64 needs (false without shaderFloat64).
+  bool exact_float64 = false;
+  bool exact_fma64 = false;   // and double Fma fused
+  bool exact_sqrt64 = false;  // and double Sqrt correctly rounded
 };
 
-// Runs one small kernel on |device|, translated as if Fma were exact and using Sqrt bare, and compares its
+// Runs small kernels on |device|, translated as if Fma were exact and using Sqrt bare, and compares their
 // results with the host's correctly rounded ones. All false on any failure.
 PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::TargetCaps caps,
                                const compiler::DeviceFeatures& features);

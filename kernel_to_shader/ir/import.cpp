@@ -69,7 +69,8 @@ spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* p) {
 
 }  // namespace
 
-std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::string* error) {
+std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::string* error,
+                                       bool no_contraction) {
   ParseState state;
   spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
   spv_diagnostic diagnostic = nullptr;
@@ -95,6 +96,10 @@ std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::
       if (op == spv::Op::OpFunctionEnd) {
         function = nullptr;
       } else if (op != spv::Op::OpLine && op != spv::Op::OpNoLine) {
+        if (no_contraction && (op == spv::Op::OpFMul || op == spv::Op::OpFAdd || op == spv::Op::OpFSub))
+          lib->decorations_[inst.result_id].push_back(
+              {Instruction(spv::Op::OpDecorate, 0, 0, {inst.result_id, uint32_t(spv::Decoration::NoContraction)}),
+               {0}});
         function->body.push_back({std::move(inst), std::move(ids)});
       }
       continue;

@@ -16,7 +16,11 @@ namespace vkcl::ir {
 class Library {
  public:
   // Parses |words| (a Kernel SPIR-V module); nullptr with |error| set when it is malformed.
-  static std::unique_ptr<Library> load(const std::vector<uint32_t>& words, std::string* error);
+  // With |no_contraction|, every float multiply, add and subtraction of the library is
+  // decorated NoContraction: its code relies on their separate roundings (exact products
+  // and sums), which a driver could otherwise fuse.
+  static std::unique_ptr<Library> load(const std::vector<uint32_t>& words, std::string* error,
+                                       bool no_contraction = false);
   // The function exported (or named) |name|, or 0.
   uint32_t find(const std::string& name) const;
 

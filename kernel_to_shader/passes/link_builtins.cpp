@@ -54,6 +54,8 @@ const Builtin kBuiltins[] = {
     {cl::Tan, "tan", "F"}, {cl::Tanh, "tanh", "F"}, {cl::Tanpi, "tanpi", "F"},
     {cl::Tgamma, "tgamma", "F"}, {cl::Degrees, "degrees", "F"}, {cl::Radians, "radians", "F"},
     {cl::Smoothstep, "smoothstep", "FFF"}, {cl::Fma, "fma", "FFF"},
+    // Of double only, where the device's instructions are not IEEE's (see wanted()).
+    {cl::Sqrt, "sqrt", "F"}, {cl::Rsqrt, "rsqrt", "F"},
     // half_*: the full-precision function is within the half_ bound (8192 ulp) everywhere.
     {cl::Half_cos, "cos", "F"}, {cl::Half_exp, "exp", "F"}, {cl::Half_exp2, "exp2", "F"},
     {cl::Half_exp10, "exp10", "F"}, {cl::Half_log, "log", "F"}, {cl::Half_log2, "log2", "F"},
@@ -67,11 +69,34 @@ const Builtin kBuiltins[] = {
     {cl::SMad_sat, "mad_sat", "III"}, {cl::UMad_sat, "mad_sat", "UUU"},
 };
 
-const Builtin* find_builtin(uint32_t op, const TargetCaps& caps) {
-  if (op == cl::Fma && caps.exact_fma) return nullptr;  // GLSL.std.450 Fma, in lower-to-shader
+const Builtin* find_builtin(uint32_t op) {
   for (const Builtin& b : kBuiltins)
     if (b.op == op) return &b;
   return nullptr;
+}
+
+// Whether built-in |b| on scalar type |code| (f, d, Dh) is a library call; otherwise
+// lower-to-shader emits it. fma: GLSL.std.450 Fma where the probe found it fused; float's
+// otherwise goes exactly through doubles where the device has them (lower-to-shader), and
+// else to libclc's software fma; double's to polyfills/fp64.cl, except in library code
+// that does not need it (|loose_fma|, see needs_exact_fma). sqrt and rsqrt: lower-to-shader,
+// but for doubles on a device whose 64-bit Sqrt is not correctly rounded.
+bool wanted(const Builtin& b, const std::string& code, const TargetCaps& caps, bool loose_fma) {
+  if (b.op == cl::Fma)
+    return code == "d" ? !caps.exact_fma64 && !loose_fma
+                       : !caps.exact_fma && !(code == "f" && caps.float64);
+  if (b.op == cl::Sqrt || b.op == cl::Rsqrt) return code == "d" && !caps.exact_sqrt64;
+  return true;
+}
+
+// The libclc double functions whose fmas must be exact: argument reductions and remainders
+// that build exact products from them. The others use fma for polynomial steps that an
+// unfused Fma serves within their bounds (tests/math --type double), and the exact
+// emulation, inlined dozens of times per call, made their shaders too large to compile in
+// reasonable time (tgamma of double16: minutes on lavapipe).
+bool needs_exact_fma(uint32_t op) {
+  return op == cl::Sin || op == cl::Cos || op == cl::Tan || op == cl::Sincos || op == cl::Fmod ||
+         op == cl::Remainder || op == cl::Remquo;
 }
 
 std::string library_path() {
@@ -91,7 +116,7 @@ const Libraries& libraries() {
     std::vector<uint32_t> own(polyfills::kSpirvSize / 4);
     std::memcpy(own.data(), polyfills::kSpirv, own.size() * 4);
     std::string own_error;
-    l.polyfills = ir::Library::load(own, &own_error);
+    l.polyfills = ir::Library::load(own, &own_error, /*no_contraction=*/true);
     if (!l.polyfills) {
       l.error = "cannot parse vkcl's polyfill library: " + own_error;
       return l;
@@ -122,6 +147,7 @@ class Linker {
   }
 
   PassStatus run() {
+    user_functions_ = m_.functions.size();
     if (!resolve_declarations()) return PassStatus::Failure;
     for (const auto& e : m_.ext_inst_imports)
       if (ir::decode_string(e.operands, 0) == "OpenCL.std") opencl_ = e.result_id;
@@ -282,14 +308,11 @@ class Linker {
       // Library calls; everything else is kept for lower-to-shader.
       auto process = [&](ir::Instruction i) {
         const Builtin* b = i.opcode == Op::OpExtInst && i.operands[0] == opencl_
-                               ? find_builtin(i.operands[1], ctx_.caps)
+                               ? find_builtin(i.operands[1])
                                : nullptr;
-        // A float fma has an exact and much faster path through doubles (lower-to-shader);
-        // double fma only occurs inside libclc's double functions that through_double()
-        // brought in (the device does not report cl_khr_fp64), where Vulkan's Fma, fused or
-        // not, is far more precise than the float result needs.
-        std::string code = b && b->op == cl::Fma ? scalar_code(split(i.type_id).first, 'F') : "";
-        if ((code == "f" && ctx_.caps.float64) || code == "d") b = nullptr;
+        bool loose_fma = fi >= user_functions_ && !exact_fma_functions_.count(m_.functions[fi].id());
+        if (b && !wanted(*b, scalar_code(split(i.type_id).first, 'F'), ctx_.caps, loose_fma))
+          b = nullptr;
         if (!b) {
           out.push_back(std::move(i));
           return;
@@ -515,10 +538,32 @@ class Linker {
   // found by tests/math against MPFR. Returns the corrected result.
   uint32_t fix_edges(uint32_t op, uint32_t r, const std::vector<uint32_t>& args, uint32_t type,
                      std::vector<ir::Instruction>* out) {
-    if (width_of(type) != 32) return r;
+    const uint32_t width = width_of(type);
+    if (width != 32 && width != 64) return r;
+    // A float constant of the result's width, from its float (32-bit) bits.
+    auto k = [&](uint32_t float_bits) {
+      if (width == 32) return constant_of(type, float_bits);
+      float f;
+      std::memcpy(&f, &float_bits, 4);
+      double d = f;
+      uint64_t bits;
+      std::memcpy(&bits, &d, 8);
+      return constant_of(type, bits);
+    };
     uint32_t x = args.empty() ? 0 : args[0];
     uint32_t b = bool_type();
     uint32_t zero = constant_of(type, 0);
+    if (width == 64) {
+      // Double versions that lose the sign of a zero argument (f(±0) = ±0), or turn ldexp's
+      // NaN into infinity.
+      if (op == cl::Sin || op == cl::Tan || op == cl::Atan || op == cl::Atanpi || op == cl::Erf ||
+          op == cl::Expm1 || op == cl::Sincos) {
+        uint32_t is_zero = emit(out, Op::OpFOrdEqual, b, {x, zero});
+        return emit(out, Op::OpSelect, type, {is_zero, x, r});
+      }
+      if (op == cl::Ldexp)
+        return emit(out, Op::OpSelect, type, {emit(out, Op::OpIsNan, b, {x}), x, r});
+    }
     auto ext = [&](uint32_t n, std::vector<uint32_t> xs) {
       std::vector<uint32_t> ops = {opencl_, n};
       ops.insert(ops.end(), xs.begin(), xs.end());
@@ -537,33 +582,44 @@ class Linker {
         return when_zero(zero);
       case cl::Tanpi: {
         // tanpi(n) = copysign(0, n) for even n, -copysign(0, n) for odd n.
-        uint32_t half = emit(out, Op::OpFMul, type, {x, constant_of(type, 0x3f000000)});
+        uint32_t half = emit(out, Op::OpFMul, type, {x, k(0x3f000000)});
         uint32_t odd = emit(out, Op::OpFUnordNotEqual, b, {half, ext(cl::Rint, {half})});
         uint32_t signed_x = emit(out, Op::OpSelect, type, {odd, emit(out, Op::OpFNegate, type, {x}), x});
         return when_zero(ext(cl::Copysign, {zero, signed_x}));
       }
       case cl::Tgamma: {
+        // Double: below -170.5 libclc overflows as float's does below -34 (known gap: the
+        // denormal results between -179 and -171.6 become zero).
+        if (width == 64) {
+          // tgamma(x) = 1/x - γ + O(x): 1/x is within 0.6 ulp below 2^-60, where libclc's is
+          // hundreds of ulps off; 1/±0 = ±inf, and 1/x overflows to it below 2^-1024.
+          uint32_t tiny_x = emit(out, Op::OpFOrdLessThan, b, {ext(cl::Fabs, {x}), k(0x21800000)});
+          uint32_t recip = emit(out, Op::OpFDiv, type, {k(0x3f800000), x});
+          r = emit(out, Op::OpSelect, type, {tiny_x, recip, r});
+        }
         // tgamma(±0) = ±inf. Below -34.04, where tgamma(1 - x) overflows, libclc returns inf;
         // |tgamma| is a denormal there (which may flush: no CL_FP_DENORM) except right next
         // to a pole, so the result is a zero with the sign of (-1)^(floor(x) odd), or NaN at
         // the poles (negative integers). Known gap: normal results within about 1e-3 of a
         // pole between -42 and -34 also become zero.
         // Zero and denormal inputs (1/x overflows): infinity with x's sign.
-        uint32_t tiny_x = emit(out, Op::OpFOrdLessThan, b, {ext(cl::Fabs, {x}), constant_of(type, 0x00800000)});
-        uint32_t inf = ext(cl::Copysign, {constant_of(type, 0x7f800000), x});
-        r = emit(out, Op::OpSelect, type, {tiny_x, inf, r});
+        if (width == 32) {
+          uint32_t tiny_x = emit(out, Op::OpFOrdLessThan, b, {ext(cl::Fabs, {x}), k(0x00800000)});
+          r = emit(out, Op::OpSelect, type, {tiny_x, ext(cl::Copysign, {k(0x7f800000), x}), r});
+        }
         uint32_t fl = ext(cl::Floor, {x});
         uint32_t pole = emit(out, Op::OpFOrdEqual, b, {x, fl});
-        uint32_t half = emit(out, Op::OpFMul, type, {fl, constant_of(type, 0x3f000000)});
+        uint32_t half = emit(out, Op::OpFMul, type, {fl, k(0x3f000000)});
         uint32_t odd = emit(out, Op::OpFUnordNotEqual, b, {half, ext(cl::Floor, {half})});
-        uint32_t tiny = emit(out, Op::OpSelect, type, {odd, constant_of(type, 0x80000000), zero});
-        tiny = emit(out, Op::OpSelect, type, {pole, constant_of(type, 0x7fc00000), tiny});
-        uint32_t far = emit(out, Op::OpFOrdLessThan, b, {x, constant_of(type, 0xc2082000)});  // -34.03
+        uint32_t tiny = emit(out, Op::OpSelect, type, {odd, k(0x80000000), zero});
+        tiny = emit(out, Op::OpSelect, type, {pole, k(0x7fc00000), tiny});
+        uint32_t far = emit(out, Op::OpFOrdLessThan, b,
+                            {x, k(width == 32 ? 0xc2082000 /*-34.03*/ : 0xc32a8000 /*-170.5*/)});
         return emit(out, Op::OpSelect, type, {far, tiny, r});
       }
       case cl::Lgamma: {  // lgamma(±inf) = +inf
         uint32_t inf = emit(out, Op::OpIsInf, b, {x});
-        return emit(out, Op::OpSelect, type, {inf, constant_of(type, 0x7f800000), r});
+        return emit(out, Op::OpSelect, type, {inf, k(0x7f800000), r});
       }
       case cl::Fract: {  // fract(±inf) = ±0
         uint32_t inf = emit(out, Op::OpIsInf, b, {x});
@@ -581,7 +637,10 @@ class Linker {
                          b.op == cl::Fast_length || b.op == cl::Fast_distance;
     uint32_t gentype = scalar_result ? type_of(args[0]) : i.type_id;
     std::string name = mangle(b, gentype);
+    size_t before = m_.functions.size();
     uint32_t fid = import(name);
+    if (needs_exact_fma(b.op))
+      for (size_t f = before; f < m_.functions.size(); ++f) exact_fma_functions_.insert(m_.functions[f].id());
     if (!fid) {
       ctx_.log += "  (needed for OpenCL built-in " + std::string(b.name) + ")\n";
       return false;
@@ -647,6 +706,8 @@ class Linker {
   ir::Importer importer_;
   uint32_t opencl_ = 0;
   bool changed_ = false;
+  size_t user_functions_ = 0;  // m_.functions from here on were imported from a library
+  std::unordered_set<uint32_t> exact_fma_functions_;  // imported for a needs_exact_fma built-in
   std::unordered_map<uint32_t, const ir::Instruction*> defs_;
   std::unordered_map<uint32_t, uint32_t> value_types_;
 };

@@ -60,6 +60,14 @@ class Converter {
     if (w == 64) words.push_back(uint32_t(bits >> 32));
     return splat(float_type(w), l_.constant(l_.t_float(w), words));
   }
+  // The largest float of |w| bits below 2^e (2^e exact in the format).
+  uint32_t below_pow2(uint32_t w, uint32_t e) {
+    FloatFormat f = float_format(w);
+    uint64_t bits = ((uint64_t(e) + f.bias) << f.mantissa) - 1;
+    std::vector<uint32_t> words = {uint32_t(bits)};
+    if (w == 64) words.push_back(uint32_t(bits >> 32));
+    return splat(float_type(w), l_.constant(l_.t_float(w), words));
+  }
   uint32_t select(uint32_t type, uint32_t cond, uint32_t a, uint32_t b) {
     return op(Op::OpSelect, type, {cond, a, b});
   }
@@ -126,6 +134,16 @@ class Converter {
     // Results narrower than 32 bits convert through 32 bits: in-range values are unchanged
     // and out-of-range ones (implementation-defined without _sat) wrap as C casts do.
     uint32_t cw = std::max(iw, 32u);
+    if (!sat && fw >= 32) {
+      // Out-of-range values and NaN are implementation-defined without _sat (6.4.3.3); they
+      // clamp into the range of the 32- or 64-bit conversion and NaN becomes 0, as GPUs'
+      // conversions do. Vulkan leaves them undefined: lavapipe gives INT_MIN, which libclc's
+      // double cosh, for one, then uses as a table index (min(INT_MIN, 36)).
+      uint32_t top = to_signed ? cw - 1 : cw;
+      uint32_t low = to_signed ? pow2(fw, cw - 1, true) : float_zero(fw);
+      v = op(Op::OpExtInst, ft, {l_.glsl_import(), 81 /*NClamp*/, v, low, below_pow2(fw, top)});
+      v = select(ft, op(Op::OpIsNan, bool_type(), {x}), float_zero(fw), v);
+    }
     uint32_t converted = resize(
         op(to_signed ? Op::OpConvertFToS : Op::OpConvertFToU, int_type(cw), {v}), cw, iw,
         false);

@@ -157,9 +157,9 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       break;
     }
     case cl::Fma:
-      // Reached when the device's Fma is known to be fused (caps.exact_fma), or for float
-      // when doubles are available; otherwise link-builtins called libclc's software fma.
-      if (ctx_.caps.exact_fma || s.width == 64) {  // double: see link-builtins
+      // Reached when the device's Fma is known to be fused (caps.exact_fma, exact_fma64), or
+      // for float when doubles are available; otherwise link-builtins called a library fma.
+      if (ctx_.caps.exact_fma || s.width == 64) {
         r = glsl(GLSLstd450Fma, {arg(0), arg(1), arg(2)});
       } else if (s.width == 32 && ctx_.caps.float64) {
         r = fma_through_double(arg(0), arg(1), arg(2), rt, s.count);
@@ -175,6 +175,14 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       // is) brings the result within about 1 ulp.
       if (s.width != 32 && s.width != 64) return fail("sqrt/rsqrt of half is not supported");
       bool sqrt = n == cl::Sqrt;
+      if (s.width == 64 && ctx_.caps.exact_sqrt64) {
+        // Correctly rounded (the probe); rsqrt = 1 / sqrt is then within 1 ulp, and gets the
+        // special values right (1 / ±0 = ±inf, 1 / inf = 0, NaN for negatives). Otherwise
+        // link-builtins called polyfills/fp64.cl.
+        r = glsl(GLSLstd450Sqrt, {arg(0)});
+        if (!sqrt) r = emit(Op::OpFDiv, rt, {fk(1.0), r});
+        break;
+      }
       if (sqrt && s.width == 32 && ctx_.caps.exact_sqrt) {
         // The device's Sqrt is IEEE's (the frontend's probe), special values included; it may
         // flush denormal inputs, which OpenCL allows without CL_FP_DENORM.

@@ -645,8 +645,9 @@ bool Lowering::copy_instruction(const ir::Instruction& i) {
   }
   if (i.opcode == Op::OpFunctionCall) o.operands[0] = value(i.operands[0]);
   block_->push_back(std::move(o));
-  if (contraction_off_ && (i.opcode == Op::OpFMul || i.opcode == Op::OpFAdd ||
-                           i.opcode == Op::OpFSub || i.opcode == Op::OpFNegate)) {
+  if ((contraction_off_ || decoration(i.result_id, spv::Decoration::NoContraction)) &&
+      (i.opcode == Op::OpFMul || i.opcode == Op::OpFAdd || i.opcode == Op::OpFSub ||
+       i.opcode == Op::OpFNegate)) {
     annotations_.emplace_back(Op::OpDecorate, 0, 0,
         std::vector<uint32_t>{value(i.result_id), uint32_t(spv::Decoration::NoContraction)});
   }
@@ -1089,6 +1090,14 @@ void Lowering::finish_module() {
   out_.globals.emplace_back(Op::OpVariable, private_pointer_type_, private_memory_var_,
                             std::vector<uint32_t>{uint32_t(spv::StorageClass::Private)});
 
+  // Doubles keep signed zeros, infinities and NaNs too (without the mode lavapipe folds
+  // x + 0.0 to x, turning -0 + 0 into -0).
+  if (ctx_.caps.preserve_inf_nan64 && capabilities_.count(spv::Capability::Float64)) {
+    need_capability(spv::Capability::SignedZeroInfNanPreserve);
+    for (const auto& ep : ep_instructions_)
+      out_.execution_modes.emplace_back(Op::OpExecutionMode, 0, 0,
+          std::vector<uint32_t>{ep.operands[1], uint32_t(spv::ExecutionMode::SignedZeroInfNanPreserve), 64});
+  }
   capabilities_.insert(spv::Capability::Shader);
   capabilities_.insert(spv::Capability::Int64);
   capabilities_.insert(spv::Capability::PhysicalStorageBufferAddresses);

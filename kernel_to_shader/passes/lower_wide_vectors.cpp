@@ -180,8 +180,8 @@ bool Lowering::lower_wide(const ir::Instruction& i) {
                                 i.opcode == Op::OpBitFieldSExtract || i.opcode == Op::OpBitFieldUExtract
                             ? bit_field(i.opcode, elem, ops)
                             : emit(i.opcode, elem, ops);
-        if (contraction_off_ && (i.opcode == Op::OpFMul || i.opcode == Op::OpFAdd ||
-                                 i.opcode == Op::OpFSub))
+        if ((contraction_off_ || decoration(i.result_id, spv::Decoration::NoContraction)) &&
+            (i.opcode == Op::OpFMul || i.opcode == Op::OpFAdd || i.opcode == Op::OpFSub))
           decorate(part, spv::Decoration::NoContraction);
         parts.push_back(part);
       }

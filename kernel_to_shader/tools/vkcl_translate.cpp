@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   vkcl::k2s::TargetCaps caps;
   caps.int8 = caps.int16 = caps.float16 = caps.float64 = caps.storage8 = caps.storage16 = true;
   caps.int64_atomics = true;
+  caps.preserve_inf_nan32 = caps.preserve_inf_nan64 = true;  // most drivers' float controls
   // A desktop GPU's subgroups: every operation class.
   caps.subgroup_operations = true;
   caps.subgroup_extended_types = true;

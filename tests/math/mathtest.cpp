@@ -2,7 +2,7 @@
 // any other implementation through OCL_ICD_VENDORS) over edge and random inputs, and reports
 // the largest error in ulps against MPFR next to the full-profile bound.
 //   vkcl_mathtest [--full] [--samples N] [--functions a,b] [--widths 1,4,16] [--seed S]
-//                 [--known a,b]
+//                 [--known a,b] [--type float|double]
 // Exit status 0 only when every bounded function is within its bound; --known names
 // functions whose failures are documented (they still print, as KNOWN).
 #define CL_TARGET_OPENCL_VERSION 300
@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -29,9 +31,12 @@ struct Options {
   std::set<std::string> known;  // failures already reported upstream/in the notes: shown, not counted
   std::vector<int> widths = {1};
   uint32_t seed = 1;
+  bool fp64 = false;  // --type double: the double versions (cl_khr_fp64), Float64 bounds
 };
 
-std::vector<float> edge_values() {
+template <typename T> std::vector<T> edge_values();
+
+template <> std::vector<float> edge_values<float>() {
   std::vector<float> v = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 0.5f, -0.5f,
                           2.0f, -2.0f, 3.0f, 10.0f, 0x1p-149f, -0x1p-149f, 0x1.fffffcp-127f,
                           0x1p-126f, -0x1p-126f, 0x1.fffffep127f, -0x1.fffffep127f,
@@ -41,12 +46,22 @@ std::vector<float> edge_values() {
   return v;
 }
 
+template <> std::vector<double> edge_values<double>() {
+  return {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, 10.0,
+          0x1p-1074, -0x1p-1074, 0x1.ffffffffffffep-1023, 0x1p-1022, -0x1p-1022,
+          0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, 0x1.921fb54442d18p+0,
+          0x1.921fb54442d18p+1, -0x1.921fb54442d18p+1, 1e300, -1e300, 1e10, 0x1p53, 0x1p52 + 1,
+          0x1.fffffffffffffp-1, 0x1.0000000000001p+0, 709.7, -708.3, -745.1, 1023.99, -1074.5,
+          2.5, -2.5, 1e-300, 100.0, 1e22, 0x1p-540};
+}
+
 struct Device {
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;
   cl_device_id device = nullptr;
   std::string name;
-  bool denormals = false;
+  bool denormals = false;       // float
+  bool fp64 = false;            // cl_khr_fp64
 };
 
 bool open_device(Device* d) {
@@ -60,6 +75,9 @@ bool open_device(Device* d) {
   cl_device_fp_config fp = 0;
   clGetDeviceInfo(d->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr);
   d->denormals = fp & CL_FP_DENORM;
+  cl_device_fp_config dfp = 0;
+  clGetDeviceInfo(d->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dfp, &dfp, nullptr);
+  d->fp64 = dfp != 0;
   cl_int err;
   d->context = clCreateContext(nullptr, 1, &d->device, nullptr, nullptr, &err);
   if (err != CL_SUCCESS) return false;
@@ -67,9 +85,10 @@ bool open_device(Device* d) {
   return err == CL_SUCCESS;
 }
 
-// OpenCL C for one function at one vector width.
-std::string kernel_source(const MathFunction& f, int w) {
-  std::string T = w == 1 ? "float" : "float" + std::to_string(w);
+// OpenCL C for one function at one vector width, on float or double (|type|).
+std::string kernel_source(const MathFunction& f, int w, const std::string& type) {
+  std::string T = w == 1 ? type : type + std::to_string(w);
+  std::string one = type == "double" ? "1.0" : "1.0f";
   std::string IT = w == 1 ? "int" : "int" + std::to_string(w);
   auto load = [&](const char* p) {
     if (w == 1) return std::string(p) + "[i]";
@@ -83,7 +102,7 @@ std::string kernel_source(const MathFunction& f, int w) {
   std::string body;
   switch (f.shape) {
     case Shape::F1:
-      body = store(f.name == "recip" ? "1.0f / " + x
+      body = store(f.name == "recip" ? one + " / " + x
                    : "(" + T + ")" + f.name + "(" + x + ")", "r");
       break;
     case Shape::F2:
@@ -102,9 +121,11 @@ std::string kernel_source(const MathFunction& f, int w) {
       body = IT + " p; " + T + " v = " + f.name + "(" + x + ", " + y + ", &p); " + store("v", "r") + store("p", "q");
       break;
   }
-  return "__kernel void k(__global const float* x, __global const float* y, __global const float* z,"
-         " __global const int* n, __global float* r, __global float* r2, __global int* q) {"
-         " size_t i = get_global_id(0); " + body + " }";
+  std::string S = "__global const " + type + "*";
+  return std::string(type == "double" ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") +
+         "__kernel void k(" + S + " x, " + S + " y, " + S + " z, __global const int* n, __global " +
+         type + "* r, __global " + type + "* r2, __global int* q) { size_t i = get_global_id(0); " +
+         body + " }";
 }
 
 struct Result {
@@ -114,38 +135,44 @@ struct Result {
   std::string failure;  // build or run failure
 };
 
-bool is_denormal(float v) { return v != 0 && std::fabs(v) < 0x1p-126f; }
-float flushed(float v) { return is_denormal(v) ? std::copysign(0.0f, v) : v; }
+template <typename T>
+bool is_denormal(T v) { return v != 0 && std::fabs(v) < std::numeric_limits<T>::min(); }
+template <typename T>
+T flushed(T v) { return is_denormal(v) ? std::copysign(T(0), v) : v; }
 
+template <typename T>
 Result run_function(Device& d, const MathFunction& f, int w, const Options& o) {
+  using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  const size_t size = sizeof(T);
+  const bool denormals = size == 8 || d.denormals;  // cl_khr_fp64 requires CL_FP_DENORM
   Result res;
-  std::mt19937 rng(o.seed);
-  std::uniform_int_distribution<uint32_t> bits;
-  std::uniform_real_distribution<float> range(f.lo, f.hi);
-  auto edges = edge_values();
+  std::mt19937_64 rng(o.seed);
+  std::uniform_int_distribution<Bits> bits;
+  std::uniform_real_distribution<T> range(f.lo, f.hi);
+  auto edges = edge_values<T>();
   size_t count = o.samples + edges.size() * edges.size();
   count = (count + w - 1) / w * w;
-  std::vector<float> x(count), y(count), z(count);
+  std::vector<T> x(count), y(count), z(count);
   std::vector<int> n(count);
   for (size_t i = 0; i < count; ++i) {
     auto pick = [&](size_t salt) {
       if (i < edges.size() * edges.size()) return edges[(salt ? i / edges.size() : i % edges.size())];
       if (bits(rng) & 1) return range(rng);
-      uint32_t b = bits(rng);
-      float v;
-      std::memcpy(&v, &b, 4);
+      Bits b = bits(rng);
+      T v;
+      std::memcpy(&v, &b, size);
       return v;
     };
     x[i] = pick(0);
     y[i] = pick(1);
-    z[i] = pick(0) * 0.75f;
+    z[i] = pick(0) * T(0.75);
     n[i] = int(bits(rng) % 41) - 20;
   }
   if (f.name == "half_cos" || f.name == "half_sin" || f.name == "half_tan")
     for (auto& v : x) if (!(std::fabs(v) <= 65536.0f)) v = range(rng);  // the half_ domain
 
   cl_int err;
-  std::string src = kernel_source(f, w);
+  std::string src = kernel_source(f, w, size == 8 ? "double" : "float");
   const char* text = src.c_str();
   cl_program p = clCreateProgramWithSource(d.context, 1, &text, nullptr, &err);
   if (clBuildProgram(p, 1, &d.device, "", nullptr, nullptr) != CL_SUCCESS) {
@@ -160,17 +187,18 @@ Result run_function(Device& d, const MathFunction& f, int w, const Options& o) {
     return clCreateBuffer(d.context, init ? CL_MEM_COPY_HOST_PTR : CL_MEM_READ_WRITE, bytes,
                           const_cast<void*>(init), &err);
   };
-  cl_mem bx = buf(count * 4, x.data()), by = buf(count * 4, y.data()), bz = buf(count * 4, z.data());
-  cl_mem bn = buf(count * 4, n.data()), br = buf(count * 4, nullptr), br2 = buf(count * 4, nullptr);
+  cl_mem bx = buf(count * size, x.data()), by = buf(count * size, y.data());
+  cl_mem bz = buf(count * size, z.data()), bn = buf(count * 4, n.data());
+  cl_mem br = buf(count * size, nullptr), br2 = buf(count * size, nullptr);
   cl_mem bq = buf(count * 4, nullptr);
   cl_mem args[] = {bx, by, bz, bn, br, br2, bq};
   for (cl_uint a = 0; a < 7; ++a) clSetKernelArg(k, a, sizeof(cl_mem), &args[a]);
   size_t global = count / w;
-  std::vector<float> r(count), r2(count);
+  std::vector<T> r(count), r2(count);
   std::vector<int> q(count);
   err = clEnqueueNDRangeKernel(d.queue, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
-  if (err == CL_SUCCESS) err = clEnqueueReadBuffer(d.queue, br, CL_TRUE, 0, count * 4, r.data(), 0, nullptr, nullptr);
-  if (err == CL_SUCCESS) err = clEnqueueReadBuffer(d.queue, br2, CL_TRUE, 0, count * 4, r2.data(), 0, nullptr, nullptr);
+  if (err == CL_SUCCESS) err = clEnqueueReadBuffer(d.queue, br, CL_TRUE, 0, count * size, r.data(), 0, nullptr, nullptr);
+  if (err == CL_SUCCESS) err = clEnqueueReadBuffer(d.queue, br2, CL_TRUE, 0, count * size, r2.data(), 0, nullptr, nullptr);
   if (err == CL_SUCCESS) err = clEnqueueReadBuffer(d.queue, bq, CL_TRUE, 0, count * 4, q.data(), 0, nullptr, nullptr);
   for (cl_mem m : args) clReleaseMemObject(m);
   clReleaseKernel(k);
@@ -188,7 +216,7 @@ Result run_function(Device& d, const MathFunction& f, int w, const Options& o) {
     // returned as zero: the smaller error of the two readings counts.
     double best = INFINITY;
     bool any_denormal = is_denormal(x[i]) || is_denormal(y[i]) || is_denormal(z[i]);
-    for (int flush = 0; flush < (any_denormal && !d.denormals ? 2 : 1); ++flush) {
+    for (int flush = 0; flush < (any_denormal && !denormals ? 2 : 1); ++flush) {
       double in[3] = {flush ? flushed(x[i]) : x[i], flush ? flushed(y[i]) : y[i],
                       flush ? flushed(z[i]) : z[i]};
       f.ref(ref, ref2, in, n[i]);
@@ -196,10 +224,10 @@ Result run_function(Device& d, const MathFunction& f, int w, const Options& o) {
       if (f.shape == Shape::I_F) {
         e = mpfr_cmp_si(ref, q[i]) == 0 ? 0 : INFINITY;
       } else {
-        float got = r[i];
+        T got = r[i];
         e = ulp_error(got, ref);
         if (f.zero_sign_free && got == 0 && mpfr_zero_p(ref)) e = 0;
-        if (!d.denormals && got == 0 && mpfr_regular_p(ref) && mpfr_get_exp(ref) <= -126)
+        if (!denormals && got == 0 && mpfr_regular_p(ref) && mpfr_get_exp(ref) <= -126)
           e = 0;  // a denormal result flushed to zero
         if (f.shape == Shape::F_PF)
           e = std::max(e, f.second_exact ? (ulp_error(r2[i], ref2) == 0 ? 0.0 : INFINITY)
@@ -213,8 +241,9 @@ Result run_function(Device& d, const MathFunction& f, int w, const Options& o) {
     ++res.tested;
     if (best > res.max_error || (std::isnan(best) && !std::isnan(res.max_error))) {
       res.max_error = best;
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "x=%a y=%a z=%a n=%d -> %a", x[i], y[i], z[i], n[i], r[i]);
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "x=%a y=%a z=%a n=%d -> %a", double(x[i]), double(y[i]),
+                    double(z[i]), n[i], double(r[i]));
       res.worst = buf;
     }
   }
@@ -281,8 +310,10 @@ int main(int argc, char** argv) {
       for (auto& w : split_list(next())) o.widths.push_back(std::stoi(w));
     } else if (arg == "--seed") o.seed = uint32_t(std::stoul(next()));
     else if (arg == "--known") for (auto& f : split_list(next())) o.known.insert(f);
+    else if (arg == "--type" && (a + 1 < argc) && std::string(argv[a + 1]) == "double") o.fp64 = (++a, true);
+    else if (arg == "--type" && (a + 1 < argc) && std::string(argv[a + 1]) == "float") ++a;
     else {
-      std::fprintf(stderr, "usage: %s [--full] [--samples N] [--functions a,b] [--widths 1,4] [--seed S] [--known a,b]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--full] [--samples N] [--functions a,b] [--widths 1,4] [--seed S] [--known a,b] [--type float|double]\n", argv[0]);
       return 2;
     }
   }
@@ -291,14 +322,26 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "no OpenCL device\n");
     return 2;
   }
-  std::printf("device: %s (denormals %s), %zu random inputs per function + edge pairs, seed %u\n",
-              d.name.c_str(), d.denormals ? "supported" : "may flush", o.samples, o.seed);
+  use_double_references(o.fp64);
+  if (o.fp64 && !d.fp64) {
+    std::printf("device: %s does not report cl_khr_fp64: no double functions to test\n", d.name.c_str());
+    return 0;
+  }
+  std::printf("device: %s, %s (denormals %s), %zu random inputs per function + edge pairs, seed %u\n",
+              d.name.c_str(), o.fp64 ? "double" : "float",
+              o.fp64 || d.denormals ? "supported" : "may flush", o.samples, o.seed);
   std::printf("%-12s %5s %12s %8s %9s  %s\n", "function", "width", "max ulp", "bound", "status", "worst input");
   int failures = 0;
-  for (const MathFunction& f : functions()) {
+  for (MathFunction f : functions()) {
     if (!o.only.empty() && !o.only.count(f.name)) continue;
+    if (o.fp64) {
+      // Float64 column: the same bounds but for correctly rounded division and sqrt; the
+      // half_ and native_ functions have no double versions.
+      if (f.name.rfind("half_", 0) == 0 || f.name.rfind("native_", 0) == 0) continue;
+      if (f.name == "divide" || f.name == "recip" || f.name == "sqrt") f.bound = 0;
+    }
     for (int w : o.widths) {
-      Result r = run_function(d, f, w, o);
+      Result r = o.fp64 ? run_function<double>(d, f, w, o) : run_function<float>(d, f, w, o);
       const char* status = !r.failure.empty() ? "FAIL"
                            : f.bound < 0 ? "info"
                            // "0 ulp" and "correctly rounded" both mean within half an ulp.

@@ -91,7 +91,12 @@ int ref_fdim(mpfr_ptr o, mpfr_srcptr x, mpfr_srcptr y, mpfr_rnd_t r) { return mp
 
 }  // namespace
 
-double ulp_error(float got, const mpfr_t ref) {
+namespace {
+
+// The ulp error for a result of |precision| bits, smallest denormal 2^|min_exp|, and values from
+// 2^|max_exp| on rounding to infinity.
+template <typename T>
+double ulp_error_of(T got, const mpfr_t ref, int precision, long min_exp, long max_exp) {
   const double inf = std::numeric_limits<double>::infinity();
   if (mpfr_nan_p(ref)) return std::isnan(got) ? 0 : inf;
   if (std::isnan(got)) return inf;
@@ -99,28 +104,37 @@ double ulp_error(float got, const mpfr_t ref) {
   if (mpfr_zero_p(ref)) {
     if (got == 0) return std::signbit(got) == bool(mpfr_signbit(ref)) ? 0 : inf;
   }
-  // Exact values beyond FLT_MAX round to infinity: that is the correct result.
-  float rounded = mpfr_get_flt(ref, MPFR_RNDN);
+  // Exact values beyond the largest finite value round to infinity: the correct result.
+  T rounded = sizeof(T) == 8 ? T(mpfr_get_d(ref, MPFR_RNDN)) : T(mpfr_get_flt(ref, MPFR_RNDN));
   if (std::isinf(rounded) && std::isinf(got) && (got < 0) == (rounded < 0)) return 0;
-  // A finite reference: an infinite result counts as 2^128, one step past FLT_MAX.
+  // A finite reference: an infinite result counts as 2^max_exp, one step past the largest.
   mpfr_t diff, ulp;
-  mpfr_init2(diff, 160);
+  mpfr_init2(diff, 192);
   mpfr_init2(ulp, 32);
   if (std::isinf(got)) {
-    mpfr_set_ui_2exp(diff, 1, 128, MPFR_RNDN);
+    mpfr_set_ui_2exp(diff, 1, max_exp, MPFR_RNDN);
     if (got < 0) mpfr_neg(diff, diff, MPFR_RNDN);
   } else {
-    mpfr_set_flt(diff, got, MPFR_RNDN);
+    mpfr_set_d(diff, double(got), MPFR_RNDN);
   }
   mpfr_sub(diff, diff, ref, MPFR_RNDN);
-  long e = mpfr_zero_p(ref) ? -200 : mpfr_get_exp(ref);  // |ref| in [2^(e-1), 2^e)
-  mpfr_set_ui_2exp(ulp, 1, std::max<long>(e - 24, -149), MPFR_RNDN);
+  long e = mpfr_zero_p(ref) ? min_exp - 60 : mpfr_get_exp(ref);  // |ref| in [2^(e-1), 2^e)
+  mpfr_set_ui_2exp(ulp, 1, std::max<long>(e - precision, min_exp), MPFR_RNDN);
   mpfr_div(diff, diff, ulp, MPFR_RNDN);
   double err = std::fabs(mpfr_get_d(diff, MPFR_RNDN));
   mpfr_clear(diff);
   mpfr_clear(ulp);
   return err;
 }
+
+bool double_references = false;
+
+}  // namespace
+
+double ulp_error(float got, const mpfr_t ref) { return ulp_error_of(got, ref, 24, -149, 128); }
+double ulp_error(double got, const mpfr_t ref) { return ulp_error_of(got, ref, 53, -1074, 1024); }
+
+void use_double_references(bool on) { double_references = on; }
 
 const std::vector<MathFunction>& functions() {
   using S = Shape;
@@ -244,14 +258,14 @@ const std::vector<MathFunction>& functions() {
       mpfr_set_si(o, v, R);
     }, -1e6f, 1e6f);
     two("fract", S::F_PF, 0, [](mpfr_t o, mpfr_t o2, const double* in, long) {
-      // fract(x) = fmin(x - floor(x), 0x1.fffffep-1f); iptr = floor(x).
+      // fract(x) = fmin(x - floor(x), largest value below 1); iptr = floor(x).
       Arg x(in[0]);
       mpfr_floor(o2, x.v);
       if (mpfr_inf_p(x.v)) { mpfr_set_zero(o, mpfr_sgn(x.v)); return; }
       mpfr_sub(o, x.v, o2, R);
       mpfr_t cap;
       mpfr_init2(cap, 64);
-      mpfr_set_flt(cap, 0x1.fffffep-1f, R);
+      mpfr_set_d(cap, double_references ? 0x1.fffffffffffffp-1 : 0x1.fffffep-1, R);
       if (mpfr_cmp(o, cap) > 0) mpfr_set(o, cap, R);
       mpfr_clear(cap);
     }, -1e4f, 1e4f);

@@ -1,6 +1,6 @@
 // MPFR references for the math test tool: each OpenCL built-in's exact value at 128 bits,
-// and the error of a device result in ulps of the result type (float), as the OpenCL CTS
-// measures it.
+// and the error of a device result in ulps of the result type (float or double), as the
+// OpenCL CTS measures it.
 #pragma once
 
 #include <mpfr.h>
@@ -30,7 +30,11 @@ struct MathFunction {
 
 const std::vector<MathFunction>& functions();
 
-// Error of |got| against the exact |ref| in float ulps; +inf for a wrong special value.
+// Error of |got| against the exact |ref| in ulps of got's type; +inf for a wrong special value.
 double ulp_error(float got, const mpfr_t ref);
+double ulp_error(double got, const mpfr_t ref);
+
+// References of the double functions where they differ from float's (fract's cap below 1).
+void use_double_references(bool on);
 
 }  // namespace vkcl::mathtest

@@ -46,12 +46,18 @@ struct TargetCaps {
   uint32_t subgroup_features = 0;    // kSubgroup* bits: VkSubgroupFeatureFlags in compute
   bool subgroup_extended_types = false;  // subgroup operations on 8/16-bit values
   bool preserve_inf_nan32 = false;  // shaderSignedZeroInfNanPreserveFloat32
+  bool preserve_inf_nan64 = false;  // shaderSignedZeroInfNanPreserveFloat64
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation
                                  // (Vulkan does not promise it; the frontend probes the device)
   bool full_range_divide = true;  // 32-bit OpFDiv meets 2.5 ulp for divisors above 2^126 too
                                   // (Vulkan promises it only below; probed)
   bool exact_sqrt = false;       // 32-bit GLSL.std.450 Sqrt is IEEE's, up to flushing denormals
                                  // (probed likewise; Vulkan promises only about 4.5 ulp)
+  // 64-bit OpFAdd, OpFMul, OpFDiv and conversions to float are IEEE's, denormals kept (probed;
+  // Vulkan promises nothing for doubles). Only then does the frontend report cl_khr_fp64.
+  bool exact_float64 = false;
+  bool exact_fma64 = false;   // 64-bit Fma fused (else polyfills/fp64.cl's fma)
+  bool exact_sqrt64 = false;  // 64-bit Sqrt correctly rounded (else polyfills/fp64.cl's sqrt)
   uint32_t max_push_constant_size = 128;
   // maxComputeWorkGroupInvocations: sizes the local scratch work-group functions use.
   uint32_t max_work_group_size = 1024;

@@ -60,7 +60,8 @@ TEST_F(Api, DeviceIdsAndInfo) {
   EXPECT_EQ(ext.find("cl_khr_fp16"), std::string::npos);
   cl_device_fp_config fp64 = 1;
   ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp64), &fp64, nullptr));
-  const cl_device_fp_config required = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM;
+  const cl_device_fp_config required = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
+                                        CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM;
   if (ext.find("cl_khr_fp64") == std::string::npos) EXPECT_EQ(fp64, 0u);
   else EXPECT_EQ(fp64 & required, required);
   cl_platform_id p = nullptr;

@@ -318,6 +318,7 @@ class Linker {
           return;
         }
         touched = true;
+        if (b->op == cl::Ldexp) i.operands[3] = clamp_exponent(i.operands[3], &out);
         ok = ok && expand(i, *b, &out, &entry_vars);
       };
       // A built-in that goes through double (after any per-component split) becomes its
@@ -361,6 +362,20 @@ class Linker {
     uint32_t id = importer_.intern(ir::Instruction(Op::OpConstant, type, 0, words));
     reindex();
     return id;
+  }
+  // ldexp's n clamped to ±2200, beyond which every double scales to zero or infinity alike:
+  // libclc's double ldexp adds n to the exponent in 32-bit arithmetic, which wraps for n near
+  // INT_MAX (CTS bruteforce: ldexp(x, 2147483527) gave 0).
+  uint32_t clamp_exponent(uint32_t n, std::vector<ir::Instruction>* out) {
+    uint32_t type = type_of(n);
+    auto [elem, count] = split(type);
+    uint32_t lo = constant_of(elem, uint32_t(-2200)), hi = constant_of(elem, 2200);
+    if (count > 1) {
+      lo = importer_.intern(ir::Instruction(Op::OpConstantComposite, type, 0, std::vector<uint32_t>(count, lo)));
+      hi = importer_.intern(ir::Instruction(Op::OpConstantComposite, type, 0, std::vector<uint32_t>(count, hi)));
+      reindex();
+    }
+    return emit(out, Op::OpExtInst, type, {opencl_, cl::SClamp, n, lo, hi});
   }
   uint32_t bool_type() {
     uint32_t id = importer_.intern(ir::Instruction(Op::OpTypeBool, 0, 0));

@@ -166,7 +166,12 @@ Result run_function(Device& d, const MathFunction& f, int w, const Options& o) {
     x[i] = pick(0);
     y[i] = pick(1);
     z[i] = pick(0) * T(0.75);
-    n[i] = int(bits(rng) % 41) - 20;
+    // Mostly small exponents and roots; one in 8 anywhere in int, one in 8 near the
+    // format's range (ldexp's scale across the whole exponent range and past it).
+    uint32_t pick_n = uint32_t(bits(rng));
+    n[i] = pick_n % 8 == 0 ? int(uint32_t(bits(rng)))
+         : pick_n % 8 == 1 ? int(bits(rng) % 400) - 200 + (pick_n & 8 ? 1 : -1) * (size == 8 ? 1100 : 150)
+                           : int(bits(rng) % 41) - 20;
   }
   if (f.name == "half_cos" || f.name == "half_sin" || f.name == "half_tan")
     for (auto& v : x) if (!(std::fabs(v) <= 65536.0f)) v = range(rng);  // the half_ domain

@@ -5,3 +5,4 @@
 #include "dot.cl"
 #include "exp.cl"
 #include "fp64.cl"
+#include "tgamma64.cl"  // uses fp64.cl's helpers

@@ -603,21 +603,7 @@ class Linker {
         return when_zero(ext(cl::Copysign, {zero, signed_x}));
       }
       case cl::Tgamma: {
-        // Double: below -170.5 libclc overflows as float's does below -34 (known gap: the
-        // denormal results between -179 and -171.6 become zero).
-        if (width == 64) {
-          // tgamma(x) = 1/x - γ + O(x): 1/x is within 0.6 ulp below 2^-60, where libclc's is
-          // hundreds of ulps off; 1/±0 = ±inf, and 1/x overflows to it below 2^-1024.
-          uint32_t tiny_x = emit(out, Op::OpFOrdLessThan, b, {ext(cl::Fabs, {x}), k(0x21800000)});
-          uint32_t recip = emit(out, Op::OpFDiv, type, {k(0x3f800000), x});
-          r = emit(out, Op::OpSelect, type, {tiny_x, recip, r});
-        }
-        // tgamma(±0) = ±inf. Below -34.04, where tgamma(1 - x) overflows, libclc returns inf;
-        // |tgamma| is a denormal there (which may flush: no CL_FP_DENORM) except right next
-        // to a pole, so the result is a zero with the sign of (-1)^(floor(x) odd), or NaN at
-        // the poles (negative integers). Known gap: normal results within about 1e-3 of a
-        // pole between -42 and -34 also become zero.
-        // Zero and denormal inputs (1/x overflows): infinity with x's sign.
+        if (width != 32) return r;  // double: polyfills/tgamma64.cl
         if (width == 32) {
           uint32_t tiny_x = emit(out, Op::OpFOrdLessThan, b, {ext(cl::Fabs, {x}), k(0x00800000)});
           r = emit(out, Op::OpSelect, type, {tiny_x, ext(cl::Copysign, {k(0x7f800000), x}), r});

@@ -54,6 +54,14 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
     extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
   }
 
+  VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  if (info.shader_device_clock || info.shader_subgroup_clock) {
+    clock.shaderDeviceClock = info.shader_device_clock;
+    clock.shaderSubgroupClock = info.shader_subgroup_clock;
+    chain(&clock);
+    extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+  }
+
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue.queueFamilyIndex = info.compute_queue_family;

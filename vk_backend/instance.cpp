@@ -33,7 +33,7 @@ bool has_extension(const std::vector<VkExtensionProperties>& list, const char* n
 
 // Features queried through their own structures, each only where its extension (or core
 // version) is there to define it.
-void describe_atomic_features(VkPhysicalDevice physical,
+void describe_extension_features(VkPhysicalDevice physical,
                               const std::vector<VkExtensionProperties>& extensions,
                               DeviceInfo* info) {
   VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures zero{
@@ -42,6 +42,7 @@ void describe_atomic_features(VkPhysicalDevice physical,
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
   VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT float_min_max{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   auto chain = [&](auto* s) {
     s->pNext = features.pNext;
@@ -54,6 +55,8 @@ void describe_atomic_features(VkPhysicalDevice physical,
   if (has_zero) chain(&zero);
   if (has_float) chain(&float_add);
   if (has_float2) chain(&float_min_max);
+  bool has_clock = has_extension(extensions, VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+  if (has_clock) chain(&clock);
   if (!features.pNext || info->properties.apiVersion < VK_API_VERSION_1_2) return;
   vkGetPhysicalDeviceFeatures2(physical, &features);
   info->zero_initialize_workgroup_memory = has_zero && zero.shaderZeroInitializeWorkgroupMemory;
@@ -62,6 +65,8 @@ void describe_atomic_features(VkPhysicalDevice physical,
   info->float32_atomic_min_max_buffer = has_float2 && float_min_max.shaderBufferFloat32AtomicMinMax;
   info->float32_atomic_min_max_shared = has_float2 && float_min_max.shaderSharedFloat32AtomicMinMax;
   info->zero_initialize_needs_extension = info->properties.apiVersion < VK_API_VERSION_1_3;
+  info->shader_device_clock = has_clock && clock.shaderDeviceClock;
+  info->shader_subgroup_clock = has_clock && clock.shaderSubgroupClock;
 }
 
 DeviceInfo describe(VkPhysicalDevice physical) {
@@ -110,7 +115,7 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   info.shader_buffer_int64_atomics = f12.shaderBufferInt64Atomics;
   info.shader_shared_int64_atomics = f12.shaderSharedInt64Atomics;
   info.subgroup_extended_types = f12.shaderSubgroupExtendedTypes;
-  describe_atomic_features(physical, extensions, &info);
+  describe_extension_features(physical, extensions, &info);
 
   vkGetPhysicalDeviceMemoryProperties(physical, &info.memory);
   for (uint32_t i = 0; i < info.memory.memoryTypeCount; ++i) {

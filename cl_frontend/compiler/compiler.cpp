@@ -343,8 +343,10 @@ CompileResult compile(const std::string& source, const std::string& options,
   result.uniform_work_group_size = t.uniform_work_group_size;
 
   std::string ext = "-cl-ext=-all";
-  for (const auto& e : features.extensions) ext += ",+" + e;
-  for (const auto& f : features.features) ext += ",+" + f;
+  for (const auto& e : features.extensions)
+    if (e != "cl_khr_kernel_clock") ext += ",+" + e;  // newer than clang 15: declared below
+  for (const auto& f : features.features)
+    if (f.rfind("__opencl_c_kernel_clock", 0) != 0) ext += ",+" + f;
   if (features.fp64) ext += ",+cl_khr_fp64,+__opencl_c_fp64";
   if (features.fp16) ext += ",+cl_khr_fp16";
   if (features.int64) ext += ",+__opencl_c_int64";
@@ -390,6 +392,22 @@ CompileResult compile(const std::string& source, const std::string& options,
     if (std::find(features.features.begin(), features.features.end(), macro) ==
         features.features.end())
       undefs += std::string("#undef ") + macro + "\n";
+  // cl_khr_kernel_clock's built-ins, which clang 15 does not know: declared here (mangled
+  // like every built-in) and turned into OpReadClockKHR by the translator (link_builtins).
+  auto has_feature = [&](const char* name) {
+    return std::find(features.features.begin(), features.features.end(), name) != features.features.end();
+  };
+  if (std::find(features.extensions.begin(), features.extensions.end(), "cl_khr_kernel_clock") !=
+      features.extensions.end()) {
+    undefs += "#define cl_khr_kernel_clock 1\n";
+    for (const char* scope : {"device", "work_group", "sub_group"}) {
+      std::string feature = std::string("__opencl_c_kernel_clock_scope_") + scope;
+      if (!has_feature(feature.c_str())) continue;
+      undefs += "#define " + feature + " 1\n";
+      undefs += std::string("ulong __attribute__((overloadable)) clock_read_") + scope + "(void);\n";
+      undefs += std::string("uint2 __attribute__((overloadable)) clock_read_hilo_") + scope + "(void);\n";
+    }
+  }
   Headers all_headers = headers;
   if (!undefs.empty()) {
     all_headers.emplace_back("vkcl-features.h", undefs);

@@ -63,6 +63,8 @@ k2s::TargetCaps _cl_device_id::unprobed_caps() const {
   caps.subgroup_operations = has_subgroups();
   if (caps.subgroups) caps.subgroup_features = info_.subgroup.supportedOperations;
   caps.subgroup_extended_types = caps.subgroups && info_.subgroup_extended_types;
+  caps.device_clock = info_.shader_device_clock;
+  caps.subgroup_clock = info_.shader_subgroup_clock;
   caps.preserve_inf_nan32 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat32;
   caps.preserve_inf_nan64 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat64;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
@@ -103,6 +105,15 @@ typedef cl_bitfield cl_device_fp_atomic_capabilities_ext;
 #define CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT 0x4233
 #endif
 
+// cl_khr_kernel_clock (newer than Debian's headers).
+#ifndef CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR
+typedef cl_bitfield cl_device_kernel_clock_capabilities_khr;
+#define CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR 0x1076
+#define CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR (1 << 0)
+#define CL_DEVICE_KERNEL_CLOCK_SCOPE_WORK_GROUP_KHR (1 << 1)
+#define CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR (1 << 2)
+#endif
+
 // 32-bit float atomic add and min/max are Vulkan's own where it has them and a
 // compare-exchange loop on the bits elsewhere (lower_atomics.cpp), so every device has them.
 static const char* kExtensions[] = {"cl_ext_float_atomics",
@@ -141,6 +152,9 @@ std::vector<std::string> _cl_device_id::extension_list(bool fp64) const {
   // turn); OpenCL 3.0's __opencl_c_subgroups feature does not.
   std::vector<std::string> v(std::begin(kExtensions), std::end(kExtensions));
   if (fp64) v.push_back("cl_khr_fp64");
+  // Vulkan's device clock serves the device and work-group scopes (OpReadClockKHR has no
+  // work-group scope; a device-wide clock is also one for the work-group).
+  if (info_.shader_device_clock) v.push_back("cl_khr_kernel_clock");
   // 64-bit atomics: native on device addresses, and on local memory through the wide local
   // arena (kernel_to_shader/passes/wide_arena.cpp), so both kinds of Vulkan 64-bit atomics.
   if (info_.shader_buffer_int64_atomics && info_.shader_shared_int64_atomics) {
@@ -173,6 +187,11 @@ std::vector<std::string> _cl_device_id::extension_list(bool fp64) const {
 std::vector<std::string> _cl_device_id::feature_list(bool fp64) const {
   std::vector<std::string> v(std::begin(kFeatures), std::end(kFeatures));
   if (fp64) v.push_back("__opencl_c_fp64");
+  if (info_.shader_device_clock) {
+    v.push_back("__opencl_c_kernel_clock_scope_device");
+    v.push_back("__opencl_c_kernel_clock_scope_work_group");
+    if (info_.shader_subgroup_clock && has_subgroups()) v.push_back("__opencl_c_kernel_clock_scope_sub_group");
+  }
   if (info_.features.shaderInt64) v.push_back("__opencl_c_int64");
   if (has_subgroups()) v.push_back("__opencl_c_subgroups");
   return v;
@@ -424,6 +443,15 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT:
     case CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT:
       return out(cl_device_fp_atomic_capabilities_ext(0));
+    case CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR: {
+      cl_device_kernel_clock_capabilities_khr clocks = 0;
+      for (const std::string& f : feature_list()) {
+        if (f == "__opencl_c_kernel_clock_scope_device") clocks |= CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR;
+        if (f == "__opencl_c_kernel_clock_scope_work_group") clocks |= CL_DEVICE_KERNEL_CLOCK_SCOPE_WORK_GROUP_KHR;
+        if (f == "__opencl_c_kernel_clock_scope_sub_group") clocks |= CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR;
+      }
+      return out(clocks);
+    }
     case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: return out(cl_bool(CL_TRUE));
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: return out(size_t(subgroup_size()));
     case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: return out(cl_bool(CL_TRUE));

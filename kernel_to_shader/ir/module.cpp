@@ -290,6 +290,21 @@ bool is_literal_operand(const Instruction& inst, size_t k) {
   }
 }
 
+void copy_decorations(Module& module, const std::unordered_map<uint32_t, uint32_t>& copies) {
+  std::vector<Instruction> added;
+  for (const Instruction& a : module.annotations) {
+    if (a.opcode != spv::Op::OpDecorate && a.opcode != spv::Op::OpDecorateId &&
+        a.opcode != spv::Op::OpDecorateString)
+      continue;
+    auto it = copies.find(a.operands[0]);
+    if (it == copies.end() || it->second == a.operands[0]) continue;
+    Instruction c = a;
+    c.operands[0] = it->second;
+    added.push_back(c);
+  }
+  module.annotations.insert(module.annotations.end(), added.begin(), added.end());
+}
+
 uint32_t intern_global(Module& module, spv::Op op, uint32_t type, std::vector<uint32_t> operands) {
   for (const auto& g : module.globals)
     if (g.opcode == op && g.type_id == type && g.operands == operands) return g.result_id;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <spirv/unified1/spirv.hpp11>
@@ -74,6 +75,11 @@ uint32_t switch_literal_words(const Module& module, const Function& function,
 // so code that renames ids leaves it alone (e.g. OpExtInst's instruction number,
 // OpCompositeExtract's indices, memory-operand alignments).
 bool is_literal_operand(const Instruction& inst, size_t k);
+
+// Gives each copy (|copies|: original id -> copy's id) the decorations of its original:
+// SaturatedConversion, FPRoundingMode, NoContraction and the like belong to the value,
+// however many times a pass duplicates the instruction that makes it.
+void copy_decorations(Module& module, const std::unordered_map<uint32_t, uint32_t>& copies);
 
 // Parses a binary module. Returns false and sets |error| on malformed input.
 // Id of the module-scope type, constant or OpUndef with this opcode, type and operands; added

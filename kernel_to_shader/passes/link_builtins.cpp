@@ -69,6 +69,17 @@ const Builtin kBuiltins[] = {
     {cl::SMad_sat, "mad_sat", "III"}, {cl::UMad_sat, "mad_sat", "UUU"},
 };
 
+// The SPIR-V scope of a cl_khr_kernel_clock built-in's mangled name, or 0.
+uint32_t clock_scope(const std::string& name) {
+  for (const char* prefix : {"_Z17clock_read_device", "_Z22clock_read_hilo_device"})
+    if (name == std::string(prefix) + "v") return uint32_t(spv::Scope::Device);
+  for (const char* prefix : {"_Z21clock_read_work_group", "_Z26clock_read_hilo_work_group"})
+    if (name == std::string(prefix) + "v") return uint32_t(spv::Scope::Workgroup);
+  for (const char* prefix : {"_Z20clock_read_sub_group", "_Z25clock_read_hilo_sub_group"})
+    if (name == std::string(prefix) + "v") return uint32_t(spv::Scope::Subgroup);
+  return 0;
+}
+
 const Builtin* find_builtin(uint32_t op) {
   for (const Builtin& b : kBuiltins)
     if (b.op == op) return &b;
@@ -170,10 +181,15 @@ class Linker {
           a.operands.back() == uint32_t(spv::LinkageType::Import))
         imports[a.operands[0]] = ir::decode_string(a.operands, 2);
     std::unordered_map<uint32_t, uint32_t> replaced;  // declaration -> imported definition
+    std::unordered_map<uint32_t, uint32_t> clocks;    // clock_read_* declaration -> its scope
     for (size_t k = 0; k < m_.functions.size(); ++k) {
       if (!m_.functions[k].blocks.empty()) continue;
       auto name = imports.find(m_.functions[k].id());
       if (name == imports.end()) continue;
+      if (uint32_t scope = clock_scope(name->second)) {
+        clocks[m_.functions[k].id()] = scope;
+        continue;
+      }
       const Libraries& libs = libraries();
       if (!libs.polyfills) continue;
       std::string error;
@@ -183,6 +199,30 @@ class Linker {
         return false;
       }
       if (id) replaced[m_.functions[k].id()] = id;
+    }
+    if (!clocks.empty()) {
+      // cl_khr_kernel_clock: clock_read_*() and clock_read_hilo_*() are OpReadClockKHR of
+      // their scope, with a ulong or uint2 result (the call's own type).
+      uint32_t uint_type = importer_.intern(ir::Instruction(Op::OpTypeInt, 0, 0, {32, 0}));
+      for (ir::Function& f : m_.functions)
+        for (ir::Block& b : f.blocks)
+          for (ir::Instruction& i : b.instructions)
+            if (i.opcode == Op::OpFunctionCall && clocks.count(i.operands[0])) {
+              uint32_t scope = importer_.intern(ir::Instruction(Op::OpConstant, uint_type, 0, {clocks[i.operands[0]]}));
+              i = ir::Instruction(Op::OpReadClockKHR, i.type_id, i.result_id, {scope});
+            }
+      reindex();
+      if (std::none_of(m_.extensions.begin(), m_.extensions.end(), [](const ir::Instruction& e) {
+            return ir::decode_string(e.operands, 0) == "SPV_KHR_shader_clock";
+          })) {
+        ir::Instruction e(Op::OpExtension, 0, 0, {});
+        ir::append_string(&e.operands, "SPV_KHR_shader_clock");
+        m_.extensions.push_back(e);
+        m_.capabilities.emplace_back(Op::OpCapability, 0, 0,
+                                     std::vector<uint32_t>{uint32_t(spv::Capability::ShaderClockKHR)});
+      }
+      changed_ = true;
+      for (const auto& [id, scope] : clocks) replaced[id] = 0;  // the declarations go
     }
     if (replaced.empty()) return true;
     std::unordered_set<uint32_t> gone;  // the declarations and their parameters
@@ -194,7 +234,7 @@ class Linker {
     for (ir::Function& f : m_.functions)
       for (ir::Block& b : f.blocks)
         for (ir::Instruction& i : b.instructions)
-          if (i.opcode == Op::OpFunctionCall && replaced.count(i.operands[0]))
+          if (i.opcode == Op::OpFunctionCall && replaced.count(i.operands[0]) && replaced[i.operands[0]])
             i.operands[0] = replaced[i.operands[0]];
     auto targets_gone = [&](const ir::Instruction& i) { return !i.operands.empty() && gone.count(i.operands[0]); };
     m_.functions.erase(std::remove_if(m_.functions.begin(), m_.functions.end(),

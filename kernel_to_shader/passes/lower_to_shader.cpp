@@ -782,6 +782,21 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       return lower_group(i);
     case Op::OpGenericPtrMemSemantics:
       return lower_generic_semantics(i);
+    case Op::OpReadClockKHR: {
+      // cl_khr_kernel_clock / SPV_KHR_shader_clock. Vulkan reads Device and Subgroup clocks;
+      // a work-group's clock is the device's, which is coherent across the work-group too.
+      bool ok = false;
+      uint64_t scope = constant_value(i.operands[0], &ok);
+      bool subgroup = ok && scope == uint64_t(spv::Scope::Subgroup);
+      bool device = ok && (scope == uint64_t(spv::Scope::Device) || scope == uint64_t(spv::Scope::Workgroup));
+      if ((!subgroup || !ctx_.caps.subgroup_clock) && (!device || !ctx_.caps.device_clock))
+        return fail("OpReadClockKHR of this scope needs a Vulkan shader clock the device lacks");
+      need_capability(spv::Capability::ShaderClockKHR);
+      need_extension("SPV_KHR_shader_clock");
+      uint32_t vk_scope = c_uint(32, uint32_t(subgroup ? spv::Scope::Subgroup : spv::Scope::Device));
+      bind(i.result_id, lower_type(i.type_id), emit(Op::OpReadClockKHR, lower_type(i.type_id), {vk_scope}));
+      return !failed_;
+    }
     case Op::OpExpectKHR:  // SPV_KHR_expect_assume: hints Vulkan has no use for
       bind(i.result_id, lower_type(i.type_id), value(i.operands[0]));
       return !failed_;

@@ -259,6 +259,10 @@ class Structurizer {
       }
       body.push_back(c);
     }
+    std::unordered_map<uint32_t, uint32_t> copies;
+    for (const Instruction& i : original.instructions)
+      if (i.result_id && i.opcode != Op::OpPhi) copies[i.result_id] = remap[i.result_id];
+    ir::copy_decorations(m_, copies);
     drop_phi_entries(block(target), pred);
     return body;
   }
@@ -837,6 +841,7 @@ class Structurizer {
       }
       copies.push_back(copy);
     }
+    ir::copy_decorations(m_, remap);
     // The copy of |target| keeps only |from|'s phi entries; the original loses them.
     for (Instruction& phi : copies.front().instructions) {
       if (phi.opcode != Op::OpPhi) break;

@@ -337,6 +337,41 @@ TEST_P(Conversions, AsTypeBetweenVectorsOfEqualSize) {
   }
 }
 
+// The CTS's shape: the conversion inside an if, which the structurizer duplicates into the
+// return path; the copy must keep the SaturatedConversion and rounding decorations.
+TEST_P(Conversions, ModifiersSurviveControlFlow) {
+  const size_t n = 64;
+  std::vector<cl_uint> src(n * 3);
+  std::vector<float> fsrc(n * 3);
+  for (size_t i = 0; i < src.size(); ++i) {
+    src[i] = uint32_t(i * 0x01234567u);
+    fsrc[i] = float(i) * 3.75f - 100.0f + 0.5f;
+  }
+  Program p = build(R"(
+    __kernel void k(__global const uint* src, __global uchar* dest, __global const float* f,
+                    __global int* rounded) {
+      size_t i = get_global_id(0);
+      if (i + 1 < get_global_size(0)) {
+        vstore3(convert_uchar3_sat(vload3(i, src)), i, dest);
+        vstore3(convert_int3_rtp(vload3(i, f)), i, rounded);
+      }
+    })");
+  Kernel k = kernel(p, "k");
+  Mem ms = buffer(src.size() * 4, src.data()), md = poisoned(n * 3), mf = buffer(fsrc.size() * 4, fsrc.data());
+  Mem mr = poisoned(n * 3 * 4);
+  set_mem_arg(k, 0, ms);
+  set_mem_arg(k, 1, md);
+  set_mem_arg(k, 2, mf);
+  set_mem_arg(k, 3, mr);
+  run(k, 1, &n, nullptr);
+  std::vector<cl_uchar> d = read<cl_uchar>(md, n * 3);
+  std::vector<cl_int> r = read<cl_int>(mr, n * 3);
+  for (size_t i = 0; i < (n - 1) * 3; ++i) {
+    EXPECT_EQ(std::min<cl_uint>(src[i], 255), d[i]) << "convert_uchar3_sat of " << src[i];
+    EXPECT_EQ(cl_int(std::ceil(fsrc[i])), r[i]) << "convert_int3_rtp of " << fsrc[i];
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, Conversions,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

@@ -45,6 +45,8 @@ struct TargetCaps {
   bool subgroup_operations = false;  // and vote, ballot and arithmetic (cl_khr_subgroups)
   uint32_t subgroup_features = 0;    // kSubgroup* bits: VkSubgroupFeatureFlags in compute
   bool subgroup_extended_types = false;  // subgroup operations on 8/16-bit values
+  bool device_clock = false;      // VK_KHR_shader_clock's shaderDeviceClock
+  bool subgroup_clock = false;    // and shaderSubgroupClock
   bool preserve_inf_nan32 = false;  // shaderSignedZeroInfNanPreserveFloat32
   bool preserve_inf_nan64 = false;  // shaderSignedZeroInfNanPreserveFloat64
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation

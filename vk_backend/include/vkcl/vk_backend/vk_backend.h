@@ -48,6 +48,8 @@ struct DeviceInfo {
   bool float32_atomic_min_max_shared = false;
   bool subgroup_size_control = false;
   bool external_memory_host = false;   // VK_EXT_external_memory_host
+  bool shader_device_clock = false;    // VK_KHR_shader_clock
+  bool shader_subgroup_clock = false;
   VkDeviceSize min_imported_host_pointer_alignment = 0;
   bool unified_memory = false;  // a DEVICE_LOCAL memory type is also HOST_VISIBLE|HOST_COHERENT
   VkDeviceSize device_local_heap_size = 0;

@@ -344,7 +344,8 @@ CompileResult compile(const std::string& source, const std::string& options,
 
   std::string ext = "-cl-ext=-all";
   for (const auto& e : features.extensions)
-    if (e != "cl_khr_kernel_clock") ext += ",+" + e;  // newer than clang 15: declared below
+    if (e != "cl_khr_kernel_clock" && e != "cl_khr_subgroup_rotate")
+      ext += ",+" + e;  // newer than clang 15: declared below
   for (const auto& f : features.features)
     if (f.rfind("__opencl_c_kernel_clock", 0) != 0) ext += ",+" + f;
   if (features.fp64) ext += ",+cl_khr_fp64,+__opencl_c_fp64";
@@ -408,6 +409,17 @@ CompileResult compile(const std::string& source, const std::string& options,
       undefs += std::string("uint2 __attribute__((overloadable)) clock_read_hilo_") + scope + "(void);\n";
     }
   }
+  // cl_khr_subgroup_rotate's likewise; llvm-spirv knows them (OpGroupNonUniformRotateKHR).
+  if (std::find(features.extensions.begin(), features.extensions.end(), "cl_khr_subgroup_rotate") !=
+      features.extensions.end()) {
+    undefs += "#define cl_khr_subgroup_rotate 1\n";
+    std::vector<std::string> types = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float"};
+    if (features.fp64) types.push_back("double");
+    for (const std::string& t : types) {
+      undefs += t + " __attribute__((overloadable)) sub_group_rotate(" + t + ", int);\n";
+      undefs += t + " __attribute__((overloadable)) sub_group_clustered_rotate(" + t + ", int, uint);\n";
+    }
+  }
   Headers all_headers = headers;
   if (!undefs.empty()) {
     all_headers.emplace_back("vkcl-features.h", undefs);
@@ -452,13 +464,15 @@ CompileResult compile(const std::string& source, const std::string& options,
   // process, rather than failing, when a module needs more than the version it may use.
   // cl_ext_float_atomics' add/sub/min/max become OpAtomicF{Add,Min,Max}EXT only with these
   // extensions; the lowering turns them into native atomics or compare-exchange loops.
-  // cl_khr_extended_bit_ops and cl_khr_integer_dot_product calls become their SPIR-V
-  // instructions only with theirs.
+  // cl_khr_extended_bit_ops, cl_khr_integer_dot_product and cl_khr_subgroup_rotate calls
+  // become their SPIR-V instructions only with theirs (without, llvm-spirv exits the process
+  // on sub_group_rotate).
   SPIRV::TranslatorOpts opts(SPIRV::VersionNumber::SPIRV_1_4,
                              {{SPIRV::ExtensionID::SPV_EXT_shader_atomic_float_add, true},
                               {SPIRV::ExtensionID::SPV_EXT_shader_atomic_float_min_max, true},
                               {SPIRV::ExtensionID::SPV_KHR_bit_instructions, true},
-                              {SPIRV::ExtensionID::SPV_KHR_integer_dot_product, true}});
+                              {SPIRV::ExtensionID::SPV_KHR_integer_dot_product, true},
+                              {SPIRV::ExtensionID::SPV_KHR_subgroup_rotate, true}});
   std::ostringstream spirv;
   std::string error;
   if (!llvm::writeSpirv(module.get(), opts, spirv, error)) {

@@ -171,7 +171,9 @@ std::vector<std::string> _cl_device_id::extension_list(bool fp64) const {
       {VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT, "cl_khr_subgroup_shuffle_relative"},
       {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "cl_khr_subgroup_non_uniform_arithmetic"},
       // Vulkan's clustered operations, or shuffles and a ballot (lower_subgroup.cpp)
-      {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "cl_khr_subgroup_clustered_reduce"}};
+      {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "cl_khr_subgroup_clustered_reduce"},
+      // Rotations are shuffles by a computed index (lower_subgroup.cpp).
+      {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "cl_khr_subgroup_rotate"}};
   const VkSubgroupFeatureFlags ops = info_.subgroup.supportedOperations;
   for (const auto& [bit, name] : extensions)
     if ((ops & bit) || (bit == VK_SUBGROUP_FEATURE_CLUSTERED_BIT &&

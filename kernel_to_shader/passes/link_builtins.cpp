@@ -212,15 +212,7 @@ class Linker {
               i = ir::Instruction(Op::OpReadClockKHR, i.type_id, i.result_id, {scope});
             }
       reindex();
-      if (std::none_of(m_.extensions.begin(), m_.extensions.end(), [](const ir::Instruction& e) {
-            return ir::decode_string(e.operands, 0) == "SPV_KHR_shader_clock";
-          })) {
-        ir::Instruction e(Op::OpExtension, 0, 0, {});
-        ir::append_string(&e.operands, "SPV_KHR_shader_clock");
-        m_.extensions.push_back(e);
-        m_.capabilities.emplace_back(Op::OpCapability, 0, 0,
-                                     std::vector<uint32_t>{uint32_t(spv::Capability::ShaderClockKHR)});
-      }
+      declare_extension("SPV_KHR_shader_clock", spv::Capability::ShaderClockKHR);
       changed_ = true;
       for (const auto& [id, scope] : clocks) replaced[id] = 0;  // the declarations go
     }
@@ -403,6 +395,18 @@ class Linker {
     reindex();
     return id;
   }
+  // Adds SPIR-V extension |name| and |capability| to the module unless it declares them.
+  void declare_extension(const char* name, spv::Capability capability) {
+    if (std::any_of(m_.extensions.begin(), m_.extensions.end(), [&](const ir::Instruction& e) {
+          return ir::decode_string(e.operands, 0) == name;
+        }))
+      return;
+    ir::Instruction e(Op::OpExtension, 0, 0, {});
+    ir::append_string(&e.operands, name);
+    m_.extensions.push_back(e);
+    m_.capabilities.emplace_back(Op::OpCapability, 0, 0, std::vector<uint32_t>{uint32_t(capability)});
+  }
+
   // ldexp's n clamped to ±2200, beyond which every double scales to zero or infinity alike:
   // libclc's double ldexp adds n to the exponent in 32-bit arithmetic, which wraps for n near
   // INT_MAX (CTS bruteforce: ldexp(x, 2147483527) gave 0).

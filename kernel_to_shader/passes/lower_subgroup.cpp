@@ -162,4 +162,42 @@ bool Lowering::lower_clustered_by_shuffles(const ir::Instruction& i) {
   return !failed_;
 }
 
+// SPV_KHR_subgroup_rotate (cl_khr_subgroup_rotate) as a shuffle, which Vulkan has where it
+// lacks VK_KHR_shader_subgroup_rotate (lavapipe): the value of the work-item
+// (id + delta) mod the sub-group size, or within a cluster of n (a constant power of two)
+// base + ((id - base + delta) mod n). Delta is unsigned in SPIR-V, so a negative OpenCL delta
+// wraps, which the power-of-two modulus turns into the rotation the other way.
+bool Lowering::lower_rotate(const ir::Instruction& i) {
+  if (!(ctx_.caps.subgroup_features & kSubgroupShuffle))
+    return fail("the Vulkan device lacks subgroup shuffles for " + describe(i));
+  bool ok = false;
+  if (spv::Scope(constant_value(i.operands[0], &ok)) != spv::Scope::Subgroup || !ok)
+    return fail("rotate outside sub-group scope: " + describe(i));
+  uint32_t rt = lower_type(i.type_id);
+  if (failed_) return false;
+  need_capability(spv::Capability::GroupNonUniform);
+  need_capability(spv::Capability::GroupNonUniformShuffle);
+  uint32_t u32 = t_uint(32);
+  uint32_t lane = vulkan_builtin(spv::BuiltIn::SubgroupLocalInvocationId, u32);
+  uint32_t delta = value(i.operands[2]);
+  if (const ir::Instruction* d = def(i.operands[2]))
+    if (const ir::Instruction* t = def(d->type_id); t && t->operands[0] != 32)
+      delta = emit(Op::OpUConvert, u32, {delta});
+  uint32_t size = vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);
+  uint32_t base = c_u32(0);
+  if (i.operands.size() > 3) {
+    uint32_t n = uint32_t(constant_value(i.operands[3], &ok));
+    if (!ok || n == 0 || (n & (n - 1)))
+      return fail("cluster size is not a constant power of two: " + describe(i));
+    size = c_u32(n);
+    base = emit(Op::OpBitwiseAnd, u32, {lane, c_u32(~(n - 1))});
+  }
+  uint32_t offset = emit(Op::OpIAdd, u32, {emit(Op::OpISub, u32, {lane, base}), delta});
+  uint32_t src = emit(Op::OpIAdd, u32, {base, emit(Op::OpUMod, u32, {offset, size})});
+  uint32_t scope = c_u32(uint32_t(spv::Scope::Subgroup));
+  bind(i.result_id, rt, subgroup_op(Op::OpGroupNonUniformShuffle, rt, {scope, value(i.operands[1]), src}, 1,
+                                    i.operands[1]));
+  return !failed_;
+}
+
 }  // namespace vkcl::k2s

@@ -802,6 +802,8 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       return !failed_;
     case Op::OpAssumeTrueKHR:
       return true;
+    case Op::OpGroupNonUniformRotateKHR:
+      return lower_rotate(i);
     case Op::OpGroupNonUniformElect: case Op::OpGroupNonUniformAll: case Op::OpGroupNonUniformAny:
     case Op::OpGroupNonUniformAllEqual: case Op::OpGroupNonUniformBroadcast:
     case Op::OpGroupNonUniformBroadcastFirst: case Op::OpGroupNonUniformBallot:

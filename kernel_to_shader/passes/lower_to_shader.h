@@ -154,6 +154,7 @@ class Lowering {
   // OpGroupNonUniform* (cl_khr_subgroup_* extensions; lower_subgroup.cpp).
   bool lower_non_uniform(const ir::Instruction& inst);
   bool lower_clustered_by_shuffles(const ir::Instruction& inst);
+  bool lower_rotate(const ir::Instruction& inst);
   bool lower_copy_memory(const ir::Instruction& inst);
   bool lower_pointer_cast(const ir::Instruction& inst);
   uint32_t lower_scope(uint32_t in_scope_id, AddressFormat f);

@@ -344,7 +344,8 @@ CompileResult compile(const std::string& source, const std::string& options,
 
   std::string ext = "-cl-ext=-all";
   for (const auto& e : features.extensions)
-    if (e != "cl_khr_kernel_clock" && e != "cl_khr_subgroup_rotate")
+    if (e != "cl_khr_kernel_clock" && e != "cl_khr_subgroup_rotate" &&
+        e != "cl_khr_work_group_uniform_arithmetic")
       ext += ",+" + e;  // newer than clang 15: declared below
   for (const auto& f : features.features)
     if (f.rfind("__opencl_c_kernel_clock", 0) != 0) ext += ",+" + f;
@@ -420,6 +421,24 @@ CompileResult compile(const std::string& source, const std::string& options,
       undefs += t + " __attribute__((overloadable)) sub_group_clustered_rotate(" + t + ", int, uint);\n";
     }
   }
+  // cl_khr_work_group_uniform_arithmetic likewise (OpGroup*KHR: llvm-spirv translates some,
+  // link_builtins the rest).
+  if (std::find(features.extensions.begin(), features.extensions.end(),
+                "cl_khr_work_group_uniform_arithmetic") != features.extensions.end()) {
+    undefs += "#define cl_khr_work_group_uniform_arithmetic 1\n";
+    std::vector<std::string> types = {"int", "uint", "long", "ulong", "float"};
+    if (features.fp64) types.push_back("double");
+    for (const char* kind : {"reduce", "scan_inclusive", "scan_exclusive"}) {
+      for (const std::string& t : types) {
+        undefs += t + " __attribute__((overloadable)) work_group_" + kind + "_mul(" + t + ");\n";
+        if (t == "float" || t == "double") continue;
+        for (const char* op : {"and", "or", "xor"})
+          undefs += t + " __attribute__((overloadable)) work_group_" + kind + "_" + op + "(" + t + ");\n";
+      }
+      for (const char* op : {"logical_and", "logical_or", "logical_xor"})
+        undefs += std::string("int __attribute__((overloadable)) work_group_") + kind + "_" + op + "(int);\n";
+    }
+  }
   Headers all_headers = headers;
   if (!undefs.empty()) {
     all_headers.emplace_back("vkcl-features.h", undefs);
@@ -472,7 +491,8 @@ CompileResult compile(const std::string& source, const std::string& options,
                               {SPIRV::ExtensionID::SPV_EXT_shader_atomic_float_min_max, true},
                               {SPIRV::ExtensionID::SPV_KHR_bit_instructions, true},
                               {SPIRV::ExtensionID::SPV_KHR_integer_dot_product, true},
-                              {SPIRV::ExtensionID::SPV_KHR_subgroup_rotate, true}});
+                              {SPIRV::ExtensionID::SPV_KHR_subgroup_rotate, true},
+                              {SPIRV::ExtensionID::SPV_KHR_uniform_group_instructions, true}});
   std::ostringstream spirv;
   std::string error;
   if (!llvm::writeSpirv(module.get(), opts, spirv, error)) {

@@ -126,7 +126,10 @@ static const char* kExtensions[] = {"cl_ext_float_atomics",
     "cl_khr_expect_assume",
     // Bit-field instructions and 8-bit dot products are lowered to 32-bit instructions and
     // plain arithmetic (lower_integer_ext.cpp), which every Vulkan device has.
-    "cl_khr_extended_bit_ops", "cl_khr_integer_dot_product"};
+    "cl_khr_extended_bit_ops", "cl_khr_integer_dot_product",
+    // The multiplying, bitwise and logical work-group collectives, built like the others
+    // from barriers and local memory (lower_group.cpp).
+    "cl_khr_work_group_uniform_arithmetic"};
 
 // OpenCL C 3.0 features every device has: work-group functions are built from barriers and
 // local memory; program-scope variables live in a per-program buffer of device memory;

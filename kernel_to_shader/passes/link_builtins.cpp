@@ -6,6 +6,7 @@
 // do the same through OpExtInst, so nothing is lost.
 #include <spirv/unified1/OpenCL.std.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -78,6 +79,45 @@ uint32_t clock_scope(const std::string& name) {
   for (const char* prefix : {"_Z20clock_read_sub_group", "_Z25clock_read_hilo_sub_group"})
     if (name == std::string(prefix) + "v") return uint32_t(spv::Scope::Subgroup);
   return 0;
+}
+
+// cl_khr_work_group_uniform_arithmetic's work_group_{reduce,scan_inclusive,scan_exclusive}_
+// {mul,and,or,xor,logical_and,logical_or,logical_xor}, from its mangled name: the SPIR-V
+// instruction and group operation, or false. llvm-spirv 15 translates some of them itself.
+struct UniformGroupOp {
+  spv::Op op;
+  spv::GroupOperation operation;
+  bool logical;  // int in and out, bool in SPIR-V
+};
+bool uniform_group_op(const std::string& mangled, UniformGroupOp* out) {
+  size_t digits = 2;
+  while (digits < mangled.size() && std::isdigit(static_cast<unsigned char>(mangled[digits]))) ++digits;
+  if (mangled.compare(0, 2, "_Z") != 0 || digits == 2) return false;
+  size_t length = std::stoul(mangled.substr(2, digits - 2));
+  std::string name = mangled.substr(digits, length), type = mangled.substr(digits + length);
+  const std::pair<const char*, spv::GroupOperation> kinds[] = {
+      {"work_group_reduce_", spv::GroupOperation::Reduce},
+      {"work_group_scan_inclusive_", spv::GroupOperation::InclusiveScan},
+      {"work_group_scan_exclusive_", spv::GroupOperation::ExclusiveScan}};
+  for (const auto& [prefix, operation] : kinds) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    std::string what = name.substr(std::strlen(prefix));
+    bool is_float = type == "f" || type == "d";
+    bool is_int = type == "i" || type == "j" || type == "l" || type == "m";
+    out->operation = operation;
+    out->logical = false;
+    if (what == "mul" && (is_float || is_int)) out->op = is_float ? spv::Op::OpGroupFMulKHR : spv::Op::OpGroupIMulKHR;
+    else if (what == "and" && is_int) out->op = spv::Op::OpGroupBitwiseAndKHR;
+    else if (what == "or" && is_int) out->op = spv::Op::OpGroupBitwiseOrKHR;
+    else if (what == "xor" && is_int) out->op = spv::Op::OpGroupBitwiseXorKHR;
+    else if (type != "i") return false;
+    else if (what == "logical_and") out->op = spv::Op::OpGroupLogicalAndKHR, out->logical = true;
+    else if (what == "logical_or") out->op = spv::Op::OpGroupLogicalOrKHR, out->logical = true;
+    else if (what == "logical_xor") out->op = spv::Op::OpGroupLogicalXorKHR, out->logical = true;
+    else return false;
+    return true;
+  }
+  return false;
 }
 
 const Builtin* find_builtin(uint32_t op) {
@@ -182,12 +222,18 @@ class Linker {
         imports[a.operands[0]] = ir::decode_string(a.operands, 2);
     std::unordered_map<uint32_t, uint32_t> replaced;  // declaration -> imported definition
     std::unordered_map<uint32_t, uint32_t> clocks;    // clock_read_* declaration -> its scope
+    std::unordered_map<uint32_t, UniformGroupOp> group_ops;  // work_group_*_{mul,and,...}
     for (size_t k = 0; k < m_.functions.size(); ++k) {
       if (!m_.functions[k].blocks.empty()) continue;
       auto name = imports.find(m_.functions[k].id());
       if (name == imports.end()) continue;
       if (uint32_t scope = clock_scope(name->second)) {
         clocks[m_.functions[k].id()] = scope;
+        continue;
+      }
+      UniformGroupOp g;
+      if (uniform_group_op(name->second, &g)) {
+        group_ops[m_.functions[k].id()] = g;
         continue;
       }
       const Libraries& libs = libraries();
@@ -199,6 +245,40 @@ class Linker {
         return false;
       }
       if (id) replaced[m_.functions[k].id()] = id;
+    }
+    if (!group_ops.empty()) {
+      // Work-group scope; the logical forms compare their int with 0 and select 1 or 0 back.
+      uint32_t u32 = importer_.intern(ir::Instruction(Op::OpTypeInt, 0, 0, {32, 0}));
+      uint32_t boolean = importer_.intern(ir::Instruction(Op::OpTypeBool, 0, 0));
+      uint32_t scope = importer_.intern(ir::Instruction(Op::OpConstant, u32, 0, {uint32_t(spv::Scope::Workgroup)}));
+      uint32_t zero = importer_.intern(ir::Instruction(Op::OpConstant, u32, 0, {0}));
+      uint32_t one = importer_.intern(ir::Instruction(Op::OpConstant, u32, 0, {1}));
+      for (ir::Function& f : m_.functions)
+        for (ir::Block& b : f.blocks) {
+          std::vector<ir::Instruction> out;
+          for (ir::Instruction& i : b.instructions) {
+            auto g = i.opcode == Op::OpFunctionCall ? group_ops.find(i.operands[0]) : group_ops.end();
+            if (g == group_ops.end()) {
+              out.push_back(std::move(i));
+              continue;
+            }
+            const UniformGroupOp& u = g->second;
+            uint32_t x = i.operands[1];
+            if (!u.logical) {
+              out.emplace_back(u.op, i.type_id, i.result_id, std::vector<uint32_t>{scope, uint32_t(u.operation), x});
+              continue;
+            }
+            uint32_t b_in = m_.take_id(), b_out = m_.take_id();
+            out.emplace_back(Op::OpINotEqual, boolean, b_in, std::vector<uint32_t>{x, zero});
+            out.emplace_back(u.op, boolean, b_out, std::vector<uint32_t>{scope, uint32_t(u.operation), b_in});
+            out.emplace_back(Op::OpSelect, i.type_id, i.result_id, std::vector<uint32_t>{b_out, one, zero});
+          }
+          b.instructions = std::move(out);
+        }
+      reindex();
+      declare_extension("SPV_KHR_uniform_group_instructions", spv::Capability::GroupUniformArithmeticKHR);
+      changed_ = true;
+      for (const auto& [id, op] : group_ops) replaced[id] = 0;  // the declarations go
     }
     if (!clocks.empty()) {
       // cl_khr_kernel_clock: clock_read_*() and clock_read_hilo_*() are OpReadClockKHR of

@@ -20,7 +20,10 @@ constexpr uint32_t kAcquireRelease = 0x8, kUniformMemory = 0x40, kWorkgroupMemor
 // Helper-function cache keys start with one of these.
 enum HelperKind : uint32_t { kAsyncCopy = 1, kScan = 2 };
 // Collective operations, independent of the opcode that asked for them.
-enum class Combine : uint32_t { IAdd, FAdd, SMin, UMin, FMin, SMax, UMax, FMax };
+// cl_khr_work_group_uniform_arithmetic (SPV_KHR_uniform_group_instructions) adds the
+// multiplications and the bitwise ones; its logical operations run on 0/1 words as
+// UMin (and), UMax (or) and Xor.
+enum class Combine : uint32_t { IAdd, FAdd, SMin, UMin, FMin, SMax, UMax, FMax, IMul, FMul, And, Or, Xor };
 
 }  // namespace
 
@@ -208,6 +211,14 @@ bool combine_of(Op op, Combine* c) {
     case Op::OpGroupSMax: *c = Combine::SMax; return true;
     case Op::OpGroupUMax: *c = Combine::UMax; return true;
     case Op::OpGroupFMax: *c = Combine::FMax; return true;
+    case Op::OpGroupIMulKHR: *c = Combine::IMul; return true;
+    case Op::OpGroupFMulKHR: *c = Combine::FMul; return true;
+    case Op::OpGroupBitwiseAndKHR: *c = Combine::And; return true;
+    case Op::OpGroupBitwiseOrKHR: *c = Combine::Or; return true;
+    case Op::OpGroupBitwiseXorKHR: *c = Combine::Xor; return true;
+    case Op::OpGroupLogicalAndKHR: *c = Combine::UMin; return true;
+    case Op::OpGroupLogicalOrKHR: *c = Combine::UMax; return true;
+    case Op::OpGroupLogicalXorKHR: *c = Combine::Xor; return true;
     default: return false;
   }
 }
@@ -224,8 +235,13 @@ uint32_t Lowering::group_identity(uint32_t c, uint32_t t, const Shape& s) {
   uint64_t sign = 1ull << (s.width - 1);
   uint64_t infinity = s.width == 64 ? 0x7ff0000000000000ull
                       : s.width == 32 ? 0x7f800000ull : 0x7c00ull;
+  uint64_t one = !s.is_float ? 1 : s.width == 64 ? 0x3ff0000000000000ull
+                              : s.width == 32 ? 0x3f800000ull : 0x3c00ull;
   switch (Combine(c)) {
     case Combine::IAdd: case Combine::FAdd: case Combine::UMax: bits = 0; break;
+    case Combine::Or: case Combine::Xor: bits = 0; break;
+    case Combine::IMul: case Combine::FMul: bits = one; break;
+    case Combine::And: bits = all; break;
     case Combine::SMin: bits = all >> 1; break;
     case Combine::UMin: bits = all; break;
     case Combine::FMin: bits = infinity; break;
@@ -266,6 +282,11 @@ uint32_t Lowering::scan_helper(uint32_t c, uint32_t t, spv::GroupOperation opera
       case Combine::SMax: return glsl(GLSLstd450SMax);
       case Combine::UMax: return glsl(GLSLstd450UMax);
       case Combine::FMax: return glsl(GLSLstd450NMax);
+      case Combine::IMul: return emit(Op::OpIMul, t, {a, b});
+      case Combine::FMul: return emit(Op::OpFMul, t, {a, b});
+      case Combine::And: return emit(Op::OpBitwiseAnd, t, {a, b});
+      case Combine::Or: return emit(Op::OpBitwiseOr, t, {a, b});
+      case Combine::Xor: return emit(Op::OpBitwiseXor, t, {a, b});
     }
     return 0;
   };
@@ -403,6 +424,14 @@ bool Lowering::lower_subgroup(const ir::Instruction& i) {
         case Op::OpGroupSMax: op = Op::OpGroupNonUniformSMax; break;
         case Op::OpGroupUMax: op = Op::OpGroupNonUniformUMax; break;
         case Op::OpGroupFMax: op = Op::OpGroupNonUniformFMax; break;
+        case Op::OpGroupIMulKHR: op = Op::OpGroupNonUniformIMul; break;
+        case Op::OpGroupFMulKHR: op = Op::OpGroupNonUniformFMul; break;
+        case Op::OpGroupBitwiseAndKHR: op = Op::OpGroupNonUniformBitwiseAnd; break;
+        case Op::OpGroupBitwiseOrKHR: op = Op::OpGroupNonUniformBitwiseOr; break;
+        case Op::OpGroupBitwiseXorKHR: op = Op::OpGroupNonUniformBitwiseXor; break;
+        case Op::OpGroupLogicalAndKHR: op = Op::OpGroupNonUniformLogicalAnd; break;
+        case Op::OpGroupLogicalOrKHR: op = Op::OpGroupNonUniformLogicalOr; break;
+        case Op::OpGroupLogicalXorKHR: op = Op::OpGroupNonUniformLogicalXor; break;
         default: return fail("sub-group operation not supported: " + describe(i));
       }
       auto operation = spv::GroupOperation(i.operands[1]);
@@ -443,6 +472,18 @@ bool Lowering::lower_group(const ir::Instruction& i) {
     Combine c = i.opcode == Op::OpGroupAll ? Combine::UMin : Combine::UMax;
     uint32_t r = emit(Op::OpFunctionCall, u32,
                       {scan_helper(uint32_t(c), u32, spv::GroupOperation::Reduce), bit});
+    bind(i.result_id, rt, emit(Op::OpINotEqual, t_bool(), {r, c_u32(0)}));
+    return !failed_;
+  }
+  if (i.opcode == Op::OpGroupLogicalAndKHR || i.opcode == Op::OpGroupLogicalOrKHR ||
+      i.opcode == Op::OpGroupLogicalXorKHR) {
+    // Booleans as 0/1 words (an exclusive and's identity, UMin's all-ones word, reads true).
+    uint32_t u32 = t_uint(32);
+    auto operation = spv::GroupOperation(i.operands[1]);
+    Combine c;
+    combine_of(i.opcode, &c);
+    uint32_t bit = emit(Op::OpSelect, u32, {value(i.operands[2]), c_u32(1), c_u32(0)});
+    uint32_t r = emit(Op::OpFunctionCall, u32, {scan_helper(uint32_t(c), u32, operation), bit});
     bind(i.result_id, rt, emit(Op::OpINotEqual, t_bool(), {r, c_u32(0)}));
     return !failed_;
   }

@@ -778,7 +778,9 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
     case Op::OpGroupAsyncCopy: case Op::OpGroupWaitEvents: case Op::OpGroupAll:
     case Op::OpGroupAny: case Op::OpGroupBroadcast: case Op::OpGroupIAdd: case Op::OpGroupFAdd:
     case Op::OpGroupSMin: case Op::OpGroupUMin: case Op::OpGroupFMin: case Op::OpGroupSMax:
-    case Op::OpGroupUMax: case Op::OpGroupFMax:
+    case Op::OpGroupUMax: case Op::OpGroupFMax: case Op::OpGroupIMulKHR: case Op::OpGroupFMulKHR:
+    case Op::OpGroupBitwiseAndKHR: case Op::OpGroupBitwiseOrKHR: case Op::OpGroupBitwiseXorKHR:
+    case Op::OpGroupLogicalAndKHR: case Op::OpGroupLogicalOrKHR: case Op::OpGroupLogicalXorKHR:
       return lower_group(i);
     case Op::OpGenericPtrMemSemantics:
       return lower_generic_semantics(i);

@@ -25,7 +25,8 @@ bool Lowering::needs_wide_lowering(const ir::Instruction& i) const {
     // sub-group broadcasts and reductions split wide vectors themselves (subgroup_op)
     case Op::OpGroupBroadcast: case Op::OpGroupIAdd: case Op::OpGroupFAdd: case Op::OpGroupFMin:
     case Op::OpGroupUMin: case Op::OpGroupSMin: case Op::OpGroupFMax: case Op::OpGroupUMax:
-    case Op::OpGroupSMax:
+    case Op::OpGroupSMax: case Op::OpGroupIMulKHR: case Op::OpGroupFMulKHR:
+    case Op::OpGroupBitwiseAndKHR: case Op::OpGroupBitwiseOrKHR: case Op::OpGroupBitwiseXorKHR:
       return false;
     case Op::OpSelect: {
       // A scalar condition selects whole arrays; a vector condition goes component-wise.

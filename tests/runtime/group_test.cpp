@@ -70,12 +70,16 @@ template <> const char* type_name<uint32_t>() { return "uint"; }
 template <> const char* type_name<int64_t>() { return "long"; }
 template <> const char* type_name<uint64_t>() { return "ulong"; }
 template <> const char* type_name<float>() { return "float"; }
+template <> const char* type_name<double>() { return "double"; }
 
 enum class Kind { Reduce, Inclusive, Exclusive };
 
 template <typename T>
 T identity(const std::string& op) {
-  if (op == "add") return T(0);
+  if (op == "add" || op == "or" || op == "xor" || op == "logical_or" || op == "logical_xor") return T(0);
+  if (op == "mul" || op == "logical_and") return T(1);
+  if constexpr (std::is_integral_v<T>)
+    if (op == "and") return T(~T(0));
   if (std::is_floating_point_v<T>)
     return op == "min" ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
   return op == "min" ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
@@ -85,19 +89,35 @@ template <typename T>
 T apply(const std::string& op, T a, T b) {
   if (op == "min") return std::min(a, b);
   if (op == "max") return std::max(a, b);
-  if constexpr (std::is_integral_v<T>)  // wraps like the device does
-    return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
-  return a + b;
+  if (op == "logical_and") return T(a != 0 && b != 0);
+  if (op == "logical_or") return T(a != 0 || b != 0);
+  if (op == "logical_xor") return T((a != 0) != (b != 0));
+  if constexpr (std::is_integral_v<T>) {  // wraps like the device does
+    using U = std::make_unsigned_t<T>;
+    if (op == "mul") return T(U(U(a) * U(b)));
+    if (op == "and") return T(a & b);
+    if (op == "or") return T(a | b);
+    if (op == "xor") return T(a ^ b);
+    return T(U(a) + U(b));
+  } else {
+    if (op == "mul") return a * b;
+    return a + b;
+  }
 }
 
 template <typename T>
 std::vector<T> random_values(std::mt19937& rng, size_t n, const std::string& op) {
   std::vector<T> v(n);
   for (auto& x : v) {
-    if constexpr (std::is_floating_point_v<T>) {
-      // Sums of small integers are exact in any order, so the scan order does not matter.
-      x = op == "add" ? T(std::uniform_int_distribution<int>(-1000, 1000)(rng))
-                      : std::uniform_real_distribution<T>(-1e6, 1e6)(rng);
+    if (op.rfind("logical_", 0) == 0) {
+      x = T(std::uniform_int_distribution<int>(0, 3)(rng));  // zero (false) one time in four
+    } else if constexpr (std::is_floating_point_v<T>) {
+      // Sums of small integers and products of powers of two are exact in any order, so the
+      // scan order does not matter.
+      const T powers[] = {-2, -1, -0.5, 0.5, 1, 2};
+      x = op == "add"   ? T(std::uniform_int_distribution<int>(-1000, 1000)(rng))
+          : op == "mul" ? powers[std::uniform_int_distribution<int>(0, 5)(rng)]
+                        : std::uniform_real_distribution<T>(-1e6, 1e6)(rng);
     } else {
       x = std::uniform_int_distribution<T>(std::numeric_limits<T>::lowest(),
                                            std::numeric_limits<T>::max())(rng);
@@ -108,18 +128,19 @@ std::vector<T> random_values(std::mt19937& rng, size_t n, const std::string& op)
 
 class Group : public KernelTest {
  protected:
-  // Checks reduce, inclusive and exclusive scan of add, min and max on T for every shape.
+  // Checks reduce, inclusive and exclusive scan of |ops| on T for every shape.
   template <typename T>
-  void check_arithmetic() {
+  void check_arithmetic(std::vector<std::string> ops = {"add", "min", "max"}) {
     const std::string type = type_name<T>();
-    for (const char* op : {"add", "min", "max"}) {
+    const std::string pragma = std::is_same_v<T, double> ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+    for (const std::string& op : ops) {
       for (Kind kind : {Kind::Reduce, Kind::Inclusive, Kind::Exclusive}) {
         std::string fn = std::string(kind == Kind::Reduce      ? "work_group_reduce_"
                                      : kind == Kind::Inclusive ? "work_group_scan_inclusive_"
                                                                : "work_group_scan_exclusive_") +
                          op;
         SCOPED_TRACE(fn);
-        Program p = build("kernel void f(global const " + type + "* in, global " + type +
+        Program p = build(pragma + "kernel void f(global const " + type + "* in, global " + type +
                               "* out) {\n" + kIndex + "  out[index] = " + fn +
                               "(in[index]);\n}\n",
                           "-cl-std=CL3.0");
@@ -240,6 +261,20 @@ TEST_P(Group, ReduceAndScanUint) { check_arithmetic<uint32_t>(); }
 TEST_P(Group, ReduceAndScanLong) { check_arithmetic<int64_t>(); }
 TEST_P(Group, ReduceAndScanUlong) { check_arithmetic<uint64_t>(); }
 TEST_P(Group, ReduceAndScanFloat) { check_arithmetic<float>(); }
+TEST_P(Group, ReduceAndScanDouble) {
+  cl_device_fp_config fp64 = 0;
+  clGetDeviceInfo(device_, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, nullptr);
+  if (!fp64) GTEST_SKIP() << "no cl_khr_fp64";
+  check_arithmetic<double>({"add", "min", "max", "mul"});
+}
+// cl_khr_work_group_uniform_arithmetic.
+TEST_P(Group, UniformArithmeticInt) {
+  check_arithmetic<int32_t>({"mul", "and", "or", "xor", "logical_and", "logical_or", "logical_xor"});
+}
+TEST_P(Group, UniformArithmeticUlongAndFloat) {
+  check_arithmetic<uint64_t>({"mul", "and", "or", "xor"});
+  check_arithmetic<float>({"mul"});
+}
 
 TEST_P(Group, AllAndAny) {
   Program p = build(std::string("kernel void f(global const int* in, global int* out) {\n") +

@@ -33,31 +33,37 @@ uint32_t Lowering::half_to_float(uint32_t h) {
   return emit(Op::OpBitcast, f, {emit(Op::OpBitwiseOr, u, {bits, sign})});
 }
 
-// Correctly rounded in |mode|; returns a u32 holding the 16-bit pattern.
-uint32_t Lowering::float_to_half(uint32_t x, uint32_t mode) {
-  uint32_t u = t_uint(32), b = t_bool();
-  auto k = [&](uint32_t v) { return c_u32(v); };
+// Correctly rounded in |mode|, from a float or (|width| 64) a double, with integer arithmetic
+// on its bits at its own width (a double goes to half directly: through float it would be
+// rounded twice); returns a u32 holding the 16-bit pattern.
+uint32_t Lowering::float_to_half(uint32_t x, uint32_t mode, uint32_t width) {
+  const uint64_t mbits = width == 64 ? 52 : 23, bias = width == 64 ? 1023 : 127;
+  uint32_t u = t_uint(width), b = t_bool();
+  auto k = [&](uint64_t v) { return c_uint(width, v); };
   auto op = [&](Op o, uint32_t a, uint32_t c) { return emit(o, u, {a, c}); };
   auto sel = [&](uint32_t c, uint32_t a, uint32_t d) { return emit(Op::OpSelect, u, {c, a, d}); };
   auto cmp = [&](Op o, uint32_t a, uint32_t c) { return emit(o, b, {a, c}); };
+  const uint64_t sign_bit = uint64_t(1) << (width - 1);
   uint32_t bits = emit(Op::OpBitcast, u, {x});
-  uint32_t negative = cmp(Op::OpINotEqual, op(Op::OpBitwiseAnd, bits, k(0x80000000)), k(0));
-  uint32_t sign16 = op(Op::OpShiftRightLogical, op(Op::OpBitwiseAnd, bits, k(0x80000000)), k(16));
-  uint32_t E = op(Op::OpBitwiseAnd, op(Op::OpShiftRightLogical, bits, k(23)), k(0xff));
-  uint32_t M = op(Op::OpBitwiseAnd, bits, k(0x7fffff));
-  // Normal halves (float exponent 113..142): keep 10 mantissa bits, 13 bits are rounded off.
-  uint32_t normal_base = op(Op::OpBitwiseOr, op(Op::OpShiftLeftLogical, op(Op::OpISub, E, k(112)), k(10)),
-                            op(Op::OpShiftRightLogical, M, k(13)));
-  uint32_t normal_rem = op(Op::OpBitwiseAnd, M, k(0x1fff));
-  // Denormal halves: the full significand shifted right by 126 - E (at most 25: all bits go).
-  uint32_t full = sel(cmp(Op::OpIEqual, E, k(0)), M, op(Op::OpBitwiseOr, M, k(0x800000)));
-  uint32_t shift = sel(cmp(Op::OpUGreaterThan, E, k(101)), op(Op::OpISub, k(126), E), k(25));
+  uint32_t negative = cmp(Op::OpINotEqual, op(Op::OpBitwiseAnd, bits, k(sign_bit)), k(0));
+  uint32_t sign16 = op(Op::OpShiftRightLogical, op(Op::OpBitwiseAnd, bits, k(sign_bit)), k(width - 16));
+  uint32_t E = op(Op::OpBitwiseAnd, op(Op::OpShiftRightLogical, bits, k(mbits)), k(2 * bias + 1));
+  uint32_t M = op(Op::OpBitwiseAnd, bits, k((uint64_t(1) << mbits) - 1));
+  // Normal halves (exponent bias-14 .. bias+15): keep 10 mantissa bits, round off the rest.
+  uint32_t normal_base = op(Op::OpBitwiseOr, op(Op::OpShiftLeftLogical, op(Op::OpISub, E, k(bias - 15)), k(10)),
+                            op(Op::OpShiftRightLogical, M, k(mbits - 10)));
+  uint32_t normal_rem = op(Op::OpBitwiseAnd, M, k((uint64_t(1) << (mbits - 10)) - 1));
+  // Denormal halves: the full significand shifted right by bias + mbits - 24 - E, at most
+  // mbits + 2 (all bits go).
+  uint32_t full = sel(cmp(Op::OpIEqual, E, k(0)), M, op(Op::OpBitwiseOr, M, k(uint64_t(1) << mbits)));
+  const uint64_t top = bias + mbits - 24;
+  uint32_t shift = sel(cmp(Op::OpUGreaterThan, E, k(top - mbits - 2)), op(Op::OpISub, k(top), E), k(mbits + 2));
   uint32_t den_base = op(Op::OpShiftRightLogical, full, shift);
   uint32_t den_rem = op(Op::OpBitwiseAnd, full, op(Op::OpISub, op(Op::OpShiftLeftLogical, k(1), shift), k(1)));
-  uint32_t is_normal = cmp(Op::OpUGreaterThanEqual, E, k(113));
+  uint32_t is_normal = cmp(Op::OpUGreaterThanEqual, E, k(bias - 14));
   uint32_t base = sel(is_normal, normal_base, den_base);
   uint32_t rem = sel(is_normal, normal_rem, den_rem);
-  uint32_t half = sel(is_normal, k(0x1000), op(Op::OpShiftLeftLogical, k(1), op(Op::OpISub, shift, k(1))));
+  uint32_t half = sel(is_normal, k(uint64_t(1) << (mbits - 11)), op(Op::OpShiftLeftLogical, k(1), op(Op::OpISub, shift, k(1))));
   uint32_t inexact = cmp(Op::OpINotEqual, rem, k(0));
   uint32_t inc = 0;
   switch (mode) {
@@ -79,12 +85,13 @@ uint32_t Lowering::float_to_half(uint32_t x, uint32_t mode) {
                     : mode == kRTN ? negative
                                    : c_bool(true);
   uint32_t overflow = sel(to_inf, k(0x7c00), k(0x7bff));
-  uint32_t mag = sel(cmp(Op::OpUGreaterThanEqual, E, k(143)), overflow, rounded);
+  uint32_t mag = sel(cmp(Op::OpUGreaterThanEqual, E, k(bias + 16)), overflow, rounded);
   // Infinity stays infinity; NaN stays a (quiet) NaN.
-  uint32_t nan = op(Op::OpBitwiseOr, k(0x7e00), op(Op::OpShiftRightLogical, M, k(13)));
+  uint32_t nan = op(Op::OpBitwiseOr, k(0x7e00), op(Op::OpBitwiseAnd, op(Op::OpShiftRightLogical, M, k(mbits - 10)), k(0x3ff)));
   uint32_t special = sel(cmp(Op::OpIEqual, M, k(0)), k(0x7c00), nan);
-  mag = sel(cmp(Op::OpIEqual, E, k(255)), special, mag);
-  return op(Op::OpBitwiseOr, mag, sign16);
+  mag = sel(cmp(Op::OpIEqual, E, k(2 * bias + 1)), special, mag);
+  uint32_t r = op(Op::OpBitwiseOr, mag, sign16);
+  return width == 32 ? r : emit(Op::OpUConvert, t_uint(32), {r});
 }
 
 bool Lowering::lower_half_memory(const ir::Instruction& i) {
@@ -94,14 +101,15 @@ bool Lowering::lower_half_memory(const ir::Instruction& i) {
   // Operands: loads (offset, p[, n]); stores (data, offset, p[, mode]).
   uint32_t off_in = i.operands[load ? 2 : 3];
   uint32_t ptr_in = i.operands[load ? 3 : 4];
-  uint32_t count = 1;
+  uint32_t count = 1, width = 32;
   if (load) {
     count = shape_of(lower_type(i.type_id)).count;
   } else {
     Shape ds = shape_of(lower_type(def(i.operands[2])->type_id));
-    if (ds.width != 32 || !ds.is_float)
-      return fail("vstore_half of a non-float value is not supported yet: " + describe(i));
+    if ((ds.width != 32 && ds.width != 64) || !ds.is_float)
+      return fail("vstore_half of a value neither float nor double: " + describe(i));
     count = ds.count;
+    width = ds.width;
   }
   uint32_t mode = kRTE;
   if (n == cl::Vstore_half_r || n == cl::Vstore_halfn_r || n == cl::Vstorea_halfn_r)
@@ -129,8 +137,8 @@ bool Lowering::lower_half_memory(const ir::Instruction& i) {
   }
   uint32_t data = value(i.operands[2]);
   for (uint32_t c = 0; c < count; ++c) {
-    uint32_t x = count == 1 ? data : emit(Op::OpCompositeExtract, t_float(32), {data, c});
-    uint32_t h = emit(Op::OpUConvert, u16, {float_to_half(x, mode)});
+    uint32_t x = count == 1 ? data : emit(Op::OpCompositeExtract, t_float(width), {data, c});
+    uint32_t h = emit(Op::OpUConvert, u16, {float_to_half(x, mode, width)});
     uint32_t a = c ? add_offset(f, base, c_offset(f, c * 2)) : base;
     store_out(f, a, u16, h, c ? 2 : alignment);
   }

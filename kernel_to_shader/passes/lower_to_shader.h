@@ -201,7 +201,7 @@ class Lowering {
   uint32_t fma_through_double(uint32_t a, uint32_t b, uint32_t c, uint32_t result_type,
                               uint32_t count);
   uint32_t half_to_float(uint32_t bits32);
-  uint32_t float_to_half(uint32_t value, uint32_t rounding_mode);
+  uint32_t float_to_half(uint32_t value, uint32_t rounding_mode, uint32_t width = 32);
 
   // Work-group functions and async copies (lower_group.cpp).
   bool lower_group(const ir::Instruction& inst);

@@ -20,14 +20,14 @@ double half_value(uint16_t h) {
 }
 
 // The half |x| rounds to in |mode| ("rte", "rtz", "rtp", "rtn").
-uint16_t reference_half(float x, const std::string& mode) {
+uint16_t reference_half(double x, const std::string& mode) {
   static std::vector<std::pair<double, uint16_t>> finite = [] {
     std::vector<std::pair<double, uint16_t>> t;
     for (uint32_t h = 0; h < 0x7c00; ++h) t.emplace_back(half_value(uint16_t(h)), uint16_t(h));
     return t;
   }();
   bool neg = std::signbit(x);
-  double a = std::fabs(double(x));
+  double a = std::fabs(x);
   uint16_t sign = neg ? 0x8000 : 0;
   if (std::isnan(x)) return 0x7e00;  // any NaN; compared as "is NaN"
   bool toward_zero = mode == "rtz" || (mode == "rtp" && neg) || (mode == "rtn" && !neg);
@@ -123,6 +123,50 @@ TEST_P(HalfMemory, StoresRoundInEveryMode) {
                                << got << " want " << want;
         }
       }
+    }
+  }
+}
+
+// Doubles (cl_khr_fp64) round to half directly, not through float: values a float would
+// round onto a half tie are among the inputs.
+TEST_P(HalfMemory, StoresDoublesRoundInEveryMode) {
+  cl_device_fp_config fp64 = 0;
+  clGetDeviceInfo(device_, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, nullptr);
+  if (!fp64) GTEST_SKIP() << "no cl_khr_fp64";
+  std::vector<double> xs = {0.0, -0.0, 1.0, 65504.0, 65519.99999999, 65520.0, 1e300, -1e300,
+                            INFINITY, NAN, 0x1p-25, 0x1.0000000001p-25, 0x1p-1074, 1e-300,
+                            1.0 + 0x1p-11 + 0x1p-40, 1.0 + 0x1p-11 - 0x1p-40, -(2049.0 + 1e-9)};
+  std::uniform_real_distribution<double> wide(-70000, 70000), small(-1e-4, 1e-4);
+  std::uniform_int_distribution<uint64_t> bits;
+  for (int i = 0; i < 2000; ++i) xs.push_back(wide(rng_));
+  for (int i = 0; i < 2000; ++i) xs.push_back(small(rng_));
+  for (int i = 0; i < 2000; ++i) {
+    // A half's rounding point with a tiny offset: through float it would round twice.
+    double h = half_value(uint16_t(bits(rng_) & 0x7bff));
+    xs.push_back(std::nextafter(h + std::ldexp(1.0, std::ilogb(h == 0 ? 1.0 : h) - 11), 0.0));
+    uint64_t b = bits(rng_);
+    double d;
+    std::memcpy(&d, &b, 8);
+    xs.push_back(d);
+  }
+  for (const std::string mode : {"rte", "rtz", "rtp", "rtn"}) {
+    Program p = build("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+                      "__kernel void k(__global const double* x, __global half* s) {"
+                      "  size_t i = get_global_id(0); vstore_half_" + mode + "(x[i], i, s); }");
+    Kernel k = kernel(p, "k");
+    size_t n = xs.size();
+    Mem dx = buffer(n * 8, xs.data()), ds = poisoned(n * 2);
+    set_mem_arg(k, 0, dx);
+    set_mem_arg(k, 1, ds);
+    run(k, 1, &n, nullptr);
+    auto s = read<uint16_t>(ds, n);
+    for (size_t i = 0; i < n; ++i) {
+      if (std::isnan(xs[i])) {
+        ASSERT_TRUE((s[i] & 0x7c00) == 0x7c00 && (s[i] & 0x3ff)) << mode << " NaN gave " << s[i];
+        continue;
+      }
+      uint16_t want = reference_half(xs[i], mode);
+      ASSERT_EQ(s[i], want) << mode << "(" << std::hexfloat << xs[i] << ") at " << i;
     }
   }
 }

@@ -149,6 +149,33 @@ TEST_P(ILProgram, ExpectAssumeAndWrapDecorations) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
 }
 
+// OpGroupNonUniformRotateKHR and OpReadClockKHR written directly in SPIR-V (the IL path of
+// cl_khr_subgroup_rotate and cl_khr_kernel_clock).
+TEST_P(ILProgram, SubgroupRotateAndShaderClock) {
+  char extensions[4096] = {};
+  clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, nullptr);
+  if (!std::strstr(extensions, "cl_khr_subgroup_rotate") || !std::strstr(extensions, "cl_khr_kernel_clock"))
+    GTEST_SKIP() << "needs cl_khr_subgroup_rotate and cl_khr_kernel_clock";
+  Program p = from_il("clock_rotate.spv");
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, GetParam().c_str(), nullptr, nullptr))
+      << log_of(p);
+  Kernel k = kernel(p, "clock_rotate");
+  const size_t n = 128, local = 32;
+  std::vector<uint32_t> in(n);
+  for (size_t i = 0; i < n; ++i) in[i] = uint32_t(i * 7 + 3);
+  Mem din = buffer(n * 4, in.data()), dout = poisoned(n * 16);
+  set_mem_arg(k, 0, din); set_mem_arg(k, 1, dout);
+  run(k, 1, &n, &local);
+  auto out = read<uint32_t>(dout, n * 4);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t lane = out[4 * i + 1], size = out[4 * i + 2];
+    ASSERT_TRUE(size >= 1 && local % size == 0 && lane < size) << i;
+    size_t first = i - lane;
+    ASSERT_EQ(out[4 * i], in[first + (lane + 1) % size]) << "rotate at " << i;
+    ASSERT_EQ(out[4 * i + 3], 1u) << "clock at " << i;
+  }
+}
+
 // Decoration groups and a Constant decoration on a parameter (spirv-val rejects the latter;
 // older producers write it): both are accepted.
 TEST_P(ILProgram, DecorationGroupsAndParameterConstant) {

@@ -24,7 +24,8 @@ cl_int check_properties(const cl_context_properties* properties,
         if (!cl::validate(reinterpret_cast<cl_platform_id>(value))) return CL_INVALID_PLATFORM;
         break;
       case CL_CONTEXT_INTEROP_USER_SYNC:
-        if (seen_sync) return CL_INVALID_PROPERTY;
+        // CL_INVALID_PROPERTY also if the value of a supported property is not valid.
+        if (seen_sync || (value != CL_TRUE && value != CL_FALSE)) return CL_INVALID_PROPERTY;
         seen_sync = true;
         break;
       default:

@@ -137,6 +137,12 @@ cl_int CL_API_CALL GetSupportedImageFormats(cl_context context, cl_mem_flags, cl
   return CL_SUCCESS;
 }
 
+// Pipes are not supported (CL_DEVICE_PIPE_SUPPORT is CL_FALSE), so no memory object is a
+// pipe: "CL_INVALID_MEM_OBJECT if pipe is not a valid pipe object".
+cl_int CL_API_CALL GetPipeInfo(cl_mem, cl_pipe_info, size_t, void*, size_t*) {
+  return CL_INVALID_MEM_OBJECT;
+}
+
 }  // namespace
 
 void register_memory(cl_icd_dispatch& t) {
@@ -148,6 +154,7 @@ void register_memory(cl_icd_dispatch& t) {
   t.clGetMemObjectInfo = GetMemObjectInfo;
   t.clSetMemObjectDestructorCallback = SetMemObjectDestructorCallback;
   t.clGetSupportedImageFormats = GetSupportedImageFormats;
+  t.clGetPipeInfo = GetPipeInfo;
 }
 
 }  // namespace vkcl::api

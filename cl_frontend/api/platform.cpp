@@ -42,7 +42,7 @@ cl_int CL_API_CALL GetDeviceIDs(cl_platform_id platform, cl_device_type type,
   const cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
                                CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
   // CL_INVALID_DEVICE_TYPE if device_type is not a valid value.
-  if (type != CL_DEVICE_TYPE_ALL && (type & ~known)) return CL_INVALID_DEVICE_TYPE;
+  if (type == 0 || (type != CL_DEVICE_TYPE_ALL && (type & ~known))) return CL_INVALID_DEVICE_TYPE;
   // CL_INVALID_VALUE if num_entries is equal to zero and devices is not NULL or if both
   // num_devices and devices are NULL.
   if ((num_entries == 0 && devices) || (!num_devices && !devices)) return CL_INVALID_VALUE;

@@ -346,7 +346,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
     case CL_DEVICE_MAX_PIPE_ARGS:
     case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
-    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
+    case CL_DEVICE_PIPE_MAX_PACKET_SIZE: return out(cl_uint(0));  // no device enqueue, no pipes
     case CL_DEVICE_MAX_NUM_SUB_GROUPS:
       if (has_subgroups())
         return out(cl_uint((max_work_group_size() + subgroup_size() - 1) / subgroup_size()));

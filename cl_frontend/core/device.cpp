@@ -174,9 +174,7 @@ std::vector<std::string> _cl_device_id::extension_list(bool fp64) const {
       {VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT, "cl_khr_subgroup_shuffle_relative"},
       {VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "cl_khr_subgroup_non_uniform_arithmetic"},
       // Vulkan's clustered operations, or shuffles and a ballot (lower_subgroup.cpp)
-      {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "cl_khr_subgroup_clustered_reduce"},
-      // Rotations are shuffles by a computed index (lower_subgroup.cpp).
-      {VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "cl_khr_subgroup_rotate"}};
+      {VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "cl_khr_subgroup_clustered_reduce"}};
   const VkSubgroupFeatureFlags ops = info_.subgroup.supportedOperations;
   for (const auto& [bit, name] : extensions)
     if ((ops & bit) || (bit == VK_SUBGROUP_FEATURE_CLUSTERED_BIT &&
@@ -186,6 +184,10 @@ std::vector<std::string> _cl_device_id::extension_list(bool fp64) const {
   // operations take vectors always and narrow integers with shaderSubgroupExtendedTypes.
   if (info_.subgroup_extended_types && (ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT))
     v.push_back("cl_khr_subgroup_extended_types");
+  // Rotations are shuffles by a computed index (lower_subgroup.cpp); the extension's gentype
+  // includes char and short, which Vulkan shuffles only with shaderSubgroupExtendedTypes.
+  if (info_.subgroup_extended_types && (ops & VK_SUBGROUP_FEATURE_SHUFFLE_BIT))
+    v.push_back("cl_khr_subgroup_rotate");
   return v;
 }
 

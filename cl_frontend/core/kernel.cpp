@@ -70,7 +70,7 @@ cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* val
         // specified arg_value is not a valid memory object.
         if (!cl::validate(m) || m->context.get() != program->context.get())
           return cl::Error{CL_INVALID_MEM_OBJECT};
-        v.mem = cl::Ref<_cl_mem>(m);
+        v.mem = cl::WeakMem(m);
       }
       break;
     }
@@ -209,9 +209,12 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
       const k2s::KernelArg& a = ki.args[i];
       const ArgValue& v = args[i];
       if (a.kind == k2s::ArgKind::GlobalPointer) {
-        uint64_t address = v.mem ? v.mem->device_address() : 0;
+        cl::Ref<_cl_mem> mem = v.mem.lock();
+        // The buffer was released since it was set: the argument no longer has a value.
+        if (v.mem && !mem) return cl::Error{CL_INVALID_KERNEL_ARGS};
+        uint64_t address = mem ? mem->device_address() : 0;
         std::memcpy(&plan.arguments[a.offset], &address, 8);
-        if (v.mem) plan.buffers.push_back(v.mem);
+        if (mem) plan.buffers.push_back(std::move(mem));
       } else if (a.kind == k2s::ArgKind::LocalPointer) {
         // Any OpenCL type fits: the largest alignment is 128 bytes (long16, double16).
         local_bytes = (local_bytes + 127) / 128 * 128;

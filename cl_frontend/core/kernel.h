@@ -34,7 +34,7 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   struct ArgValue {
     bool set = false;
     std::vector<uint8_t> bytes;  // by-value arguments
-    vkcl::cl::Ref<_cl_mem> mem;  // buffers (null: a NULL pointer)
+    vkcl::cl::WeakMem mem;      // buffers (null: a NULL pointer)
     size_t local_size = 0;       // __local arguments
   };
 

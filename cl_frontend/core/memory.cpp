@@ -1,8 +1,32 @@
 #include "core/memory.h"
 
 #include <cstring>
+#include <unordered_map>
 
 using namespace vkcl;
+
+namespace {
+// Every live buffer by serial, for WeakMem.
+std::mutex g_live_mutex;
+std::unordered_map<uint64_t, _cl_mem*> g_live;
+uint64_t g_next_serial = 1;
+
+uint64_t register_live(_cl_mem* m) {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  g_live[g_next_serial] = m;
+  return g_next_serial++;
+}
+}  // namespace
+
+_cl_mem::_cl_mem() : serial(register_live(this)) {}
+
+cl::Ref<_cl_mem> cl::WeakMem::lock() const {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  auto it = g_live.find(serial_);
+  // A buffer whose count reached zero is being deleted and cannot come back.
+  if (it == g_live.end() || !it->second->try_retain()) return {};
+  return Ref<_cl_mem>::adopt(it->second);
+}
 
 cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags flags, size_t size,
                                             void* host_ptr) {
@@ -69,5 +93,9 @@ void _cl_mem::add_destructor_callback(Destructor fn, void* data) {
 }
 
 _cl_mem::~_cl_mem() {
+  {
+    std::lock_guard<std::mutex> lock(g_live_mutex);
+    g_live.erase(serial);
+  }
   for (auto it = destructors_.rbegin(); it != destructors_.rend(); ++it) it->first(this, it->second);
 }

@@ -16,6 +16,9 @@
 struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
   using Destructor = void(CL_CALLBACK*)(cl_mem, void*);
 
+  _cl_mem();
+  const uint64_t serial;  // never reused; names the buffer in the live registry
+
   vkcl::cl::Ref<_cl_context> context;
   cl_mem_flags flags = 0;
   size_t size = 0;
@@ -54,4 +57,18 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
 
 namespace vkcl::cl {
 using Mem = _cl_mem;
-}
+
+// A reference that does not keep a buffer alive. Kernels hold their buffer arguments this way:
+// an application may release a buffer that is still set as an argument, and its destructor
+// callbacks must run then, as on native drivers. lock() gives null once the buffer is gone.
+class WeakMem {
+ public:
+  WeakMem() = default;
+  explicit WeakMem(_cl_mem* m) : serial_(m ? m->serial : 0) {}
+  Ref<_cl_mem> lock() const;
+  explicit operator bool() const { return serial_ != 0; }
+
+ private:
+  uint64_t serial_ = 0;
+};
+}  // namespace vkcl::cl

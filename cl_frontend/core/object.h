@@ -37,6 +37,13 @@ class Object {
     return dispatch_ == &g_dispatch_table && magic_ == kObjectMagic && kind_ == Kind;
   }
   void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // Retains unless the count already reached zero (the object is being deleted).
+  bool try_retain() {
+    uint32_t n = refs_.load(std::memory_order_relaxed);
+    while (n != 0)
+      if (refs_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) return true;
+    return false;
+  }
   // Deletes the object when the last reference goes.
   void release() {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {

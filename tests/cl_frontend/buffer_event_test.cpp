@@ -221,6 +221,34 @@ TEST_P(Buffers, ObjectsLiveWhileCommandsUseThem) {
   clReleaseEvent(read);
 }
 
+TEST_P(Buffers, KernelArgumentsDoNotKeepBuffersAlive) {
+  // As on native drivers: releasing a buffer that is set as an argument destroys it (its
+  // destructor callback runs); a launch that would use it then fails, and a new value fixes it.
+  Program p = build("__kernel void k(__global int* o) { o[get_global_id(0)] = 7; }");
+  cl_int err;
+  cl_kernel k = clCreateKernel(p, "k", &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_mem gone = clCreateBuffer(context_, CL_MEM_READ_WRITE, 64, nullptr, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  int destroyed = 0;
+  auto note = [](cl_mem, void* d) { ++*static_cast<int*>(d); };
+  ASSERT_EQ(CL_SUCCESS, clSetMemObjectDestructorCallback(gone, note, &destroyed));
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &gone));
+  ASSERT_EQ(CL_SUCCESS, clReleaseMemObject(gone));
+  EXPECT_EQ(1, destroyed);
+  size_t n = 16;
+  EXPECT_EQ(CL_INVALID_KERNEL_ARGS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  cl_mem out = clCreateBuffer(context_, CL_MEM_READ_WRITE, n * 4, nullptr, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &out));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  std::vector<int> host(n);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, out, CL_TRUE, 0, n * 4, host.data(), 0, nullptr, nullptr));
+  for (int v : host) EXPECT_EQ(7, v);
+  clReleaseMemObject(out);
+  clReleaseKernel(k);
+}
+
 INSTANTIATE_TEST_SUITE_P(Api, Buffers, ::testing::Values(std::string("")), options_name);
 
 }  // namespace

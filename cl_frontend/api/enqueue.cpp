@@ -374,8 +374,11 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
   // CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (i.e. a value between 1 and
   // CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS).
   if (work_dim < 1 || work_dim > 3) return CL_INVALID_WORK_DIMENSION;
-  // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL.
-  if (!global) return CL_INVALID_GLOBAL_WORK_SIZE;
+  // OpenCL 3.0: "If global_work_size is NULL, or the value in any passed dimension is 0 then
+  // the kernel command will trivially succeed after its event dependencies are satisfied"
+  // (1.x returned CL_INVALID_GLOBAL_WORK_SIZE).
+  static const size_t kNoWork[3] = {0, 0, 0};
+  if (!global) global = kNoWork;
   std::vector<_cl_event*> waits;
   cl_int e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
   if (e != CL_SUCCESS) return e;

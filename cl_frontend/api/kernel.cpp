@@ -174,9 +174,11 @@ cl_int CL_API_CALL GetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
       size_t count = *static_cast<const size_t*>(input);
       size_t dims = size / sizeof(size_t);
       if (value && (dims == 0 || dims > 3 || size % sizeof(size_t))) return CL_INVALID_VALUE;
-      std::vector<size_t> local(std::max<size_t>(dims, 1), 1);
-      // A 1D size of exactly |count| sub-groups, or 0 when no work-group size gives it.
-      local[0] = count && count * sub <= max_wg ? count * sub : 0;
+      // A 1D size of exactly |count| sub-groups, or 0 in every element when no work-group
+      // size gives it.
+      bool fits = count && count * sub <= max_wg;
+      std::vector<size_t> local(std::max<size_t>(dims, 1), fits ? 1 : 0);
+      if (fits) local[0] = count * sub;
       if (!value) {
         if (size_ret) *size_ret = size;
         return CL_SUCCESS;

@@ -173,11 +173,30 @@ KernelInfo kernel_info(const llvm::Function& f) {
     attributes += a;
   }
   if (const llvm::MDNode* hint = f.getMetadata("vec_type_hint")) {
+    // As declared (the OpenCL C name, e.g. uchar2), from clang's metadata: an undef of the
+    // LLVM type, then 1 for signed integers.
     std::string type_name;
-    llvm::raw_string_ostream os(type_name);
-    if (auto* v = llvm::mdconst::dyn_extract_or_null<llvm::Constant>(hint->getOperand(0)))
-      v->getType()->print(os);
-    os.flush();
+    if (auto* v = llvm::mdconst::dyn_extract_or_null<llvm::Constant>(hint->getOperand(0))) {
+      llvm::Type* t = v->getType();
+      unsigned width = 1;
+      if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t)) {
+        width = vt->getNumElements();
+        t = vt->getElementType();
+      }
+      auto* sign = hint->getNumOperands() > 1
+                       ? llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(hint->getOperand(1))
+                       : nullptr;
+      bool is_signed = sign && sign->isOne();
+      if (t->isIntegerTy()) {
+        const char* names[] = {"char", "short", "int", "long"};
+        unsigned bits = t->getIntegerBitWidth();
+        unsigned index = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : 3;
+        type_name = std::string(is_signed ? "" : "u") + names[index];
+      } else {
+        type_name = t->isHalfTy() ? "half" : t->isDoubleTy() ? "double" : "float";
+      }
+      if (width > 1) type_name += std::to_string(width);
+    }
     if (!attributes.empty()) attributes += " ";
     attributes += "vec_type_hint(" + type_name + ")";
   }

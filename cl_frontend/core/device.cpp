@@ -83,7 +83,7 @@ const cl::PrecisionProbe& _cl_device_id::precision() const {
 k2s::TargetCaps _cl_device_id::target_caps() {
   k2s::TargetCaps caps = unprobed_caps();
   caps.exact_fma = precision().exact_fma;
-  caps.exact_sqrt = precision().exact_sqrt;
+  caps.close_sqrt = precision().close_sqrt;
   caps.full_range_divide = precision().full_range_divide;
   caps.exact_float64 = precision().exact_float64;
   caps.exact_fma64 = precision().exact_fma64;

@@ -1,4 +1,4 @@
-// Whether a device's GLSL.std.450 Fma and Sqrt are exact. Vulkan allows Fma to be a multiply
+// Whether a device's GLSL.std.450 Fma and Sqrt are good enough for OpenCL. Vulkan allows Fma to be a multiply
 // and an add, and Sqrt to be 1/inversesqrt (about 4.5 ulp); OpenCL's fma must be correctly
 // rounded and its sqrt within 3 ulp. Where the device's instructions are correctly rounded
 // (CPUs, most GPUs' fma) the translator uses them directly; otherwise it corrects them.
@@ -14,9 +14,9 @@ namespace vkcl::cl {
 
 struct PrecisionProbe {
   bool exact_fma = false;   // fused on inputs where a split multiply-add differs
-  // Correctly rounded on every probe input, IEEE results for ±0, ±inf, negatives and NaN, and
-  // denormal inputs exact or flushed to a zero of their sign (see precision_probe.cpp).
-  bool exact_sqrt = false;
+  // Within 1 ulp on every probe input (OpenCL's bound is 3), IEEE results for ±0, ±inf,
+  // negatives and NaN, and denormal inputs exact or flushed to a zero of their sign.
+  bool close_sqrt = false;
   // Division within 2.5 ulp also for divisors above 2^126, where Vulkan promises nothing.
   bool full_range_divide = false;
   // Double addition, multiplication, division and conversion to float correctly rounded on

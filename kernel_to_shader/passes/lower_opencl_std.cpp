@@ -183,9 +183,10 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
         if (!sqrt) r = emit(Op::OpFDiv, rt, {fk(1.0), r});
         break;
       }
-      if (sqrt && s.width == 32 && ctx_.caps.exact_sqrt) {
-        // The device's Sqrt is IEEE's (the frontend's probe), special values included; it may
-        // flush denormal inputs, which OpenCL allows without CL_FP_DENORM.
+      if (sqrt && s.width == 32 && ctx_.caps.close_sqrt) {
+        // The device's Sqrt is within 1 ulp (the frontend's probe; lavapipe's is IEEE's,
+        // NVIDIA's 1 ulp), special values included; it may flush denormal inputs, which
+        // OpenCL allows without CL_FP_DENORM.
         r = glsl(GLSLstd450Sqrt, {arg(0)});
         break;
       }

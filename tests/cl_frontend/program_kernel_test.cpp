@@ -93,6 +93,17 @@ TEST_P(Programs, KernelInfoAndArgInfo) {
   EXPECT_STREQ(text, "info");
   ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, sizeof(text), text, nullptr));
   EXPECT_NE(std::string(text).find("reqd_work_group_size(8,1,1)"), std::string::npos) << text;
+  // vec_type_hint as declared, by its OpenCL C name.
+  Program hinted = build(R"(
+    __kernel __attribute__((vec_type_hint(uchar2))) void u(__global int* o) {}
+    __kernel __attribute__((vec_type_hint(short8))) void s(__global int* o) {}
+    __kernel __attribute__((vec_type_hint(double))) void d(__global int* o) {})");
+  for (auto [name, hint] : {std::pair<const char*, const char*>{"u", "vec_type_hint(uchar2)"},
+                            {"s", "vec_type_hint(short8)"}, {"d", "vec_type_hint(double)"}}) {
+    Kernel h = kernel(hinted, name);
+    ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(h, CL_KERNEL_ATTRIBUTES, sizeof(text), text, nullptr));
+    EXPECT_EQ(std::string(text), hint);
+  }
   ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, sizeof(text), text, nullptr));
   EXPECT_STREQ(text, "in");
   ASSERT_EQ(CL_SUCCESS, clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_TYPE_NAME, sizeof(text), text, nullptr));
@@ -149,8 +160,14 @@ TEST_P(Programs, SetArgAndLaunchErrors) {
   EXPECT_EQ(CL_INVALID_WORK_GROUP_SIZE, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, &local, 0, nullptr, nullptr));
   EXPECT_EQ(CL_INVALID_WORK_DIMENSION, clEnqueueNDRangeKernel(queue_, k, 0, nullptr, &global, nullptr, 0, nullptr, nullptr));
   EXPECT_EQ(CL_INVALID_WORK_DIMENSION, clEnqueueNDRangeKernel(queue_, k, 4, nullptr, &global, nullptr, 0, nullptr, nullptr));
-  EXPECT_EQ(CL_INVALID_GLOBAL_WORK_SIZE, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, nullptr, nullptr, 0, nullptr, nullptr));
   EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ(read<int>(m, 16), std::vector<int>(16, 3));
+  // OpenCL 3.0: a NULL or zero global size succeeds and runs nothing.
+  int other = v + 1;
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(int), &other));
+  size_t none = 0;
+  EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, nullptr, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &none, nullptr, 0, nullptr, nullptr));
   EXPECT_EQ(read<int>(m, 16), std::vector<int>(16, 3));
 
   Kernel any = kernel(p, "any");

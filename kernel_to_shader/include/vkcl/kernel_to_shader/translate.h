@@ -53,8 +53,9 @@ struct TargetCaps {
                                  // (Vulkan does not promise it; the frontend probes the device)
   bool full_range_divide = true;  // 32-bit OpFDiv meets 2.5 ulp for divisors above 2^126 too
                                   // (Vulkan promises it only below; probed)
-  bool exact_sqrt = false;       // 32-bit GLSL.std.450 Sqrt is IEEE's, up to flushing denormals
-                                 // (probed likewise; Vulkan promises only about 4.5 ulp)
+  bool close_sqrt = false;       // 32-bit GLSL.std.450 Sqrt within 1 ulp, specials IEEE's, up
+                                 // to flushing denormals (probed likewise; Vulkan promises only
+                                 // about 4.5 ulp, OpenCL wants 3)
   // 64-bit OpFAdd, OpFMul, OpFDiv and conversions to float are IEEE's, denormals kept (probed;
   // Vulkan promises nothing for doubles). Only then does the frontend report cl_khr_fp64.
   bool exact_float64 = false;

@@ -30,7 +30,7 @@ static inline float vkcl_log_tail(float f, float hfsq) {
   float s = f / (2.0f + f);
   float z = s * s;
   float w = z * z;
-  float r = z * (LG1 + w * LG3) + w * (LG2 + w * LG4);
+  float r = mad(z, mad(w, LG3, LG1), w * mad(w, LG4, LG2));  // mad: see exp.cl
   return s * (hfsq + r);
 }
 

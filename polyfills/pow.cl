@@ -76,8 +76,11 @@ static inline float vkcl_exp2_pair(float p_h, float p_l) {
   float w = v - (z - u);
   // e^(z + w) = 1 + z + z c / (2 - c) + w (1 + z), c = z - z^2 P(z^2) (FreeBSD's expf P1..P5).
   float zz = z * z;
-  float c = z - zz * (0x1.555556p-3f + zz * (-0x1.6c16c2p-9f + zz * (0x1.1566aap-14f +
-                      zz * (-0x1.bbd41cp-20f + zz * 0x1.637698p-25f))));
+  float q = mad(zz, 0x1.637698p-25f, -0x1.bbd41cp-20f);  // mad: see exp.cl
+  q = mad(zz, q, 0x1.1566aap-14f);
+  q = mad(zz, q, -0x1.6c16c2p-9f);
+  q = mad(zz, q, 0x1.555556p-3f);
+  float c = z - zz * q;
   float r = (z * c) / (c - 2.0f) - (w + z * w);
   float e = 1.0f - (r - z);
   // Scaled in two exact steps so that results near overflow and in the denormal range are

@@ -117,11 +117,7 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       std::vector<uint32_t> args;
       for (size_t a = 2; a < i.operands.size(); ++a) args.push_back(component(i.operands[a], k));
       if (n == cl::Mad) {
-        uint32_t m = emit(Op::OpFMul, elem, {args[0], args[1]});
-        decorate(m, spv::Decoration::NoContraction);
-        uint32_t sum = emit(Op::OpFAdd, elem, {m, args[2]});
-        decorate(sum, spv::Decoration::NoContraction);
-        parts.push_back(sum);
+        parts.push_back(mad(args[0], args[1], args[2], elem, s.width));
         continue;
       }
       const auto* found = std::find_if(std::begin(simple), std::end(simple),
@@ -332,14 +328,7 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       r = emit(Op::OpSelect, rt, {nan, c_null(rt), v});
       break;
     }
-    case cl::Mad: {
-      // mad may be a multiply then an add, each correctly rounded.
-      uint32_t m = emit(Op::OpFMul, rt, {arg(0), arg(1)});
-      decorate(m, spv::Decoration::NoContraction);
-      r = emit(Op::OpFAdd, rt, {m, arg(2)});
-      decorate(r, spv::Decoration::NoContraction);
-      break;
-    }
+    case cl::Mad: r = mad(arg(0), arg(1), arg(2), rt, s.width); break;
     case cl::Mix: r = glsl(GLSLstd450FMix, {arg(0), arg(1), arg(2)}); break;
     case cl::Step: r = glsl(GLSLstd450Step, {arg(0), arg(1)}); break;
     // native_*: precision is implementation-defined, so Vulkan's instructions serve.

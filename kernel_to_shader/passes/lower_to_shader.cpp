@@ -1196,6 +1196,20 @@ uint32_t Lowering::copy_logical(uint32_t v, uint32_t from, uint32_t to) {
   return emit(Op::OpCompositeConstruct, out_to, parts);
 }
 
+// OpenCL's mad: a * b + c, the product rounded or not (OpenCL C leaves it open; clang turns
+// contracted a * b + c into it). One fused instruction where the probe found the device's Fma
+// fused (the GPUs' fast path); otherwise a multiply and an add, each rounded once, which no
+// driver may re-fuse into something the probe did not check.
+uint32_t Lowering::mad(uint32_t a, uint32_t b, uint32_t c, uint32_t rt, uint32_t width) {
+  if ((width == 32 && ctx_.caps.exact_fma) || (width == 64 && ctx_.caps.exact_fma64))
+    return emit(Op::OpExtInst, rt, {glsl_import(), uint32_t(GLSLstd450Fma), a, b, c});
+  uint32_t m = emit(Op::OpFMul, rt, {a, b});
+  decorate(m, spv::Decoration::NoContraction);
+  uint32_t sum = emit(Op::OpFAdd, rt, {m, c});
+  decorate(sum, spv::Decoration::NoContraction);
+  return sum;
+}
+
 // x / y. Vulkan's division is only promised for divisors up to 2^126; beyond, a GPU computing
 // x * (1/y) gets 1/y flushed to zero (inf / FLT_MAX is NaN on NVIDIA). Where the precision probe
 // found that, both operands are scaled by 1/4 first, which changes no result that is not

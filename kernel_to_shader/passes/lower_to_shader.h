@@ -238,6 +238,7 @@ class Lowering {
   bool copy_instruction(const ir::Instruction& inst);
   uint32_t copy_logical(uint32_t value, uint32_t from_type, uint32_t to_type);
   uint32_t divide(uint32_t x, uint32_t y, uint32_t result_type);
+  uint32_t mad(uint32_t a, uint32_t b, uint32_t c, uint32_t result_type, uint32_t width);
   uint32_t signed_remainder(spv::Op op, uint32_t a, uint32_t b, uint32_t result_type);
   uint32_t count_bits(uint32_t value, uint32_t scalar_type);
   // Bit-field instructions and integer dot products (lower_integer_ext.cpp).

@@ -240,7 +240,9 @@ std::array<uint32_t, 3> _cl_device_id::max_group_count() const {
 
 // Kernels reserve 64 bytes of local memory as scratch for generic-pointer accesses.
 uint64_t _cl_device_id::local_mem_size() const {
-  return info_.properties.limits.maxComputeSharedMemorySize - 64;
+  // All of it: kernels count what vkcl itself places there (the generic-access scratch, the
+  // work-group collectives' slots) in CL_KERNEL_LOCAL_MEM_SIZE.
+  return info_.properties.limits.maxComputeSharedMemorySize;
 }
 
 uint64_t _cl_device_id::global_mem_size() const { return info_.device_local_heap_size; }

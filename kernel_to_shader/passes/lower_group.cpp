@@ -80,13 +80,13 @@ void Lowering::workgroup_barrier(bool global_memory) {
 // The region follows the kernel-scope __local variables, all placed before any function is
 // lowered; its size is fixed at the end (finish_group_scratch).
 uint32_t Lowering::group_slot(uint32_t index) {
-  if (!group_scratch_base_) group_scratch_base_ = (static_local_bytes_ + 7) / 8 * 8;
+  if (group_scratch_base_ == kNoGroupScratch) group_scratch_base_ = (static_local_bytes_ + 7) / 8 * 8;
   uint32_t bytes = emit(Op::OpIMul, t_uint(32), {index, c_u32(kSlotBytes)});
   return emit(Op::OpIAdd, t_uint(32), {bytes, c_u32(group_scratch_base_)});
 }
 
 void Lowering::finish_group_scratch() {
-  if (group_scratch_base_)
+  if (group_scratch_base_ != kNoGroupScratch)
     static_local_bytes_ = group_scratch_base_ + ctx_.caps.max_work_group_size * kSlotBytes;
 }
 

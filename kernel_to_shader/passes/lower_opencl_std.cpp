@@ -245,6 +245,17 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       uint32_t x_wins = emit(Op::OpFOrdGreaterThan, bool_type(), max ? std::vector<uint32_t>{ax, ay} : std::vector<uint32_t>{ay, ax});
       uint32_t y_wins = emit(Op::OpFOrdGreaterThan, bool_type(), max ? std::vector<uint32_t>{ay, ax} : std::vector<uint32_t>{ax, ay});
       uint32_t tie = glsl(max ? GLSLstd450NMax : GLSLstd450NMin, {arg(0), arg(1)});
+      // Two zeros (or denormals a flushing device compares equal to zero, which NMin would
+      // return unflushed): the zero whose sign fmin (fmax) picks, from the sign bits.
+      uint32_t ut = s.count == 1 ? t_uint(s.width) : t_vec(t_uint(s.width), s.count);
+      uint32_t zeros = emit(Op::OpLogicalAnd, bool_type(),
+                            {emit(Op::OpFOrdEqual, bool_type(), {arg(0), c_null(rt)}),
+                             emit(Op::OpFOrdEqual, bool_type(), {arg(1), c_null(rt)})});
+      uint32_t signs = emit(max ? Op::OpBitwiseAnd : Op::OpBitwiseOr, ut,
+                            {emit(Op::OpBitcast, ut, {arg(0)}), emit(Op::OpBitcast, ut, {arg(1)})});
+      uint64_t sign_bit = 1ull << (s.width - 1);
+      uint32_t zero = emit(Op::OpBitcast, rt, {emit(Op::OpBitwiseAnd, ut, {signs, int_const(sign_bit)})});
+      tie = emit(Op::OpSelect, rt, {zeros, zero, tie});
       r = emit(Op::OpSelect, rt, {x_wins, arg(0), emit(Op::OpSelect, rt, {y_wins, arg(1), tie})});
       break;
     }

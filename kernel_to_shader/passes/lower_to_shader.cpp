@@ -297,8 +297,21 @@ bool Lowering::index_input() {
       default: break;
     }
   }
-  for (const auto& g : in_.globals)
+  // Local offset 0 is a 64-byte scratch area that generic accesses touch when their pointer
+  // is not local, and no object lives there, so 0 is the local NULL. Modules with no generic
+  // pointer and no pointer compared or converted (where NULL could be told from an object)
+  // keep all of local memory for the kernel.
+  for (const auto& g : in_.globals) {
     if (g.result_id) defs_[g.result_id] = &g;
+    if (g.opcode == Op::OpTypePointer && spv::StorageClass(g.operands[0]) == spv::StorageClass::Generic)
+      static_local_bytes_ = kLocalScratch;
+  }
+  for (const auto& f : in_.functions)
+    for (const auto& b : f.blocks)
+      for (const auto& i : b.instructions)
+        if (i.opcode == Op::OpConvertPtrToU || i.opcode == Op::OpPtrEqual ||
+            i.opcode == Op::OpPtrNotEqual || i.opcode == Op::OpPtrDiff)
+          static_local_bytes_ = kLocalScratch;
   for (const auto& f : in_.functions) {
     defs_[f.id()] = &f.definition;
     for (const auto& p : f.parameters) defs_[p.result_id] = &p;

@@ -223,7 +223,8 @@ class Lowering {
   // Helper functions by kind. Keys of helpers that touch local memory include wide_arena_.
   std::map<std::vector<uint32_t>, uint32_t> group_helpers_;
 
-  uint32_t group_scratch_base_ = 0;  // byte offset of the work-group scratch slots, 0: none
+  static constexpr uint32_t kNoGroupScratch = ~0u;
+  uint32_t group_scratch_base_ = kNoGroupScratch;  // byte offset of the work-group scratch slots
 
   // Memory copies too large to unroll, or of a size known only at run time (lower_copy.cpp).
   bool lower_copy_loop(const ir::Instruction& inst);
@@ -294,7 +295,8 @@ class Lowering {
   bool wide_arena_ = false;          // the function being lowered uses the wide arena
   uint32_t private_memory_var_ = 0;  // Private u32[N] word array
   uint32_t private_bytes_ = 64;      // first 64 bytes are scratch for generic accesses
-  uint32_t static_local_bytes_ = 64; // likewise
+  static constexpr uint32_t kLocalScratch = 64;
+  uint32_t static_local_bytes_ = 0;  // kLocalScratch where needed (index_input)
   uint32_t push_var_ = 0;
   std::unordered_map<uint32_t, uint32_t> builtin_vars_;  // spv::BuiltIn -> output Input variable
   uint32_t workgroup_size_ = 0;

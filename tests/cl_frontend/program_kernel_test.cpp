@@ -185,6 +185,33 @@ TEST_P(Programs, SetArgAndLaunchErrors) {
   EXPECT_EQ(CL_INVALID_VALUE, clCreateKernelsInProgram(p, 1, all, nullptr));
 }
 
+TEST_P(Programs, AllOfLocalMemoryIsUsable) {
+  // OpenCL 3.0 requires at least 32 KB; vkcl reports the device's whole shared memory and a
+  // kernel with no internal local data may use all of it through a __local argument.
+  cl_ulong local_size = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_size, &local_size, nullptr));
+  EXPECT_GE(local_size, 32u * 1024);
+  Program p = build(R"(
+    __kernel void fill(__global int* o, __local int* t, int n) {
+      for (int i = get_local_id(0); i < n; i += get_local_size(0)) t[i] = i * 3;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      o[get_global_id(0)] = t[n - 1 - get_local_id(0)];
+    })");
+  Kernel k = kernel(p, "fill");
+  cl_ulong internal = 1;
+  ASSERT_EQ(CL_SUCCESS, clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_LOCAL_MEM_SIZE, sizeof internal, &internal, nullptr));
+  EXPECT_EQ(internal, 0u);
+  int n = int(local_size / 4);
+  size_t global = 64;
+  Mem m = buffer(global * 4);
+  set_mem_arg(k, 0, m);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, size_t(local_size), nullptr));
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof n, &n));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, &global, 0, nullptr, nullptr));
+  std::vector<int> got = read<int>(m, global);
+  for (size_t i = 0; i < global; ++i) EXPECT_EQ(got[i], (n - 1 - int(i)) * 3);
+}
+
 INSTANTIATE_TEST_SUITE_P(Api, Programs, ::testing::Values(std::string("")), options_name);
 
 }  // namespace

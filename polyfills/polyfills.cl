@@ -6,3 +6,4 @@
 #include "exp.cl"
 #include "fp64.cl"
 #include "tgamma64.cl"  // uses fp64.cl's helpers
+#include "half.cl"

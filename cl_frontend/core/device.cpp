@@ -149,12 +149,15 @@ static const char* kFeatures[] = {"__opencl_c_work_group_collective_functions",
                                   "__opencl_c_integer_dot_product_input_4x8bit",
                                   "__opencl_c_integer_dot_product_input_4x8bit_packed"};
 
-std::vector<std::string> _cl_device_id::extension_list(bool fp64) const {
+std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
   // Not cl_khr_subgroups: the extension requires independent forward progress of
   // sub-groups, which Vulkan does not promise (lavapipe runs a work-group's subgroups in
   // turn); OpenCL 3.0's __opencl_c_subgroups feature does not.
   std::vector<std::string> v(std::begin(kExtensions), std::end(kExtensions));
-  if (fp64) v.push_back("cl_khr_fp64");
+  if (probed && fp64()) v.push_back("cl_khr_fp64");
+  // Half arithmetic is Vulkan's Float16 (probed exact); the math built-ins go through float
+  // (polyfills/half.cl).
+  if (probed && fp16()) v.push_back("cl_khr_fp16");
   // Vulkan's device clock serves the device and work-group scopes (OpReadClockKHR has no
   // work-group scope; a device-wide clock is also one for the work-group).
   if (info_.shader_device_clock) v.push_back("cl_khr_kernel_clock");
@@ -191,9 +194,9 @@ std::vector<std::string> _cl_device_id::extension_list(bool fp64) const {
   return v;
 }
 
-std::vector<std::string> _cl_device_id::feature_list(bool fp64) const {
+std::vector<std::string> _cl_device_id::feature_list(bool probed) const {
   std::vector<std::string> v(std::begin(kFeatures), std::end(kFeatures));
-  if (fp64) v.push_back("__opencl_c_fp64");
+  if (probed && fp64()) v.push_back("__opencl_c_fp64");
   if (info_.shader_device_clock) {
     v.push_back("__opencl_c_kernel_clock_scope_device");
     v.push_back("__opencl_c_kernel_clock_scope_work_group");
@@ -211,15 +214,16 @@ std::string _cl_device_id::extensions() const {
   return s;
 }
 
-compiler::DeviceFeatures _cl_device_id::compiler_features(bool fp64) const {
+compiler::DeviceFeatures _cl_device_id::compiler_features(bool probed) const {
   compiler::DeviceFeatures f;
   f.int64 = info_.features.shaderInt64;
-  f.fp64 = fp64;
-  for (const std::string& e : extension_list(fp64))
-    if (e != "cl_khr_il_program" && e != "cl_khr_fp64") f.extensions.push_back(e);
+  f.fp64 = probed && fp64();
+  f.fp16 = probed && fp16();
+  for (const std::string& e : extension_list(probed))
+    if (e != "cl_khr_il_program" && e != "cl_khr_fp64" && e != "cl_khr_fp16") f.extensions.push_back(e);
   // clang 15 declares the sub-group built-ins under the extension's name.
   if (has_subgroups()) f.extensions.push_back("cl_khr_subgroups");
-  for (const std::string& feature : feature_list(fp64))
+  for (const std::string& feature : feature_list(probed))
     if (feature != "__opencl_c_int64" && feature != "__opencl_c_fp64") f.features.push_back(feature);
   return f;
 }
@@ -295,7 +299,11 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
     case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE: return out(cl_uint(fp64() ? 1 : 0));
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
-    case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF: return out(cl_uint(0));
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF: return out(cl_uint(fp16() ? 1 : 0));
+    case CL_DEVICE_HALF_FP_CONFIG:
+      // cl_khr_fp16's minimum: round to nearest (the probe checked it) and infinities and
+      // NaNs; denormals may flush.
+      return out(cl_device_fp_config(fp16() ? CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN : 0));
     case CL_DEVICE_MAX_CLOCK_FREQUENCY: return out(cl_uint(0));
     case CL_DEVICE_ADDRESS_BITS: return out(cl_uint(64));
     case CL_DEVICE_MAX_READ_IMAGE_ARGS:

@@ -30,9 +30,11 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   cl_device_type type() const;
   // Includes the result of probing the device's Fma (done once, on first use).
   vkcl::k2s::TargetCaps target_caps();
-  vkcl::compiler::DeviceFeatures compiler_features() const { return compiler_features(fp64()); }
+  vkcl::compiler::DeviceFeatures compiler_features() const { return compiler_features(true); }
   // cl_khr_fp64: Vulkan's shaderFloat64 and doubles that pass the precision probe.
   bool fp64() const { return precision().exact_float64; }
+  // cl_khr_fp16: Vulkan's shaderFloat16 and halves that pass the precision probe.
+  bool fp16() const { return precision().exact_float16; }
   size_t max_work_group_size() const;
   std::array<size_t, 3> max_work_item_sizes() const;
   std::array<uint32_t, 3> max_group_count() const;
@@ -43,16 +45,17 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   // cl_khr_subgroups: Vulkan subgroups in compute with vote, ballot and arithmetic.
   bool has_subgroups() const;
   std::string extensions() const;
-  std::vector<std::string> extension_list() const { return extension_list(fp64()); }  // CL_DEVICE_EXTENSIONS
-  std::vector<std::string> feature_list() const { return feature_list(fp64()); }  // CL_DEVICE_OPENCL_C_FEATURES
+  std::vector<std::string> extension_list() const { return extension_list(true); }  // CL_DEVICE_EXTENSIONS
+  std::vector<std::string> feature_list() const { return feature_list(true); }  // CL_DEVICE_OPENCL_C_FEATURES
 
   cl_int get_info(cl_device_info param, size_t size, void* value, size_t* size_ret) const;
 
  private:
-  // What the device reports before and after the precision probe decides on doubles.
-  std::vector<std::string> extension_list(bool fp64) const;
-  std::vector<std::string> feature_list(bool fp64) const;
-  vkcl::compiler::DeviceFeatures compiler_features(bool fp64) const;
+  // What the device reports before (|probed| false) and after the precision probe decides
+  // on doubles and halves.
+  std::vector<std::string> extension_list(bool probed) const;
+  std::vector<std::string> feature_list(bool probed) const;
+  vkcl::compiler::DeviceFeatures compiler_features(bool probed) const;
   vkcl::k2s::TargetCaps unprobed_caps() const;
   // The probe's results (run once, on first use: it creates the Vulkan device).
   const vkcl::cl::PrecisionProbe& precision() const;

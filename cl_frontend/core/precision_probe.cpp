@@ -215,6 +215,106 @@ void probe_doubles(const std::shared_ptr<vk::Device>& device, const k2s::TargetC
   result->exact_sqrt64 = rest && wrong[2] == 0;
 }
 
+// The half nearest |x| (ties to even), as bits.
+uint16_t to_half(double x) {
+  uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  if (std::isnan(x)) return 0x7e00;
+  double a = std::fabs(x);
+  if (a >= 65520.0) return sign | 0x7c00;
+  if (a < 0x1p-14) return sign | uint16_t(std::nearbyint(a * 0x1p24));  // 1024 is 2^-14
+  int e;
+  double q = std::nearbyint(std::ldexp(std::frexp(a, &e), 11));  // [1024, 2048]
+  if (q == 2048) { q = 1024; ++e; }
+  if (e + 14 >= 31) return sign | 0x7c00;
+  return sign | uint16_t(((e + 14) << 10) | (uint32_t(q) - 1024));
+}
+
+double from_half(uint16_t h) {
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(1024 + m, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+// Sets |result|'s half field: each work-item computes a + b, a - b, a * b, a / b and
+// (half)f from halves a, b and a float f, and (float)a. Denormal halves may be flushed (the
+// device does not report CL_FP_DENORM for half): a result that is a denormal may be a zero
+// of its sign, and denormal inputs may be read as zeros.
+void probe_halves(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps& caps,
+                  compiler::DeviceFeatures features, PrecisionProbe* result) {
+  features.fp16 = true;
+  const uint32_t items = 4096;
+  std::vector<uint16_t> h(size_t(items) * 8);
+  std::vector<float> f(size_t(items) * 2);
+  uint32_t state = 0x2545f491u;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+  };
+  const uint16_t specials[] = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0001, 0x03ff,
+                               0x0400, 0x7bff, 0x3c00, 0xbc00, 0x3555};
+  for (uint32_t i = 0; i < items; ++i) {
+    uint16_t* p = &h[size_t(i) * 8];
+    p[0] = i < 144 ? specials[i % 12] : uint16_t(next());
+    p[1] = i < 144 ? specials[i / 12] : uint16_t(next());
+    uint32_t bits = next();
+    if (i % 2) bits = (bits & 0x807fffffu) | ((100u + bits % 40u) << 23);  // around half's range
+    std::memcpy(&f[size_t(i) * 2], &bits, 4);
+  }
+  std::vector<std::vector<uint8_t>> data = {bytes_of(h.data(), h.size()), bytes_of(f.data(), f.size())};
+  if (!run_probe(device, caps, features,
+                 "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+                 "__kernel void probe(__global half* d, __global float* f) {"
+                 "  size_t i = get_global_id(0);"
+                 "  __global half* p = d + 8 * i;"
+                 "  half a = p[0], b = p[1];"
+                 "  p[2] = a + b; p[3] = a - b; p[4] = a * b; p[5] = a / b;"
+                 "  p[6] = (half)f[2 * i];"
+                 "  f[2 * i + 1] = (float)a;"
+                 "}",
+                 items, &data))
+    return;
+  std::vector<uint16_t> out(h.size());
+  std::memcpy(out.data(), data[0].data(), data[0].size());
+  std::vector<float> fout(f.size());
+  std::memcpy(fout.data(), data[1].data(), data[1].size());
+  auto flush = [](double v) { return std::fabs(v) < 0x1p-14 ? std::copysign(0.0, v) : v; };
+  // Whether |got| is the rounding of one of the readings of the inputs.
+  auto right = [&](uint16_t got, double (*op)(double, double), double a, double b) {
+    for (int k = 0; k < 4; ++k) {
+      double x = k & 1 ? flush(a) : a, y = k & 2 ? flush(b) : b;
+      uint16_t want = to_half(op(x, y));
+      if (got == want || (std::isnan(from_half(got)) && std::isnan(from_half(want)))) return true;
+      bool denormal = (want & 0x7c00) == 0 && (want & 0x3ff) != 0;
+      if (denormal && (got & 0x7fff) == 0 && (got & 0x8000) == (want & 0x8000)) return true;
+    }
+    return false;
+  };
+  const char* names[] = {"add", "subtract", "multiply", "divide", "from float", "to float"};
+  double (*ops[])(double, double) = {[](double a, double b) { return a + b; },
+                                     [](double a, double b) { return a - b; },
+                                     [](double a, double b) { return a * b; },
+                                     [](double a, double b) { return a / b; }};
+  int wrong[6] = {};
+  for (uint32_t i = 0; i < items; ++i) {
+    const uint16_t* r = &out[size_t(i) * 8];
+    double a = from_half(r[0]), b = from_half(r[1]);
+    for (int k = 0; k < 4; ++k)
+      if (!right(r[2 + k], ops[k], a, b)) ++wrong[k];
+    float fi = f[size_t(i) * 2];
+    if (!right(r[6], [](double x, double) { return x; }, fi, 0.0)) ++wrong[4];
+    float back = fout[size_t(i) * 2 + 1];
+    bool same = back == float(a) || (std::isnan(back) && std::isnan(a)) ||
+                (std::fabs(a) < 0x1p-14 && back == 0.0f);
+    if (!same) ++wrong[5];
+  }
+  if (std::getenv("VKCL_PROBE_LOG"))
+    for (int k = 0; k < 6; ++k)
+      std::fprintf(stderr, "vkcl probe: half %s wrong on %d of %u inputs\n", names[k], wrong[k], items);
+  result->exact_float16 = wrong[0] + wrong[1] + wrong[2] + wrong[3] + wrong[4] + wrong[5] == 0;
+}
+
 }  // namespace
 
 PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::TargetCaps caps,
@@ -287,6 +387,7 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
                  specials_right ? "" : " (special values wrong)",
                  result.full_range_divide ? "yes" : "no");
   if (caps.float64) probe_doubles(device, caps, features, &result);
+  if (caps.float16) probe_halves(device, caps, features, &result);
   return result;
 }
 

@@ -131,8 +131,10 @@ const Builtin* find_builtin(uint32_t op) {
 // otherwise goes exactly through doubles where the device has them (lower-to-shader), and
 // else to libclc's software fma; double's to polyfills/fp64.cl, except in library code
 // that does not need it (|loose_fma|, see needs_exact_fma). sqrt and rsqrt: lower-to-shader,
-// but for doubles on a device whose 64-bit Sqrt is not correctly rounded.
+// but for doubles on a device whose 64-bit Sqrt is not correctly rounded. Every half function
+// of the table is a library call (polyfills/half.cl).
 bool wanted(const Builtin& b, const std::string& code, const TargetCaps& caps, bool loose_fma) {
+  if (code == "Dh") return true;  // half: polyfills/half.cl, through float
   if (b.op == cl::Fma)
     return code == "d" ? !caps.exact_fma64 && !loose_fma
                        : !caps.exact_fma && !(code == "f" && caps.float64);

@@ -2,6 +2,8 @@
 // error codes, through the real ICD loader.
 #include <cstring>
 
+#include <CL/cl_ext.h>
+
 #include "runtime/cl_harness.h"
 
 namespace vkcl::test {
@@ -55,15 +57,27 @@ TEST_F(Api, DeviceIdsAndInfo) {
   std::string ext(size, '\0');
   ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, size, ext.data(), nullptr));
   EXPECT_NE(ext.find("cl_khr_global_int32_base_atomics"), std::string::npos);
-  // Only what really works is reported: no half arithmetic yet; doubles where the device
-  // passes the precision probe, and then with the configuration cl_khr_fp64 requires.
-  EXPECT_EQ(ext.find("cl_khr_fp16"), std::string::npos);
+  // Only what really works is reported: halves and doubles where the device passes the
+  // precision probe, and then with the configurations the extensions require.
+  cl_device_fp_config fp16 = 1;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_HALF_FP_CONFIG, sizeof(fp16), &fp16, nullptr));
+  if (ext.find("cl_khr_fp16") == std::string::npos) {
+    EXPECT_EQ(fp16, 0u);
+  } else {
+    EXPECT_EQ(fp16 & CL_FP_INF_NAN, CL_FP_INF_NAN);
+  }
+  if (fp16) {
+    EXPECT_TRUE(fp16 & (CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO));
+  }
   cl_device_fp_config fp64 = 1;
   ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp64), &fp64, nullptr));
   const cl_device_fp_config required = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
                                         CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM;
-  if (ext.find("cl_khr_fp64") == std::string::npos) EXPECT_EQ(fp64, 0u);
-  else EXPECT_EQ(fp64 & required, required);
+  if (ext.find("cl_khr_fp64") == std::string::npos) {
+    EXPECT_EQ(fp64, 0u);
+  } else {
+    EXPECT_EQ(fp64 & required, required);
+  }
   cl_platform_id p = nullptr;
   ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_PLATFORM, sizeof(p), &p, nullptr));
   EXPECT_EQ(p, platform_);

@@ -105,8 +105,14 @@ double ulp_error_of(T got, const mpfr_t ref, int precision, long min_exp, long m
     if (got == 0) return std::signbit(got) == bool(mpfr_signbit(ref)) ? 0 : inf;
   }
   // Exact values beyond the largest finite value round to infinity: the correct result.
-  T rounded = sizeof(T) == 8 ? T(mpfr_get_d(ref, MPFR_RNDN)) : T(mpfr_get_flt(ref, MPFR_RNDN));
-  if (std::isinf(rounded) && std::isinf(got) && (got < 0) == (rounded < 0)) return 0;
+  // They are those from 2^max_exp (1 - 2^-(precision + 1)), half an ulp past the largest.
+  mpfr_t limit;
+  mpfr_init2(limit, 64);
+  mpfr_set_ui_2exp(limit, 1, max_exp, MPFR_RNDN);
+  mpfr_mul_d(limit, limit, 1 - std::ldexp(1.0, -(precision + 1)), MPFR_RNDN);
+  bool overflows = mpfr_cmpabs(ref, limit) >= 0;
+  mpfr_clear(limit);
+  if (overflows && std::isinf(got) && (got < 0) == (mpfr_sgn(ref) < 0)) return 0;
   // A finite reference: an infinite result counts as 2^max_exp, one step past the largest.
   mpfr_t diff, ulp;
   mpfr_init2(diff, 192);
@@ -127,14 +133,15 @@ double ulp_error_of(T got, const mpfr_t ref, int precision, long min_exp, long m
   return err;
 }
 
-bool double_references = false;
+int reference_bits = 32;  // the result format: 16, 32 or 64
 
 }  // namespace
 
 double ulp_error(float got, const mpfr_t ref) { return ulp_error_of(got, ref, 24, -149, 128); }
 double ulp_error(double got, const mpfr_t ref) { return ulp_error_of(got, ref, 53, -1074, 1024); }
+double ulp_error_half(float got, const mpfr_t ref) { return ulp_error_of(got, ref, 11, -24, 16); }
 
-void use_double_references(bool on) { double_references = on; }
+void use_format(int bits) { reference_bits = bits; }
 
 const std::vector<MathFunction>& functions() {
   using S = Shape;
@@ -265,7 +272,8 @@ const std::vector<MathFunction>& functions() {
       mpfr_sub(o, x.v, o2, R);
       mpfr_t cap;
       mpfr_init2(cap, 64);
-      mpfr_set_d(cap, double_references ? 0x1.fffffffffffffp-1 : 0x1.fffffep-1, R);
+      mpfr_set_d(cap, reference_bits == 64 ? 0x1.fffffffffffffp-1
+                      : reference_bits == 16 ? 0x1.ffcp-1 : 0x1.fffffep-1, R);
       if (mpfr_cmp(o, cap) > 0) mpfr_set(o, cap, R);
       mpfr_clear(cap);
     }, -1e4f, 1e4f);

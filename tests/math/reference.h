@@ -34,7 +34,10 @@ const std::vector<MathFunction>& functions();
 double ulp_error(float got, const mpfr_t ref);
 double ulp_error(double got, const mpfr_t ref);
 
-// References of the double functions where they differ from float's (fract's cap below 1).
-void use_double_references(bool on);
+// The same for a half result (held as a float).
+double ulp_error_half(float got, const mpfr_t ref);
+
+// References for results of |bits| 16, 32 or 64 where they differ (fract's cap below 1).
+void use_format(int bits);
 
 }  // namespace vkcl::mathtest

@@ -24,8 +24,8 @@ struct PrecisionProbe {
   bool exact_float64 = false;
   bool exact_fma64 = false;   // and double Fma fused
   bool exact_sqrt64 = false;  // and double Sqrt correctly rounded
-  // Half addition, subtraction, multiplication, division and conversions from and to float
-  // correctly rounded (denormal results may flush), half memory read and written: what
+  // Half addition, subtraction, multiplication and conversions from and to float correctly
+  // rounded, division within 1 ulp (denormal results may flush), half memory read and written: what
   // cl_khr_fp16 needs (false without shaderFloat16).
   bool exact_float16 = false;
 };

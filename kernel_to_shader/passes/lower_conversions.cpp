@@ -232,12 +232,50 @@ class Converter {
   // Float to float. Widening is exact; narrowing compares the result widened back (exact)
   // with the input. NaN compares neither above nor below and stays NaN; overflow to
   // infinity steps back to the largest finite value where the mode says so.
+  // Half |h| as a float of |w| bits (32 or 64), computed from its bits.
+  uint32_t exact_half(uint32_t h, uint32_t w) {
+    uint32_t u = int_type(32), b = bool_type();
+    uint32_t bits = op(Op::OpUConvert, u, {op(Op::OpBitcast, int_type(16), {h})});
+    auto shr = [&](uint32_t v, uint32_t n) { return op(Op::OpShiftRightLogical, u, {v, int_const(32, n)}); };
+    auto shl = [&](uint32_t v, uint32_t n) { return op(Op::OpShiftLeftLogical, u, {v, int_const(32, n)}); };
+    auto band = [&](uint32_t v, uint32_t m) { return op(Op::OpBitwiseAnd, u, {v, int_const(32, m)}); };
+    uint32_t sign = shl(band(bits, 0x8000), 16);
+    uint32_t e = band(shr(bits, 10), 0x1f);
+    uint32_t m13 = shl(band(bits, 0x3ff), 13);
+    uint32_t normal = op(Op::OpBitwiseOr, u, {shl(op(Op::OpIAdd, u, {e, int_const(32, 112)}), 23), m13});
+    uint32_t special = op(Op::OpBitwiseOr, u, {int_const(32, 0x7f800000), m13});
+    // Zero and denormals: m * 2^-24, exact and normal in float.
+    uint32_t f = float_type(32);
+    uint32_t tiny = op(Op::OpBitcast, u, {op(Op::OpFMul, f, {op(Op::OpConvertUToF, f, {band(bits, 0x3ff)}),
+                                                            splat(f, l_.constant(l_.t_float(32), {0x33800000}))})});
+    uint32_t v = select(u, op(Op::OpIEqual, b, {e, int_const(32, 0)}), tiny,
+                        select(u, op(Op::OpIEqual, b, {e, int_const(32, 31)}), special, normal));
+    uint32_t r = op(Op::OpBitcast, f, {op(Op::OpBitwiseOr, u, {v, sign})});
+    return w == 32 ? r : op(Op::OpFConvert, float_type(w), {r});
+  }
+
   uint32_t float_to_float(uint32_t x, uint32_t from, uint32_t to, Round r) {
     if (from == to) return x;
+    if (from == 64 && to == 16) {
+      // From the double's bits in every mode (lower_half.cpp): lavapipe's OpFConvert goes
+      // through float and rounds twice (1 + 2^-11 + 2^-40 became 1).
+      uint32_t mode = r == Round::RTZ ? 1 : r == Round::RTP ? 2 : r == Round::RTN ? 3 : 0;
+      uint32_t h16 = l_.t_float(16);
+      std::vector<uint32_t> parts;
+      for (uint32_t k = 0; k < n_; ++k) {
+        uint32_t xk = n_ == 1 ? x : op(Op::OpCompositeExtract, l_.t_float(64), {x, k});
+        uint32_t bits = op(Op::OpUConvert, l_.t_uint(16), {l_.float_to_half(xk, mode, 64)});
+        parts.push_back(op(Op::OpBitcast, h16, {bits}));
+      }
+      return n_ == 1 ? parts[0] : op(Op::OpCompositeConstruct, float_type(16), parts);
+    }
     uint32_t c = op(Op::OpFConvert, float_type(to), {x});
     if (to > from || r == Round::Default || r == Round::RTE) return c;
     uint32_t b = bool_type();
-    uint32_t back = op(Op::OpFConvert, float_type(from), {c});
+    // The rounded value widened again, exactly. A half is widened from its bits: NVIDIA
+    // folds a float -> half -> float round trip into the identity, and every directed
+    // rounding then kept the nearest value.
+    uint32_t back = to == 16 ? exact_half(c, from) : op(Op::OpFConvert, float_type(from), {c});
     uint32_t above = op(Op::OpFOrdGreaterThan, b, {back, x});
     uint32_t below = op(Op::OpFOrdLessThan, b, {back, x});
     uint32_t negative = op(Op::OpFOrdLessThan, b, {x, float_zero(from)});

@@ -1229,6 +1229,15 @@ uint32_t Lowering::mad(uint32_t a, uint32_t b, uint32_t c, uint32_t rt, uint32_t
 // already zero.
 uint32_t Lowering::divide(uint32_t x, uint32_t y, uint32_t rt) {
   Shape s = shape_of(rt);
+  if (s.ok && s.is_float && s.width == 16) {
+    // Half: through float. Vulkan promises float division within 2.5 ulp, a few 2^-13 of a
+    // half ulp, so the quotient rounded to half is within OpenCL's 1 ulp (exact on lavapipe:
+    // 24 bits are more than twice 11 + 2). Vulkan promises nothing for half division, and
+    // NVIDIA's is off by more.
+    uint32_t ft = s.count == 1 ? t_float(32) : t_vec(t_float(32), s.count);
+    uint32_t q = divide(emit(Op::OpFConvert, ft, {x}), emit(Op::OpFConvert, ft, {y}), ft);
+    return emit(Op::OpFConvert, rt, {q});
+  }
   if (ctx_.caps.full_range_divide || !s.ok || !s.is_float || s.width != 32)
     return emit(Op::OpFDiv, rt, {x, y});
   auto splat = [&](uint32_t c) {

@@ -214,6 +214,41 @@ TEST_P(Fp16, DoublesConvertToHalfInEveryMode) {
     }
 }
 
+TEST_P(Fp16, WorkGroupCollectivesOnHalf) {
+  if (!has_fp16()) GTEST_SKIP() << "the device does not report cl_khr_fp16";
+  const size_t n = 256, local = 64;
+  std::vector<uint16_t> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = to_half(double(int(i * 37 % 11) - 5) * 0.5);  // sums exact
+  Program p = build(R"(
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    __kernel void k(__global const half* x, __global half* r) {
+      size_t i = get_global_id(0);
+      r[4 * i] = work_group_reduce_add(x[i]);
+      r[4 * i + 1] = work_group_scan_inclusive_max(x[i]);
+      r[4 * i + 2] = work_group_scan_exclusive_add(x[i]);
+      r[4 * i + 3] = work_group_broadcast(x[i], 5);
+    })", "-cl-std=CL3.0");
+  Kernel k = kernel(p, "k");
+  Mem mx = buffer(n * 2, x.data()), mr = poisoned(n * 8);
+  set_mem_arg(k, 0, mx);
+  set_mem_arg(k, 1, mr);
+  run(k, 1, &n, &local);
+  std::vector<uint16_t> r = read<uint16_t>(mr, n * 4);
+  for (size_t g = 0; g < n; g += local) {
+    double sum = 0, max = -INFINITY, before = 0;
+    for (size_t i = g; i < g + local; ++i) sum += double(half_value(x[i]));
+    for (size_t i = g; i < g + local; ++i) {
+      double v = double(half_value(x[i]));
+      max = std::max(max, v);
+      EXPECT_EQ(double(half_value(r[4 * i])), sum) << i;
+      EXPECT_EQ(double(half_value(r[4 * i + 1])), max) << i;
+      EXPECT_EQ(double(half_value(r[4 * i + 2])), before) << i;
+      EXPECT_EQ(r[4 * i + 3], x[g + 5]) << i;
+      before += v;
+    }
+  }
+}
+
 // The error of |got| against |ref| in half ulps (the ulp of ref's binade; infinities and NaN
 // must match).
 double half_ulps(uint16_t got, long double ref) {

@@ -67,11 +67,11 @@ bool Lowering::lower_printf(const ir::Instruction& i) {
       call.record_bytes += 8;
       continue;
     }
-    // Variadic floats arrive promoted to double; the float itself is enough (and needs no
-    // Float64 on the device).
+    // Variadic floats and halves arrive promoted to double; the value itself is enough (and
+    // needs no Float64 on the device).
     if (d && d->opcode == Op::OpFConvert) {
       Shape src = shape_of(lower_type(def(d->operands[0])->type_id));
-      if (src.is_float && src.width == 32) in_id = d->operands[0];
+      if (src.is_float && (src.width == 32 || src.width == 16)) in_id = d->operands[0];
     }
     uint32_t in_type = def(in_id)->type_id;
     Shape s = shape_of(lower_type(in_type));
@@ -79,7 +79,6 @@ bool Lowering::lower_printf(const ir::Instruction& i) {
     arg.kind = s.is_float ? PrintfArg::Float : PrintfArg::Int;
     arg.components = s.wide ? wide_count(in_type) : s.count;
     arg.component_bytes = s.width == 64 ? 8 : 4;
-    if (s.is_float && s.width == 16) return fail("printf of half values is not supported yet");
     values.push_back({in_id, 0, lower_type(in_type), arg});
     call.args.push_back(arg);
     call.record_bytes += arg.components * arg.component_bytes;
@@ -109,6 +108,8 @@ bool Lowering::lower_printf(const ir::Instruction& i) {
       uint32_t x = in_id == 0 ? v : arg.components == 1 ? value(in_id) : component(in_id, c);
       uint32_t word_type = arg.component_bytes == 8 ? u64 : u32;
       uint32_t bits = 0;
+      // Halves (%hf, %v4hf) are written as the floats they exactly are.
+      if (s.is_float && s.width == 16) x = emit(Op::OpFConvert, t_float(32), {x});
       if (s.is_float) bits = emit(Op::OpBitcast, word_type, {x});
       else if (s.width < 32) bits = emit(Op::OpUConvert, word_type, {x});
       else bits = x;

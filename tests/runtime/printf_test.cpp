@@ -1,6 +1,8 @@
 // printf: output formatted on the host when the command completes, compared with the host C
 // library formatting the same values; the buffer limit (CL_DEVICE_PRINTF_BUFFER_SIZE) drops
 // whole records and reports -1 to the kernel for them.
+#include <CL/cl_ext.h>
+
 #include <cstdio>
 #include <sstream>
 
@@ -47,6 +49,30 @@ TEST_P(Printf, ConversionsAndVectorsMatchTheHostLibrary) {
     return v;
   };
   EXPECT_EQ(lines(got), lines(want));
+}
+
+TEST_P(Printf, HalfScalarsAndVectors) {
+  cl_device_fp_config fp16 = 0;
+  clGetDeviceInfo(device_, CL_DEVICE_HALF_FP_CONFIG, sizeof fp16, &fp16, nullptr);
+  if (!fp16) GTEST_SKIP() << "the device does not report cl_khr_fp16";
+  Program p = build(R"(
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    __kernel void k(__global const half* x) {
+      half h = x[0];
+      printf("%f|%v2hf|%.1v4hg|%a\n", h, (half2)(h, -h), (half4)(1.0h, h, 65504.0h, -0.0h), h);
+    })");
+  Kernel k = kernel(p, "k");
+  const uint16_t value = 0x3e00;  // 1.5
+  Mem dx = buffer(2, &value);
+  set_mem_arg(k, 0, dx);
+  size_t one = 1;
+  testing::internal::CaptureStdout();
+  run(k, 1, &one, &one);
+  ASSERT_EQ(CL_SUCCESS, clFinish(queue_));
+  char want[256];
+  std::snprintf(want, sizeof want, "%f|%f,%f|%.1g,%.1g,%.1g,%.1g|%a\n", 1.5, 1.5, -1.5, 1.0, 1.5,
+                65504.0, -0.0, 1.5);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), std::string(want));
 }
 
 TEST_P(Printf, FullBufferDropsWholeRecordsAndStaysInside) {

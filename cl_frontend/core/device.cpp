@@ -124,6 +124,8 @@ static const char* kExtensions[] = {"cl_ext_float_atomics",
     // wrap flags and expect/assume hints are dropped, linkonce_odr is a linker matter.
     "cl_khr_spirv_no_integer_wrap_decoration", "cl_khr_spirv_linkonce_odr",
     "cl_khr_expect_assume",
+    // OpenCL.DebugInfo.100 and NonSemantic.* instructions are dropped when a module is read.
+    "cl_khr_spirv_extended_debug_info",
     // Bit-field instructions and 8-bit dot products are lowered to 32-bit instructions and
     // plain arithmetic (lower_integer_ext.cpp), which every Vulkan device has.
     "cl_khr_extended_bit_ops", "cl_khr_integer_dot_product",

@@ -1,5 +1,7 @@
 #include "ir/module.h"
 
+#include <unordered_set>
+
 namespace vkcl::ir {
 
 const Instruction* Block::merge() const {
@@ -141,6 +143,11 @@ bool parse(const uint32_t* words, size_t count, Module* module, std::string* err
   module->bound = words[3];
   Function* function = nullptr;
   Block* block = nullptr;
+  // Debug-information and other non-semantic instruction sets (OpenCL.DebugInfo.100 of
+  // cl_khr_spirv_extended_debug_info, NonSemantic.*): their imports and instructions are
+  // dropped here, since nothing else may use their results and Vulkan does not take
+  // OpenCL.DebugInfo.100.
+  std::unordered_set<uint32_t> dropped_sets;
   size_t i = 5;
   while (i < count) {
     uint32_t word_count = words[i] >> 16;
@@ -169,6 +176,15 @@ bool parse(const uint32_t* words, size_t count, Module* module, std::string* err
     }
     inst.operands.assign(words + w, words + end);
     i = end;
+    if (op == spv::Op::OpExtInstImport) {
+      std::string name = decode_string(inst.operands, 0);
+      if (name == "OpenCL.DebugInfo.100" || name.rfind("NonSemantic.", 0) == 0) {
+        dropped_sets.insert(inst.result_id);
+        continue;
+      }
+    }
+    if (op == spv::Op::OpExtInst && !inst.operands.empty() && dropped_sets.count(inst.operands[0]))
+      continue;
 
     if (function) {
       if (op == spv::Op::OpFunctionEnd) {

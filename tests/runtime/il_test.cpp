@@ -24,6 +24,29 @@ class ILProgram : public KernelTest {
   }
 };
 
+// cl_khr_spirv_extended_debug_info: the -O0 module again, with OpenCL.DebugInfo.100
+// instructions at module scope and in the function.
+TEST_P(ILProgram, ScaleKernelWithDebugInfo) {
+  std::ifstream file(std::string(VKCL_IL_DIR) + "/scale.debug.spv", std::ios::binary);
+  std::string il((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  ASSERT_NE(il.find("OpenCL.DebugInfo.100"), std::string::npos);
+  char extensions[4096] = {};
+  clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, nullptr);
+  EXPECT_NE(nullptr, std::strstr(extensions, "cl_khr_spirv_extended_debug_info"));
+  Program p = from_il("scale.debug.spv");
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, "", nullptr, nullptr)) << log_of(p);
+  Kernel k = kernel(p, "scale");
+  const size_t n = 100;
+  std::vector<float> in(n);
+  for (size_t i = 0; i < n; ++i) in[i] = float(i) * 0.5f;
+  Mem din = buffer(n * 4, in.data()), dout = poisoned(n * 4);
+  float factor = 2.0f;
+  set_mem_arg(k, 0, din); set_mem_arg(k, 1, dout); set_arg(k, 2, factor);
+  run(k, 1, &n, nullptr);
+  auto out = read<float>(dout, n);
+  for (size_t i = 0; i < n; ++i) EXPECT_EQ(out[i], float(i) * 2.0f) << i;  // exact either way
+}
+
 TEST_P(ILProgram, ScaleKernelFromSpirv) {
   Program p = from_il(std::string("scale.") + (GetParam().empty() ? "O2" : "O0") + ".spv");
   ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));

@@ -85,8 +85,23 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
     return id;
   };
   auto bool_type = [&]() { return t_vec(t_bool(), s.count); };
-  // A float constant of the result's width (32 or 64 bits), splat to its shape.
+  // A float constant of the result's width (16, 32 or 64 bits), splat to its shape; half
+  // constants must be exact halves (0, 1, 0.5, infinities, NaN are what is used).
   auto fk = [&](double v) {
+    if (s.width == 16) {
+      uint32_t h = std::signbit(v) ? 0x8000 : 0;
+      double a = std::fabs(v);
+      if (std::isnan(v)) h = 0x7e00;
+      else if (std::isinf(v) || a >= 65536) h |= 0x7c00;
+      else if (a >= 0x1p-14) {
+        int e;
+        double m = std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
+        h |= uint32_t(e + 14) << 10 | (uint32_t(std::ldexp(m, 11)) & 0x3ff);
+      } else {
+        h |= uint32_t(std::ldexp(a, 24));
+      }
+      return splat(constant(t_float(16), {h}));
+    }
     if (s.width == 64) {
       uint64_t b;
       std::memcpy(&b, &v, 8);

@@ -186,7 +186,8 @@ cl_int CL_API_CALL GetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
       return out(local);
     }
     case CL_KERNEL_MAX_NUM_SUB_GROUPS: return out(size_t((max_wg + sub - 1) / sub));
-    case CL_KERNEL_COMPILE_NUM_SUB_GROUPS: return out(size_t(0));
+    case CL_KERNEL_COMPILE_NUM_SUB_GROUPS:
+      return out(size_t(kernel->translated(device)->interface.compile_num_sub_groups));
     default: return CL_INVALID_VALUE;
   }
 }

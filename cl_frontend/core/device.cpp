@@ -6,6 +6,7 @@
 #include "core/info.h"
 #include "core/platform.h"
 #include "core/printf.h"
+#include "core/spirv_queries.h"
 
 namespace vkcl::cl {
 
@@ -69,6 +70,7 @@ k2s::TargetCaps _cl_device_id::unprobed_caps() const {
   caps.preserve_inf_nan64 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat64;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
   caps.max_work_group_size = uint32_t(max_work_group_size());
+  if (has_subgroups()) caps.subgroup_size = subgroup_size();
   return caps;
 }
 
@@ -105,6 +107,13 @@ typedef cl_bitfield cl_device_fp_atomic_capabilities_ext;
 #define CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT 0x4233
 #endif
 
+// cl_khr_spirv_queries (newer than Debian's headers).
+#ifndef CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR
+#define CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR 0x12B9
+#define CL_DEVICE_SPIRV_EXTENSIONS_KHR 0x12BA
+#define CL_DEVICE_SPIRV_CAPABILITIES_KHR 0x12BB
+#endif
+
 // cl_khr_kernel_clock (newer than Debian's headers).
 #ifndef CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR
 typedef cl_bitfield cl_device_kernel_clock_capabilities_khr;
@@ -126,6 +135,8 @@ static const char* kExtensions[] = {"cl_ext_float_atomics",
     "cl_khr_expect_assume",
     // OpenCL.DebugInfo.100 and NonSemantic.* instructions are dropped when a module is read.
     "cl_khr_spirv_extended_debug_info",
+    // What modules may use, by instruction set, extension and capability (spirv_queries.cpp).
+    "cl_khr_spirv_queries",
     // Bit-field instructions and 8-bit dot products are lowered to 32-bit instructions and
     // plain arithmetic (lower_integer_ext.cpp), which every Vulkan device has.
     "cl_khr_extended_bit_ops", "cl_khr_integer_dot_product",
@@ -451,6 +462,12 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
           CL_DEVICE_GLOBAL_FP_ATOMIC_LOAD_STORE_EXT | CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT |
           CL_DEVICE_GLOBAL_FP_ATOMIC_MIN_MAX_EXT | CL_DEVICE_LOCAL_FP_ATOMIC_LOAD_STORE_EXT |
           CL_DEVICE_LOCAL_FP_ATOMIC_ADD_EXT | CL_DEVICE_LOCAL_FP_ATOMIC_MIN_MAX_EXT));
+    case CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR:
+      return out(cl::spirv_queries(extension_list(), feature_list(), has_subgroups()).instruction_sets);
+    case CL_DEVICE_SPIRV_EXTENSIONS_KHR:
+      return out(cl::spirv_queries(extension_list(), feature_list(), has_subgroups()).extensions);
+    case CL_DEVICE_SPIRV_CAPABILITIES_KHR:
+      return out(cl::spirv_queries(extension_list(), feature_list(), has_subgroups()).capabilities);
     case CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR:
       return out(cl_device_integer_dot_product_capabilities_khr(
           CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR |

@@ -770,6 +770,25 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
     case Op::OpAtomicFlagTestAndSet: case Op::OpAtomicFlagClear: case Op::OpAtomicFAddEXT:
     case Op::OpAtomicFMinEXT: case Op::OpAtomicFMaxEXT:
       return lower_atomic_instruction(i);
+    case Op::OpGetKernelMaxNumSubgroups:
+    case Op::OpGetKernelLocalSizeForSubgroupCount: {
+      // The queries of SubgroupDispatch, about the kernel an Invoke function would be
+      // enqueued as: Vulkan's sub-groups have the device's fixed size, so they are
+      // constants, as clGetKernelSubGroupInfo computes them.
+      uint32_t sub = std::max(ctx_.caps.subgroup_size, 1u), max = ctx_.caps.max_work_group_size;
+      uint32_t rt = lower_type(i.type_id);
+      if (i.opcode == Op::OpGetKernelMaxNumSubgroups) {
+        bind(i.result_id, rt, c_u32((max + sub - 1) / sub));
+      } else {
+        uint32_t count = value(i.operands[0]);
+        uint32_t local = emit(Op::OpIMul, t_uint(32), {count, c_u32(sub)});
+        uint32_t fits = emit(Op::OpLogicalAnd, t_bool(),
+                             {emit(Op::OpINotEqual, t_bool(), {count, c_u32(0)}),
+                              emit(Op::OpULessThanEqual, t_bool(), {count, c_u32(max / sub)})});
+        bind(i.result_id, rt, emit(Op::OpSelect, rt, {fits, local, c_u32(0)}));
+      }
+      return !failed_;
+    }
     case Op::OpControlBarrier: {
       const ir::Instruction* sem = def(i.operands[2]);
       (void)sem;
@@ -916,6 +935,17 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     if (mode == spv::ExecutionMode::LocalSizeHint)
       ki.work_group_size_hint = std::array<uint32_t, 3>{m.operands[2], m.operands[3],
                                                         m.operands[4]};
+    // SubgroupDispatch (SPIR-V 1.1): the number of sub-groups the kernel is written for, which
+    // clGetKernelSubGroupInfo reports; and a sub-group size the device must have.
+    if (mode == spv::ExecutionMode::SubgroupsPerWorkgroup) ki.compile_num_sub_groups = m.operands[2];
+    if (mode == spv::ExecutionMode::SubgroupsPerWorkgroupId) {
+      bool ok = false;
+      ki.compile_num_sub_groups = uint32_t(constant_value(m.operands[2], &ok));
+      if (!ok) return fail("SubgroupsPerWorkgroupId of a value that is not a constant");
+    }
+    if (mode == spv::ExecutionMode::SubgroupSize && m.operands[2] != ctx_.caps.subgroup_size)
+      return fail("kernel " + name + " needs sub-groups of " + std::to_string(m.operands[2]) +
+                  " work-items; the device's have " + std::to_string(ctx_.caps.subgroup_size));
   }
 
   wide_arena_ = false;  // the wrapper below touches no local memory

@@ -1,8 +1,10 @@
 // Platform, device, context and queue entry points: normal paths and the specification's
 // error codes, through the real ICD loader.
-#include <cstring>
-
 #include <CL/cl_ext.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
 
 #include "runtime/cl_harness.h"
 
@@ -123,6 +125,40 @@ TEST_F(Api, ContextCreationAndErrors) {
   EXPECT_EQ(CL_INVALID_DEVICE_TYPE, err);
   EXPECT_EQ(CL_INVALID_CONTEXT, clRetainContext(nullptr));
   EXPECT_EQ(CL_INVALID_CONTEXT, clReleaseContext(nullptr));
+}
+
+// cl_khr_spirv_queries, against the OpenCL SPIR-V environment's lists: the capabilities every
+// environment takes (3.1) and those chapter 5 ties to the extensions the device reports.
+TEST_F(Api, SpirvQueriesFollowTheReportedExtensions) {
+  const cl_device_info kSets = 0x12B9, kExtensions = 0x12BA, kCapabilities = 0x12BB;
+  char ext[8192] = {};
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, nullptr));
+  std::string extensions(ext);
+  ASSERT_NE(extensions.find("cl_khr_spirv_queries"), std::string::npos);
+  auto strings = [&](cl_device_info what) {
+    size_t size = 0;
+    EXPECT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, what, 0, nullptr, &size));
+    std::vector<const char*> v(size / sizeof(const char*));
+    EXPECT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, what, size, v.data(), nullptr));
+    std::set<std::string> out(v.begin(), v.end());
+    return out;
+  };
+  std::set<std::string> sets = strings(kSets), spirv_extensions = strings(kExtensions);
+  size_t size = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, kCapabilities, 0, nullptr, &size));
+  std::vector<cl_uint> caps(size / sizeof(cl_uint));
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, kCapabilities, size, caps.data(), nullptr));
+  auto has_cap = [&](cl_uint c) { return std::find(caps.begin(), caps.end(), c) != caps.end(); };
+  auto reports = [&](const char* e) { return extensions.find(e) != std::string::npos; };
+  EXPECT_TRUE(sets.count("OpenCL.std"));
+  EXPECT_EQ(sets.count("OpenCL.DebugInfo.100") == 1, reports("cl_khr_spirv_extended_debug_info"));
+  // Addresses 4, Linkage 5, Kernel 6, Vector16 7, Float16Buffer 8, Int16 22, Int8 39.
+  for (cl_uint c : {4u, 5u, 6u, 7u, 8u, 22u, 39u}) EXPECT_TRUE(has_cap(c)) << c;
+  EXPECT_EQ(has_cap(9), reports("cl_khr_fp16"));   // Float16
+  EXPECT_EQ(has_cap(10), reports("cl_khr_fp64"));  // Float64
+  EXPECT_EQ(spirv_extensions.count("SPV_KHR_expect_assume") == 1, reports("cl_khr_expect_assume"));
+  EXPECT_EQ(spirv_extensions.count("SPV_KHR_shader_clock") == 1, reports("cl_khr_kernel_clock"));
+  EXPECT_EQ(has_cap(6026), reports("cl_khr_subgroup_rotate"));  // GroupNonUniformRotateKHR
 }
 
 TEST_F(Api, QueueCreationAndErrors) {

@@ -172,6 +172,34 @@ TEST_P(ILProgram, ExpectAssumeAndWrapDecorations) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
 }
 
+// SubgroupDispatch: the queries match clGetKernelSubGroupInfo's, and SubgroupsPerWorkgroup
+// is the kernel's CL_KERNEL_COMPILE_NUM_SUB_GROUPS.
+TEST_P(ILProgram, SubgroupDispatchQueries) {
+  cl_uint max_sub_groups = 0;
+  clGetDeviceInfo(device_, CL_DEVICE_MAX_NUM_SUB_GROUPS, sizeof max_sub_groups, &max_sub_groups, nullptr);
+  if (!max_sub_groups) GTEST_SKIP() << "the device has no sub-groups";
+  Program p = from_il("subgroup_dispatch.spv");
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, GetParam().c_str(), nullptr, nullptr))
+      << log_of(p);
+  Kernel k = kernel(p, "dispatch");
+  Mem dout = poisoned(12);
+  set_mem_arg(k, 0, dout);
+  size_t one = 1;
+  run(k, 1, &one, &one);
+  auto out = read<uint32_t>(dout, 3);
+  size_t max = 0, compiled = 0, three = 3, local[3] = {};
+  ASSERT_EQ(CL_SUCCESS, clGetKernelSubGroupInfo(k, device_, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0, nullptr,
+                                                sizeof max, &max, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clGetKernelSubGroupInfo(k, device_, CL_KERNEL_COMPILE_NUM_SUB_GROUPS, 0, nullptr,
+                                                sizeof compiled, &compiled, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clGetKernelSubGroupInfo(k, device_, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                                                sizeof three, &three, sizeof local, local, nullptr));
+  EXPECT_EQ(out[0], max);
+  EXPECT_EQ(out[1], local[0]);
+  EXPECT_EQ(out[2], 0u);
+  EXPECT_EQ(compiled, 2u);
+}
+
 // OpGroupNonUniformRotateKHR and OpReadClockKHR written directly in SPIR-V (the IL path of
 // cl_khr_subgroup_rotate and cl_khr_kernel_clock).
 TEST_P(ILProgram, SubgroupRotateAndShaderClock) {

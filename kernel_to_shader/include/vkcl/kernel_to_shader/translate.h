@@ -64,6 +64,9 @@ struct TargetCaps {
   uint32_t max_push_constant_size = 128;
   // maxComputeWorkGroupInvocations: sizes the local scratch work-group functions use.
   uint32_t max_work_group_size = 1024;
+  // The device's sub-group size (0 without sub-groups): SubgroupDispatch queries and the
+  // SubgroupSize execution mode.
+  uint32_t subgroup_size = 0;
 };
 
 // The push-constant block every translated kernel reads (std430 layout, 88 bytes).
@@ -137,6 +140,7 @@ struct KernelInterface {
   uint32_t printf_max_record = 0;
   std::optional<std::array<uint32_t, 3>> required_work_group_size;  // reqd_work_group_size
   std::optional<std::array<uint32_t, 3>> work_group_size_hint;
+  uint32_t compile_num_sub_groups = 0;  // SubgroupsPerWorkgroup(Id), 0 when not given
   std::string attributes;  // CL_KERNEL_ATTRIBUTES text
 };
 

@@ -29,6 +29,17 @@ const float kDivideCases[][3] = {
 };
 constexpr int kDivideCount = 5;
 
+// Marsaglia's xorshift: fixed probe inputs that look random.
+struct Xorshift32 {
+  uint32_t state;
+  uint32_t operator()() {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+  }
+};
+
 // Sqrt inputs: every binade from 2^-126 to 2^127 with mantissas from a fixed generator, plus
 // the neighbours of perfect squares and of the midpoints between representable roots, where
 // an approximation is most likely to round the wrong way. An approximate square root (a
@@ -36,13 +47,7 @@ constexpr int kDivideCount = 5;
 // thousands of them separate the two kinds reliably.
 std::vector<float> sqrt_inputs() {
   std::vector<float> v;
-  uint32_t state = 0x9e3779b9u;
-  auto next = [&] {
-    state ^= state << 13;
-    state ^= state >> 17;
-    state ^= state << 5;
-    return state;
-  };
+  Xorshift32 next{0x9e3779b9u};
   for (uint32_t e = 1; e < 255; ++e)
     for (int k = 0; k < 24; ++k) {
       uint32_t bits = (e << 23) | (next() & 0x7fffffu);
@@ -246,13 +251,7 @@ void probe_halves(const std::shared_ptr<vk::Device>& device, const k2s::TargetCa
   const uint32_t items = 4096;
   std::vector<uint16_t> h(size_t(items) * 8);
   std::vector<float> f(size_t(items) * 2);
-  uint32_t state = 0x2545f491u;
-  auto next = [&] {
-    state ^= state << 13;
-    state ^= state >> 17;
-    state ^= state << 5;
-    return state;
-  };
+  Xorshift32 next{0x2545f491u};
   const uint16_t specials[] = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0001, 0x03ff,
                                0x0400, 0x7bff, 0x3c00, 0xbc00, 0x3555};
   for (uint32_t i = 0; i < items; ++i) {

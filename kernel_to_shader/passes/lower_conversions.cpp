@@ -232,25 +232,15 @@ class Converter {
   // Float to float. Widening is exact; narrowing compares the result widened back (exact)
   // with the input. NaN compares neither above nor below and stays NaN; overflow to
   // infinity steps back to the largest finite value where the mode says so.
-  // Half |h| as a float of |w| bits (32 or 64), computed from its bits.
+  // Half |h| as a float of |w| bits (32 or 64), computed from its bits (lower_half.cpp).
   uint32_t exact_half(uint32_t h, uint32_t w) {
-    uint32_t u = int_type(32), b = bool_type();
-    uint32_t bits = op(Op::OpUConvert, u, {op(Op::OpBitcast, int_type(16), {h})});
-    auto shr = [&](uint32_t v, uint32_t n) { return op(Op::OpShiftRightLogical, u, {v, int_const(32, n)}); };
-    auto shl = [&](uint32_t v, uint32_t n) { return op(Op::OpShiftLeftLogical, u, {v, int_const(32, n)}); };
-    auto band = [&](uint32_t v, uint32_t m) { return op(Op::OpBitwiseAnd, u, {v, int_const(32, m)}); };
-    uint32_t sign = shl(band(bits, 0x8000), 16);
-    uint32_t e = band(shr(bits, 10), 0x1f);
-    uint32_t m13 = shl(band(bits, 0x3ff), 13);
-    uint32_t normal = op(Op::OpBitwiseOr, u, {shl(op(Op::OpIAdd, u, {e, int_const(32, 112)}), 23), m13});
-    uint32_t special = op(Op::OpBitwiseOr, u, {int_const(32, 0x7f800000), m13});
-    // Zero and denormals: m * 2^-24, exact and normal in float.
-    uint32_t f = float_type(32);
-    uint32_t tiny = op(Op::OpBitcast, u, {op(Op::OpFMul, f, {op(Op::OpConvertUToF, f, {band(bits, 0x3ff)}),
-                                                            splat(f, l_.constant(l_.t_float(32), {0x33800000}))})});
-    uint32_t v = select(u, op(Op::OpIEqual, b, {e, int_const(32, 0)}), tiny,
-                        select(u, op(Op::OpIEqual, b, {e, int_const(32, 31)}), special, normal));
-    uint32_t r = op(Op::OpBitcast, f, {op(Op::OpBitwiseOr, u, {v, sign})});
+    std::vector<uint32_t> parts;
+    for (uint32_t k = 0; k < n_; ++k) {
+      uint32_t hk = n_ == 1 ? h : op(Op::OpCompositeExtract, l_.t_float(16), {h, k});
+      uint32_t bits = op(Op::OpUConvert, l_.t_uint(32), {op(Op::OpBitcast, l_.t_uint(16), {hk})});
+      parts.push_back(l_.half_to_float(bits));
+    }
+    uint32_t r = n_ == 1 ? parts[0] : op(Op::OpCompositeConstruct, float_type(32), parts);
     return w == 32 ? r : op(Op::OpFConvert, float_type(w), {r});
   }
 

@@ -395,10 +395,15 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
                             auto address = queue->argument_block(shared->arguments.data(),
                                                                  shared->arguments.size());
                             if (!address) return address.error();
+                            const size_t block = sizeof(k2s::DispatchBlock);
+                            std::vector<uint8_t> push(block + shared->pushed_arguments.size());
+                            std::copy(shared->pushed_arguments.begin(),
+                                      shared->pushed_arguments.end(), push.begin() + block);
                             for (LaunchRegion& region : shared->regions) {
                               region.dispatch.argument_block_address = *address;
+                              std::memcpy(push.data(), &region.dispatch, block);
                               VkResult vr = queue->stream->dispatch(
-                                  *region.pipeline, &region.dispatch, sizeof(region.dispatch),
+                                  *region.pipeline, push.data(), uint32_t(push.size()),
                                   region.groups[0], region.groups[1], region.groups[2]);
                               if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
                             }

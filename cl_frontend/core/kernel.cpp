@@ -121,7 +121,7 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
       *vkdev, t->shader,
       {{k2s::kSpecLocalSizeX, local[0]}, {k2s::kSpecLocalSizeY, local[1]},
        {k2s::kSpecLocalSizeZ, local[2]}, {k2s::kSpecLocalMemoryWords, words}},
-      sizeof(k2s::DispatchBlock), &p);
+      t->interface.push_constant_size, &p);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   vk::ComputePipeline* raw = p.get();
   pipelines_[key] = std::move(p);
@@ -244,6 +244,11 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     plan.printf_output =
         std::make_shared<cl::PrintfOutput>(std::move(buffer), ki.printf_calls, printf_pool_);
   }
+  // The arguments the kernel reads from push constants, which follow the dispatch block.
+  size_t pushed_from = std::min<size_t>(ki.pushed_arguments_offset, plan.arguments.size());
+  size_t pushed_to = std::min<size_t>(pushed_from + ki.pushed_arguments_size, plan.arguments.size());
+  plan.pushed_arguments.assign(plan.arguments.begin() + pushed_from,
+                               plan.arguments.begin() + pushed_to);
   // CL_OUT_OF_RESOURCES if the kernel needs more local memory than the device has.
   if (local_bytes > device->vk_info().properties.limits.maxComputeSharedMemorySize)
     return cl::Error{CL_OUT_OF_RESOURCES};

@@ -25,6 +25,7 @@ struct LaunchRegion {
 struct LaunchPlan {
   std::vector<LaunchRegion> regions;
   std::vector<uint8_t> arguments;
+  std::vector<uint8_t> pushed_arguments;  // pushed after each region's dispatch block
   std::vector<vkcl::cl::Ref<_cl_mem>> buffers;
   std::shared_ptr<vkcl::vk::Buffer> program_data;
   std::shared_ptr<vkcl::cl::PrintfOutput> printf_output;  // printed when the command retires

@@ -148,7 +148,7 @@ bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps&
   if (vk::ComputePipeline::create(device, t.kernels[0].shader,
                                   {{k2s::kSpecLocalSizeX, local}, {k2s::kSpecLocalSizeY, 1},
                                    {k2s::kSpecLocalSizeZ, 1}, {k2s::kSpecLocalMemoryWords, 16}},
-                                  sizeof(k2s::DispatchBlock), &pipeline) != VK_SUCCESS)
+                                  ki.push_constant_size, &pipeline) != VK_SUCCESS)
     return false;
   k2s::DispatchBlock block{};
   block.argument_block_address = args->address();
@@ -158,10 +158,16 @@ bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps&
     block.enqueued_local_size[dim] = dim ? 1 : local;
     block.num_groups[dim] = dim ? 1 : items / local;
   }
+  // The dispatch block, then the arguments the kernel reads from push constants.
+  std::vector<uint8_t> push(sizeof block + ki.pushed_arguments_size);
+  std::memcpy(push.data(), &block, sizeof block);
+  std::memcpy(push.data() + sizeof block,
+              static_cast<const uint8_t*>(args->mapped()) + ki.pushed_arguments_offset,
+              ki.pushed_arguments_size);
   std::unique_ptr<vk::CommandStream> stream;
   uint64_t point = 0;
   if (vk::CommandStream::create(device, &stream) != VK_SUCCESS ||
-      stream->dispatch(*pipeline, &block, sizeof block, items / local, 1, 1) != VK_SUCCESS ||
+      stream->dispatch(*pipeline, push.data(), uint32_t(push.size()), items / local, 1, 1) != VK_SUCCESS ||
       stream->submit({}, &point) != VK_SUCCESS || stream->wait(point) != VK_SUCCESS)
     return false;
   for (size_t a = 0; a < data->size(); ++a)

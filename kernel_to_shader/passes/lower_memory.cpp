@@ -55,6 +55,11 @@ uint32_t Lowering::add_offset(AddressFormat f, uint32_t address, uint32_t offset
 }
 
 uint32_t Lowering::word_pointer(AddressFormat f, uint32_t offset32) {
+  if (f == AddressFormat::Push32) {
+    uint32_t index = emit(Op::OpShiftRightLogical, t_uint(32), {offset32, c_u32(2)});
+    return emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, t_uint(32)),
+                {push_var_, c_u32(2), index});
+  }
   bool local = f == AddressFormat::Local32;
   if (local && wide_arena_) fail("internal: 32-bit word access to the wide local arena");
   uint32_t index = emit(Op::OpShiftRightLogical, t_uint(32), {offset32, c_u32(2)});
@@ -229,6 +234,7 @@ uint32_t Lowering::load_out(AddressFormat f, uint32_t address, uint32_t out_type
     }
     case AddressFormat::Local32:
     case AddressFormat::Private32:
+    case AddressFormat::Push32:
       return load_words_unaligned(f, address, out_type, alignment);
     case AddressFormat::Generic64: {
       GenericParts p = split_generic(*this, address);
@@ -255,6 +261,9 @@ void Lowering::store_out(AddressFormat f, uint32_t address, uint32_t out_type, u
     case AddressFormat::Local32:
     case AddressFormat::Private32:
       store_words_unaligned(f, address, out_type, v, alignment);
+      return;
+    case AddressFormat::Push32:
+      fail("internal: store to push constants");
       return;
     case AddressFormat::Generic64: {
       GenericParts p = split_generic(*this, address);

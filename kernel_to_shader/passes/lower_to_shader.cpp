@@ -967,6 +967,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     offset = kPrintfSlot + 8;
   }
   std::vector<uint32_t> call = {value(fn)};
+  uint32_t pushed_end = 0;
   for (const auto& p : in_fn->parameters) {
     const ir::Instruction* pt = def(p.type_id);
     KernelArg arg{};
@@ -1002,25 +1003,34 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     offset += arg.size;
     ki.args.push_back(arg);
 
-    uint32_t address = add_offset(AddressFormat::Global64, args, c_u64(arg.offset));
+    // Arguments inside the pushed window are read from push constants.
+    bool pushed = arg.offset >= kArgumentScratchBytes &&
+                  arg.offset + arg.size <= kArgumentScratchBytes + 4 * push_argument_words_;
+    AddressFormat from = pushed ? AddressFormat::Push32 : AddressFormat::Global64;
+    uint32_t address = pushed ? c_u32(arg.offset - kArgumentScratchBytes)
+                              : add_offset(AddressFormat::Global64, args, c_u64(arg.offset));
+    if (pushed) pushed_end = arg.offset + arg.size - kArgumentScratchBytes;
     if (byval) {
       // The kernel receives a private copy of the struct.
       const Layout& l = layout_.of(arg_type);
       private_bytes_ = (private_bytes_ + 7) / 8 * 8;
       uint32_t copy = c_u32(private_bytes_);
       private_bytes_ += (l.size + 3) / 4 * 4;
-      uint32_t v = load(AddressFormat::Global64, address, arg_type, l.alignment);
+      uint32_t v = load(from, address, arg_type, l.alignment);
       store(AddressFormat::Private32, copy, arg_type, v, l.alignment);
       call.push_back(copy);
     } else if (arg.kind == ArgKind::LocalPointer) {
-      call.push_back(load_out(AddressFormat::Global64, address, t_uint(32), 4));
+      call.push_back(load_out(from, address, t_uint(32), 4));
     } else {
-      call.push_back(load(AddressFormat::Global64, address, arg_type,
+      call.push_back(load(from, address, arg_type,
                           arg.kind == ArgKind::GlobalPointer ? 8 : layout_.of(arg_type).alignment));
     }
     if (failed_) return false;
   }
   ki.argument_block_size = (offset + 15) / 16 * 16;
+  ki.push_constant_size = uint32_t(sizeof(DispatchBlock)) + 4 * push_argument_words_;
+  ki.pushed_arguments_offset = kArgumentScratchBytes;
+  ki.pushed_arguments_size = (pushed_end + 3) / 4 * 4;
   emit(Op::OpFunctionCall, t_void(), call);
   emit_void(Op::OpReturn, {});
   out_.functions.push_back(std::move(main));
@@ -1052,16 +1062,28 @@ bool Lowering::run(ir::Module* result) {
   out_.generator = 0;
   out_.bound = 1;
 
-  // Push constants: { u64 argument block address; u32 words[20] } (see DispatchBlock).
+  // Push constants: { u64 argument block address; u32 words[20]; u32 arguments[N] } (see
+  // DispatchBlock). The arguments are the argument block's bytes from kArgumentScratchBytes
+  // on, as far as the device's push constants reach: kernels read them there, uniform in
+  // every work-item, instead of from memory.
   uint32_t words = type(Op::OpTypeArray, {t_uint(32), c_u32(20)});
   decorate(words, spv::Decoration::ArrayStride, {4});
+  uint32_t room = ctx_.caps.max_push_constant_size > sizeof(DispatchBlock)
+                      ? ctx_.caps.max_push_constant_size - uint32_t(sizeof(DispatchBlock)) : 0;
+  push_argument_words_ = std::min<uint32_t>(room / 4, kMaxPushArgumentBytes / 4);
+  std::vector<uint32_t> members = {t_uint(64), words};
+  if (push_argument_words_) {
+    uint32_t arguments = type(Op::OpTypeArray, {t_uint(32), c_u32(push_argument_words_)});
+    decorate(arguments, spv::Decoration::ArrayStride, {4});
+    members.push_back(arguments);
+  }
   uint32_t block = take_id();
-  out_.globals.emplace_back(Op::OpTypeStruct, 0, block, std::vector<uint32_t>{t_uint(64), words});
+  out_.globals.emplace_back(Op::OpTypeStruct, 0, block, members);
   decorate(block, spv::Decoration::Block);
-  annotations_.emplace_back(Op::OpMemberDecorate, 0, 0,
-      std::vector<uint32_t>{block, 0, uint32_t(spv::Decoration::Offset), 0});
-  annotations_.emplace_back(Op::OpMemberDecorate, 0, 0,
-      std::vector<uint32_t>{block, 1, uint32_t(spv::Decoration::Offset), 8});
+  const uint32_t member_offsets[] = {0, 8, uint32_t(sizeof(DispatchBlock))};
+  for (uint32_t m = 0; m < members.size(); ++m)
+    annotations_.emplace_back(Op::OpMemberDecorate, 0, 0,
+        std::vector<uint32_t>{block, m, uint32_t(spv::Decoration::Offset), member_offsets[m]});
   push_var_ = take_id();
   out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::PushConstant, block),
                             push_var_, std::vector<uint32_t>{uint32_t(spv::StorageClass::PushConstant)});

@@ -37,6 +37,7 @@ enum class AddressFormat {
   Local32,    // byte offset into the workgroup word array
   Private32,  // byte offset into the per-invocation word array
   Generic64,  // address with the space in bits 62-63 (0 global, 1 local, 2 private)
+  Push32,     // byte offset into the arguments copied after the dispatch block (loads only)
 };
 
 class Lowering;
@@ -298,6 +299,7 @@ class Lowering {
   static constexpr uint32_t kLocalScratch = 64;
   uint32_t static_local_bytes_ = 0;  // kLocalScratch where needed (index_input)
   uint32_t push_var_ = 0;
+  uint32_t push_argument_words_ = 0;  // argument block words the push constants carry too
   std::unordered_map<uint32_t, uint32_t> builtin_vars_;  // spv::BuiltIn -> output Input variable
   uint32_t workgroup_size_ = 0;
   uint32_t private_words_constant_ = 0;  // patched at the end
@@ -308,6 +310,8 @@ class Lowering {
   static constexpr uint32_t kProgramDataSlot = 64;
   // Bytes [72, 80) hold the printf buffer address when the module calls printf.
   static constexpr uint32_t kPrintfSlot = 72;
+  // At most this many argument bytes travel in push constants (the rest are read from memory).
+  static constexpr uint32_t kMaxPushArgumentBytes = 128;
   bool uses_printf_ = false;
   std::vector<PrintfCall> printf_calls_;
   bool lower_printf(const ir::Instruction& inst);

@@ -273,6 +273,50 @@ TEST_P(Kernels, StructByValue) {
   }
 }
 
+// Arguments are read from push constants as far as they reach (128 bytes after the dispatch
+// block on lavapipe) and from the argument block in memory beyond: every kind of argument on
+// both sides of the edge, unaligned neighbours included.
+TEST_P(Kernels, ArgumentsOnBothSidesOfThePushConstantWindow) {
+  const size_t n = 64;
+  cl_char c = -5;
+  cl_short s = -1234;
+  cl_float3 f3 = {{1.5f, -2.25f, 8.0f}};
+  cl_uchar u = 200;
+  cl_long16 big;
+  for (int k = 0; k < 16; ++k) big.s[k] = (cl_long(k) << 36) - 77 * k;
+  cl_int after = 123456789;
+  cl_ushort2 pair = {{65535, 17}};
+  Program p = build(R"(
+    __kernel void args(char c, short s, __global long* out, float3 f3, uchar u, long16 big,
+                       int after, __local int* scratch, ushort2 pair) {
+      size_t i = get_global_id(0);
+      scratch[get_local_id(0)] = (int)i;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      long sum = c + s + (long)(f3.x * 4) + (long)(f3.y * 4) + (long)(f3.z * 4) + u;
+      out[4 * i] = sum + scratch[get_local_size(0) - 1 - get_local_id(0)];
+      out[4 * i + 1] = big[i % 16];
+      out[4 * i + 2] = after;
+      out[4 * i + 3] = (long)pair.x * 100000 + pair.y;
+    })");
+  Kernel k = kernel(p, "args");
+  Mem out = poisoned(n * 4 * 8);
+  set_arg(k, 0, c); set_arg(k, 1, s); set_mem_arg(k, 2, out); set_arg(k, 3, f3);
+  set_arg(k, 4, u); set_arg(k, 5, big); set_arg(k, 6, after);
+  ASSERT_EQ(clSetKernelArg(k.get(), 7, 16 * sizeof(cl_int), nullptr), CL_SUCCESS);
+  set_arg(k, 8, pair);
+  size_t local = 16;
+  run(k, 1, &n, &local);
+  auto r = read<int64_t>(out, n * 4);
+  for (size_t i = 0; i < n; ++i) {
+    size_t mirrored = i / local * local + (local - 1 - i % local);
+    int64_t sum = c + s + int64_t(f3.s[0] * 4) + int64_t(f3.s[1] * 4) + int64_t(f3.s[2] * 4) + u;
+    ASSERT_EQ(r[4 * i], sum + int64_t(mirrored)) << i;
+    ASSERT_EQ(r[4 * i + 1], big.s[i % 16]) << i;
+    ASSERT_EQ(r[4 * i + 2], after) << i;
+    ASSERT_EQ(r[4 * i + 3], int64_t(pair.s[0]) * 100000 + pair.s[1]) << i;
+  }
+}
+
 TEST_P(Kernels, CharShortLongArithmetic) {
   const size_t n = 512;
   std::uniform_int_distribution<int> dist(-128, 127);

@@ -70,7 +70,8 @@ struct TargetCaps {
 };
 
 // The push-constant block every translated kernel reads (std430 layout, 88 bytes).
-// The frontend fills one per dispatch (or per region of a split dispatch).
+// The frontend fills one per dispatch (or per region of a split dispatch), followed by the
+// argument block's bytes [pushed_arguments_offset, +pushed_arguments_size) (KernelInterface).
 struct DispatchBlock {
   uint64_t argument_block_address;  // device address of this enqueue's argument block
   uint32_t global_offset[3];
@@ -127,6 +128,11 @@ struct KernelInterface {
   std::string name;
   std::vector<KernelArg> args;
   uint32_t argument_block_size = 0;    // bytes, a multiple of 16
+  // Push constants: the pipeline layout's range (the DispatchBlock and room for arguments),
+  // and which bytes of the argument block follow the DispatchBlock there.
+  uint32_t push_constant_size = sizeof(DispatchBlock);
+  uint32_t pushed_arguments_offset = 0;
+  uint32_t pushed_arguments_size = 0;
   uint32_t static_local_memory_size = 0;  // bytes of __local program-scope/kernel variables
   uint32_t private_memory_size = 0;    // bytes of emulated private memory per work-item
   // Where the frontend writes the device address of the program's data (program-scope

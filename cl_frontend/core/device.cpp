@@ -69,6 +69,7 @@ k2s::TargetCaps _cl_device_id::unprobed_caps() const {
   caps.preserve_inf_nan32 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat32;
   caps.preserve_inf_nan64 = info_.float_controls.shaderSignedZeroInfNanPreserveFloat64;
   caps.max_push_constant_size = info_.properties.limits.maxPushConstantsSize;
+  caps.vulkan_memory_model = info_.vulkan_memory_model;
   caps.max_work_group_size = uint32_t(max_work_group_size());
   if (has_subgroups()) caps.subgroup_size = subgroup_size();
   return caps;

@@ -3,6 +3,7 @@
 #include "passes/pass.h"
 #include "passes/reducible.h"
 #include "passes/structurize.h"
+#include "passes/vulkan_memory_model.h"
 
 namespace vkcl::k2s {
 
@@ -17,6 +18,7 @@ const Entry kPasses[] = {
     {"reducible", create_reducible_pass},
     {"structurize", create_structurize_pass},
     {"lower-to-shader", create_lower_to_shader_pass},
+    {"vulkan-memory-model", create_vulkan_memory_model_pass},
 };
 }  // namespace
 

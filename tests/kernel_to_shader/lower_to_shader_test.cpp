@@ -54,6 +54,9 @@ Lowered lower(const std::string& body, k2s::TargetCaps caps = {}) {
   auto pass = k2s::create_lower_to_shader_pass();
   Lowered out;
   out.ok = pass->Process(m, context) != k2s::PassStatus::Failure;
+  // The memory model pass follows, as in translate(); it changes nothing without the cap.
+  if (out.ok) out.ok = k2s::create_pass("vulkan-memory-model")->Process(m, context) !=
+                       k2s::PassStatus::Failure;
   out.log = context.log;
   if (!out.ok) return out;
   std::vector<uint32_t> words = ir::serialize(m);
@@ -104,6 +107,52 @@ OpFunctionEnd
   EXPECT_EQ(ki.args[0].offset % 8, 0u);
   EXPECT_EQ(ki.argument_block_size % 16, 0u);
   EXPECT_GE(ki.argument_block_size, ki.args[0].offset + 8);
+}
+
+// Where the device has Vulkan's memory model, shaders declare it: global and local accesses are
+// non-private, and the barrier's acquire-release makes them available and visible. Relaxed
+// atomics stay as they are. Without the model, GLSL450 and plain accesses.
+TEST(LowerToShader, VulkanMemoryModelWhereTheDeviceHasIt) {
+  const std::string body = std::string(R"(
+OpEntryPoint Kernel %k "local_copy"
+)") + kTypes + R"(
+%fn = OpTypeFunction %void %lptr_uint %gptr_uint %uint
+%k = OpFunction %void None %fn
+%tmp = OpFunctionParameter %lptr_uint
+%out = OpFunctionParameter %gptr_uint
+%x = OpFunctionParameter %uint
+%entry = OpLabel
+OpStore %tmp %x Aligned 4
+OpControlBarrier %uint_2 %uint_2 %uint_272
+%v = OpLoad %uint %tmp Aligned 4
+OpStore %out %v Aligned 4
+%old = OpAtomicIAdd %uint %out %uint_2 %uint_0 %v
+OpReturn
+OpFunctionEnd
+)";
+  k2s::TargetCaps caps;
+  caps.vulkan_memory_model = true;
+  Lowered r = lower(body, caps);
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(r.invalid, "") << r.text;
+  EXPECT_NE(r.text.find("OpMemoryModel PhysicalStorageBuffer64 Vulkan"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("OpCapability VulkanMemoryModelDeviceScope"), std::string::npos);
+  // AcquireRelease | WorkgroupMemory | MakeAvailable | MakeVisible.
+  EXPECT_NE(r.text.find("OpControlBarrier %uint_2 %uint_2 %uint_24840"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("OpAtomicIAdd %uint %"), std::string::npos);
+  EXPECT_NE(r.text.find("%uint_1 %uint_0 %"), std::string::npos) << r.text;  // relaxed, device
+  // The local store and load and the global store; push constants stay private.
+  size_t non_private = 0;
+  for (size_t at = 0; (at = r.text.find("NonPrivatePointer", at)) != std::string::npos; ++at)
+    ++non_private;
+  EXPECT_EQ(non_private, 3u) << r.text;
+  EXPECT_NE(r.text.find("Aligned|NonPrivatePointer 4"), std::string::npos) << r.text;
+
+  Lowered plain = lower(body);
+  ASSERT_TRUE(plain.ok) << plain.log;
+  EXPECT_EQ(plain.invalid, "") << plain.text;
+  EXPECT_NE(plain.text.find("OpMemoryModel PhysicalStorageBuffer64 GLSL450"), std::string::npos);
+  EXPECT_EQ(plain.text.find("NonPrivatePointer"), std::string::npos);
 }
 
 TEST(LowerToShader, LocalArgumentsAndBarriers) {

@@ -61,6 +61,9 @@ struct TargetCaps {
   bool exact_float64 = false;
   bool exact_fma64 = false;   // 64-bit Fma fused (else polyfills/fp64.cl's fma)
   bool exact_sqrt64 = false;  // 64-bit Sqrt correctly rounded (else polyfills/fp64.cl's sqrt)
+  // Vulkan's memory model with device scope (vulkanMemoryModel, vulkanMemoryModelDeviceScope):
+  // shaders declare it instead of GLSL450 (passes/vulkan_memory_model.h).
+  bool vulkan_memory_model = false;
   uint32_t max_push_constant_size = 128;
   // maxComputeWorkGroupInvocations: sizes the local scratch work-group functions use.
   uint32_t max_work_group_size = 1024;

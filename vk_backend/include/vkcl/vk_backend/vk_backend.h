@@ -35,7 +35,7 @@ struct DeviceInfo {
   bool storage_buffer_16bit = false;
   bool buffer_device_address = false;  // required
   bool timeline_semaphore = false;     // required
-  bool vulkan_memory_model = false;
+  bool vulkan_memory_model = false;   // vulkanMemoryModel with vulkanMemoryModelDeviceScope
   bool shader_buffer_int64_atomics = false;
   bool shader_shared_int64_atomics = false;
   bool subgroup_extended_types = false;  // 8/16-bit integers and halves in subgroup operations

@@ -581,6 +581,38 @@ class Structurizer {
     return r;
   }
 
+  // The first block, in reverse post-order, that every path from |from| to |to| inside |r|
+  // passes through, if it is dominated by |from| and free to become a merge (not a loop
+  // header, merge, continue or small returning block); -1 otherwise.
+  int nearest_cut(Cfg& cfg, const Region& r, int from, int to) {
+    auto in_region = [&](int y) { return r.nodes.count(y) || r.collapsed.count(y); };
+    auto reaches_avoiding = [&](int avoid) {
+      std::set<int> seen = {from};
+      std::vector<int> work = {from};
+      while (!work.empty()) {
+        int x = work.back();
+        work.pop_back();
+        if (x == to) return true;
+        auto c = r.collapsed.find(x);
+        std::vector<int> next = c != r.collapsed.end() ? std::vector<int>{c->second} : cfg.successors(x);
+        for (int y : next)
+          if (y != avoid && in_region(y) && seen.insert(y).second) work.push_back(y);
+      }
+      return false;
+    };
+    for (int x : cfg.rpo()) {
+      if (x == from || x == to || !in_region(x) || !cfg.dominates(from, x)) continue;
+      if (reaches_avoiding(x)) continue;
+      uint32_t label = f_.blocks[x].label;
+      bool header = std::any_of(loops_.begin(), loops_.end(),
+                                [&](const Loop& l) { return l.header == label; });
+      if (header || merges_.count(label) || continues_.count(label) || is_small_return(f_.blocks[x]))
+        return -1;
+      return x;
+    }
+    return -1;
+  }
+
   // Immediate post-dominator of |b| in |r|, ignoring paths that leave the region. Returns
   // -2 when the region's sink (continue block or function exit) is the answer, -3 when no
   // path from |b| reaches the sink.
@@ -710,6 +742,15 @@ class Structurizer {
             m = mb;
             break;
           }
+        }
+        // Where every path from here to that merge (the returning ones aside) passes through
+        // one block of this construct, that block is the merge: the paths meet there, as an
+        // `if` without `else` meets at its end. (A forwarding block to the enclosing merge
+        // instead made the end of the `then` part branch into the `else` part, which Mesa's
+        // SPIR-V reader rejects as a cross edge.)
+        if (m >= 0 && !is_small_return(f_.blocks[m])) {
+          int cut = nearest_cut(cfg, r, hi, m);
+          if (cut >= 0) m = cut;
         }
         for (int x : cfg.rpo()) {
           if (m >= 0 && !is_small_return(f_.blocks[m])) break;

@@ -217,6 +217,11 @@ TEST_P(RandomPrograms, MatchTheInterpreter) { check(77, 30); }
 // dispatch loop that the work-group runs in step (dispatch_loop.h).
 TEST_P(RandomPrograms, BarriersInStepThroughADispatchLoop) { check(77, 272, {147, 271}); }
 
+// A return three `if`s deep, then a loop, in an `if` without `else`: that `if` must merge where
+// its two paths meet, not branch from the end of its `then` part into the block after it
+// (which Mesa's SPIR-V reader rejected, so the kernel could not run at -cl-opt-disable).
+TEST_P(RandomPrograms, ReturnDeepInsideAnIfWithoutElse) { check(77, 845, {844}); }
+
 INSTANTIATE_TEST_SUITE_P(Options, RandomPrograms,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

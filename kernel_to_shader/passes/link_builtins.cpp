@@ -11,7 +11,9 @@
 #include <cstring>
 #include <fstream>
 #include <algorithm>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -419,12 +421,12 @@ class Linker {
       bool touched = false;
       std::vector<ir::Instruction> entry_vars;
       bool ok = true;
+      bool loose_fma = fi >= user_functions_ && !exact_fma_functions_.count(m_.functions[fi].id());
       // Library calls; everything else is kept for lower-to-shader.
       auto process = [&](ir::Instruction i) {
         const Builtin* b = i.opcode == Op::OpExtInst && i.operands[0] == opencl_
                                ? find_builtin(i.operands[1])
                                : nullptr;
-        bool loose_fma = fi >= user_functions_ && !exact_fma_functions_.count(m_.functions[fi].id());
         if (b && !wanted(*b, scalar_code(split(i.type_id).first, 'F'), ctx_.caps, loose_fma))
           b = nullptr;
         if (!b) {
@@ -441,7 +443,14 @@ class Linker {
         std::vector<ir::Instruction> parts;
         if (i.opcode == Op::OpExtInst && i.operands[0] == opencl_ && through_double(i, &parts)) {
           touched = true;
-          for (ir::Instruction& p : parts) process(std::move(p));
+          // The fix-ups around a wide call are component-wise instructions of their own.
+          for (ir::Instruction& p : parts) {
+            std::vector<ir::Instruction> components;
+            if (p.opcode == Op::OpExtInst && split_vector_op(p, &components, loose_fma))
+              for (ir::Instruction& c : components) process(std::move(c));
+            else
+              process(std::move(p));
+          }
         } else {
           process(i);
         }
@@ -449,7 +458,7 @@ class Linker {
       for (size_t ii = 0; ii < insts.size() && ok; ++ii) {
         const ir::Instruction& i = insts[ii];
         std::vector<ir::Instruction> parts;
-        if ((i.opcode == Op::OpExtInst && i.operands[0] == opencl_ && split_vector_op(i, &parts)) ||
+        if ((i.opcode == Op::OpExtInst && i.operands[0] == opencl_ && split_vector_op(i, &parts, loose_fma)) ||
             split_wide_relational(i, &parts)) {
           touched = true;
           for (ir::Instruction& p : parts) via_double(p);
@@ -598,7 +607,7 @@ class Linker {
   // shuffle/shuffle2 (any width) and component-wise built-ins on 8- and 16-component vectors
   // become per-component instructions here, in the Kernel module, where each scalar
   // built-in then takes its ordinary path (library call or lower-to-shader).
-  bool split_vector_op(const ir::Instruction& i, std::vector<ir::Instruction>* out) {
+  bool split_vector_op(const ir::Instruction& i, std::vector<ir::Instruction>* out, bool loose_fma) {
     uint32_t n = i.operands[1];
     std::vector<uint32_t> args(i.operands.begin() + 2, i.operands.end());
     auto [elem, count] = split(i.type_id);
@@ -640,6 +649,11 @@ class Linker {
       wide = wide || split(type_of(a)).second >= 8;
     }
     if (!wide) return false;
+    // A library function takes the whole vector: expand() loops over its components.
+    if (const Builtin* b = find_builtin(n))
+      if (wanted(*b, scalar_code(elem, 'F'), ctx_.caps, loose_fma) && b->signature[0] != 'G' &&
+          count >= kLoopedWidth && n != cl::Ldexp)  // ldexp's clamp would stay wide
+        return false;
     uint32_t width = 0;
     for (uint32_t a : args) width = std::max(width, split(type_of(a)).second);
     width = std::max(width, count);
@@ -758,6 +772,87 @@ class Linker {
     }
   }
 
+  // A function that applies library function |fid| to each component of 8- and 16-component
+  // vectors in a loop: one call site instead of one per component. Drivers inline every call,
+  // and 16 inlined copies of a large function (double cos, tgamma) took lavapipe about a
+  // minute to compile. Made once per callee and signature.
+  // Pointer arguments (sincos's cosine, frexp's exponent) are gathered the same way and stored
+  // through the caller's pointer once, after the loop.
+  uint32_t component_loop(uint32_t fid, uint32_t op, uint32_t result_type,
+                          const std::vector<uint32_t>& args, const std::vector<bool>& is_pointer) {
+    std::vector<uint32_t> arg_types;
+    for (uint32_t a : args) arg_types.push_back(type_of(a));
+    auto key = std::make_tuple(fid, result_type, arg_types);
+    auto found = component_loops_.find(key);
+    if (found != component_loops_.end()) return found->second;
+    auto [res_elem, count] = split(result_type);
+    uint32_t u32 = importer_.intern(ir::Instruction(Op::OpTypeInt, 0, 0, {32, 0}));
+    std::vector<uint32_t> signature = {result_type};
+    signature.insert(signature.end(), arg_types.begin(), arg_types.end());
+    uint32_t fn_type = importer_.intern(ir::Instruction(Op::OpTypeFunction, 0, 0, signature));
+    uint32_t undef = importer_.intern(ir::Instruction(Op::OpUndef, result_type, 0, {}));
+    reindex();
+    uint32_t boolean = bool_type(), zero = constant_of(u32, 0), one = constant_of(u32, 1),
+             n = constant_of(u32, count);
+
+    ir::Function f;
+    uint32_t id = m_.take_id();
+    f.definition = ir::Instruction(Op::OpFunction, result_type, id, {0, fn_type});
+    std::vector<uint32_t> params;
+    for (uint32_t t : arg_types) {
+      params.push_back(m_.take_id());
+      f.parameters.emplace_back(Op::OpFunctionParameter, t, params.back());
+    }
+    uint32_t entry = m_.take_id(), head = m_.take_id(), body = m_.take_id(), exit = m_.take_id();
+    uint32_t k = m_.take_id(), acc = m_.take_id(), k_next = m_.take_id(), acc_next = m_.take_id();
+    const ir::Function* callee = function_by_id(fid);
+    std::vector<ir::Instruction> e, h, b, x;
+    h.emplace_back(Op::OpPhi, u32, k, std::vector<uint32_t>{zero, entry, k_next, body});
+    h.emplace_back(Op::OpPhi, result_type, acc, std::vector<uint32_t>{undef, entry, acc_next, body});
+    std::vector<uint32_t> call = {fid}, scalars;
+    struct Gathered { uint32_t temp, accumulator, next, vector; };  // one per pointer argument
+    std::vector<Gathered> gathered;
+    for (size_t a = 0; a < params.size(); ++a) {
+      if (is_pointer[a]) {
+        uint32_t temp = m_.take_id(), gather = m_.take_id(), gather_next = m_.take_id();
+        uint32_t temp_type = callee->parameters[a].type_id;
+        uint32_t vector = def(arg_types[a])->operands[1];
+        uint32_t none = importer_.intern(ir::Instruction(Op::OpUndef, vector, 0, {}));
+        reindex();
+        e.emplace_back(Op::OpVariable, temp_type, temp,
+                       std::vector<uint32_t>{uint32_t(spv::StorageClass::Function)});
+        h.emplace_back(Op::OpPhi, vector, gather, std::vector<uint32_t>{none, entry, gather_next, body});
+        gathered.push_back({temp, gather, gather_next, vector});
+        call.push_back(temp);
+        scalars.push_back(temp);
+        x.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{params[a], gather});
+        continue;
+      }
+      auto [elem, a_count] = split(arg_types[a]);
+      call.push_back(a_count == 1 ? params[a] : emit(&b, Op::OpVectorExtractDynamic, elem, {params[a], k}));
+      scalars.push_back(call.back());
+    }
+    uint32_t more = emit(&h, Op::OpULessThan, boolean, {k, n});
+    h.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{more, body, exit});
+    uint32_t r = fix_edges(op, emit(&b, Op::OpFunctionCall, res_elem, call), scalars, res_elem, &b);
+    emit(&b, Op::OpVectorInsertDynamic, result_type, {acc, r, k}, acc_next);
+    for (const Gathered& g : gathered) {
+      uint32_t part = emit(&b, Op::OpLoad, split(g.vector).first, {g.temp});
+      emit(&b, Op::OpVectorInsertDynamic, g.vector, {g.accumulator, part, k}, g.next);
+    }
+    emit(&b, Op::OpIAdd, u32, {k, one}, k_next);
+    b.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{head});
+    e.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{head});
+    x.emplace_back(Op::OpReturnValue, 0, 0, std::vector<uint32_t>{acc});
+    f.blocks.push_back({entry, std::move(e)});
+    f.blocks.push_back({head, std::move(h)});
+    f.blocks.push_back({body, std::move(b)});
+    f.blocks.push_back({exit, std::move(x)});
+    m_.functions.push_back(std::move(f));
+    component_loops_[key] = id;
+    return id;
+  }
+
   bool expand(const ir::Instruction& i, const Builtin& b, std::vector<ir::Instruction>* out,
               std::vector<ir::Instruction>* entry_vars) {
     std::vector<uint32_t> args(i.operands.begin() + 2, i.operands.end());
@@ -783,6 +878,12 @@ class Linker {
     for (const char* s = b.signature; *s && a < args.size(); ++s) {
       if (*s == 'P') { is_pointer[a] = true; continue; }
       ++a;
+    }
+    if (!whole && count >= kLoopedWidth && res_count == count) {
+      std::vector<uint32_t> ops = {component_loop(fid, b.op, i.type_id, args, is_pointer)};
+      ops.insert(ops.end(), args.begin(), args.end());
+      emit(out, Op::OpFunctionCall, i.type_id, ops, i.result_id);
+      return true;
     }
     std::vector<uint32_t> results;
     std::vector<std::vector<uint32_t>> stored(args.size());
@@ -836,6 +937,9 @@ class Linker {
   bool changed_ = false;
   size_t user_functions_ = 0;  // m_.functions from here on were imported from a library
   std::unordered_set<uint32_t> exact_fma_functions_;  // imported for a needs_exact_fma built-in
+  // Vectors at least this wide call library functions through a loop (component_loop).
+  static constexpr uint32_t kLoopedWidth = 8;
+  std::map<std::tuple<uint32_t, uint32_t, std::vector<uint32_t>>, uint32_t> component_loops_;
   std::unordered_map<uint32_t, const ir::Instruction*> defs_;
   std::unordered_map<uint32_t, uint32_t> value_types_;
 };

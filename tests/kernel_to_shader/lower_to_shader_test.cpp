@@ -109,11 +109,10 @@ OpFunctionEnd
   EXPECT_GE(ki.argument_block_size, ki.args[0].offset + 8);
 }
 
-// Where the device has Vulkan's memory model, shaders declare it: global and local accesses are
-// non-private, and the barrier's acquire-release makes them available and visible. Relaxed
-// atomics stay as they are. Without the model, GLSL450 and plain accesses.
-TEST(LowerToShader, VulkanMemoryModelWhereTheDeviceHasIt) {
-  const std::string body = std::string(R"(
+// A store to a __local argument, a work-group barrier, the value read back and written to a
+// __global argument, and a relaxed atomic add there.
+std::string local_copy_kernel() {
+  return std::string(R"(
 OpEntryPoint Kernel %k "local_copy"
 )") + kTypes + R"(
 %fn = OpTypeFunction %void %lptr_uint %gptr_uint %uint
@@ -130,6 +129,13 @@ OpStore %out %v Aligned 4
 OpReturn
 OpFunctionEnd
 )";
+}
+
+// Where the device has Vulkan's memory model, shaders declare it: global and local accesses are
+// non-private, and the barrier's acquire-release makes them available and visible. Relaxed
+// atomics stay as they are. Without the model, GLSL450 and plain accesses.
+TEST(LowerToShader, VulkanMemoryModelWhereTheDeviceHasIt) {
+  const std::string body = local_copy_kernel();
   k2s::TargetCaps caps;
   caps.vulkan_memory_model = true;
   Lowered r = lower(body, caps);
@@ -156,22 +162,7 @@ OpFunctionEnd
 }
 
 TEST(LowerToShader, LocalArgumentsAndBarriers) {
-  Lowered r = lower(std::string(R"(
-OpEntryPoint Kernel %k "local_copy"
-)") + kTypes + R"(
-%fn = OpTypeFunction %void %lptr_uint %gptr_uint %uint
-%k = OpFunction %void None %fn
-%tmp = OpFunctionParameter %lptr_uint
-%out = OpFunctionParameter %gptr_uint
-%x = OpFunctionParameter %uint
-%entry = OpLabel
-OpStore %tmp %x Aligned 4
-OpControlBarrier %uint_2 %uint_2 %uint_272
-%v = OpLoad %uint %tmp Aligned 4
-%old = OpAtomicIAdd %uint %out %uint_2 %uint_0 %v
-OpReturn
-OpFunctionEnd
-)");
+  Lowered r = lower(local_copy_kernel());
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_EQ(r.invalid, "") << r.text;
   EXPECT_NE(r.text.find("Workgroup"), std::string::npos);

@@ -395,15 +395,16 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
                             auto address = queue->argument_block(shared->arguments.data(),
                                                                  shared->arguments.size());
                             if (!address) return address.error();
+                            // The dispatch block, then the pushed arguments.
                             const size_t block = sizeof(k2s::DispatchBlock);
-                            std::vector<uint8_t> push(block + shared->pushed_arguments.size());
-                            std::copy(shared->pushed_arguments.begin(),
-                                      shared->pushed_arguments.end(), push.begin() + block);
+                            uint8_t push[sizeof(k2s::DispatchBlock) + k2s::kMaxPushedArgumentBytes];
+                            std::memcpy(push + block, shared->arguments.data() + shared->pushed_offset,
+                                        shared->pushed_size);
                             for (LaunchRegion& region : shared->regions) {
                               region.dispatch.argument_block_address = *address;
-                              std::memcpy(push.data(), &region.dispatch, block);
+                              std::memcpy(push, &region.dispatch, block);
                               VkResult vr = queue->stream->dispatch(
-                                  *region.pipeline, push.data(), uint32_t(push.size()),
+                                  *region.pipeline, push, uint32_t(block + shared->pushed_size),
                                   region.groups[0], region.groups[1], region.groups[2]);
                               if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
                             }

@@ -245,10 +245,9 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         std::make_shared<cl::PrintfOutput>(std::move(buffer), ki.printf_calls, printf_pool_);
   }
   // The arguments the kernel reads from push constants, which follow the dispatch block.
-  size_t pushed_from = std::min<size_t>(ki.pushed_arguments_offset, plan.arguments.size());
-  size_t pushed_to = std::min<size_t>(pushed_from + ki.pushed_arguments_size, plan.arguments.size());
-  plan.pushed_arguments.assign(plan.arguments.begin() + pushed_from,
-                               plan.arguments.begin() + pushed_to);
+  plan.pushed_offset = std::min<uint32_t>(ki.pushed_arguments_offset, uint32_t(plan.arguments.size()));
+  plan.pushed_size = std::min<uint32_t>({ki.pushed_arguments_size, k2s::kMaxPushedArgumentBytes,
+                                         uint32_t(plan.arguments.size()) - plan.pushed_offset});
   // CL_OUT_OF_RESOURCES if the kernel needs more local memory than the device has.
   if (local_bytes > device->vk_info().properties.limits.maxComputeSharedMemorySize)
     return cl::Error{CL_OUT_OF_RESOURCES};

@@ -25,7 +25,10 @@ struct LaunchRegion {
 struct LaunchPlan {
   std::vector<LaunchRegion> regions;
   std::vector<uint8_t> arguments;
-  std::vector<uint8_t> pushed_arguments;  // pushed after each region's dispatch block
+  // Bytes [pushed_offset, +pushed_size) of |arguments| follow each region's dispatch block
+  // in push constants.
+  uint32_t pushed_offset = 0;
+  uint32_t pushed_size = 0;
   std::vector<vkcl::cl::Ref<_cl_mem>> buffers;
   std::shared_ptr<vkcl::vk::Buffer> program_data;
   std::shared_ptr<vkcl::cl::PrintfOutput> printf_output;  // printed when the command retires

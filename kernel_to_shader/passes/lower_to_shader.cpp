@@ -1070,7 +1070,7 @@ bool Lowering::run(ir::Module* result) {
   decorate(words, spv::Decoration::ArrayStride, {4});
   uint32_t room = ctx_.caps.max_push_constant_size > sizeof(DispatchBlock)
                       ? ctx_.caps.max_push_constant_size - uint32_t(sizeof(DispatchBlock)) : 0;
-  push_argument_words_ = std::min<uint32_t>(room / 4, kMaxPushArgumentBytes / 4);
+  push_argument_words_ = std::min<uint32_t>(room / 4, kMaxPushedArgumentBytes / 4);
   std::vector<uint32_t> members = {t_uint(64), words};
   if (push_argument_words_) {
     uint32_t arguments = type(Op::OpTypeArray, {t_uint(32), c_u32(push_argument_words_)});

@@ -310,8 +310,6 @@ class Lowering {
   static constexpr uint32_t kProgramDataSlot = 64;
   // Bytes [72, 80) hold the printf buffer address when the module calls printf.
   static constexpr uint32_t kPrintfSlot = 72;
-  // At most this many argument bytes travel in push constants (the rest are read from memory).
-  static constexpr uint32_t kMaxPushArgumentBytes = 128;
   bool uses_printf_ = false;
   std::vector<PrintfCall> printf_calls_;
   bool lower_printf(const ir::Instruction& inst);

@@ -89,6 +89,9 @@ struct DispatchBlock {
   uint32_t pad3;
 };
 static_assert(sizeof(DispatchBlock) == 88);
+// At most this many argument bytes follow the DispatchBlock in push constants (the rest are
+// read from the argument block in memory).
+inline constexpr uint32_t kMaxPushedArgumentBytes = 128;
 
 // Specialization constant ids every translated kernel declares.
 inline constexpr uint32_t kSpecLocalSizeX = 0;

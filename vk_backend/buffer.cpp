@@ -20,7 +20,9 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   b->size_ = size;
   VkDevice d = device->handle();
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-  info.size = size;
+  // Whole 32-bit words: kernels on devices without 8/16-bit storage read the word holding a
+  // buffer's last byte.
+  info.size = (size + 3) & ~VkDeviceSize(3);
   info.usage = kUsage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VkResult r = vkCreateBuffer(d, &info, nullptr, &b->buffer_);

@@ -69,6 +69,21 @@ void describe_extension_features(VkPhysicalDevice physical,
   info->shader_subgroup_clock = has_clock && clock.shaderSubgroupClock;
 }
 
+// VKCL_WITHOUT_FEATURES=int8,int16,storage8,storage16,float16: the device is described, and
+// later created, as if it lacked these features, so the emulation a smaller device needs runs
+// (and is tested) on any driver.
+void hide_features(DeviceInfo* info) {
+  const char* list = std::getenv("VKCL_WITHOUT_FEATURES");
+  if (!list) return;
+  std::string names = std::string(",") + list + ",";
+  auto hidden = [&](const char* name) { return names.find(std::string(",") + name + ",") != std::string::npos; };
+  if (hidden("int8")) info->shader_int8 = false;
+  if (hidden("int16")) info->features.shaderInt16 = false;
+  if (hidden("storage8")) info->storage_buffer_8bit = false;
+  if (hidden("storage16")) info->storage_buffer_16bit = false;
+  if (hidden("float16")) info->shader_float16 = false;
+}
+
 DeviceInfo describe(VkPhysicalDevice physical) {
   DeviceInfo info;
   info.physical = physical;
@@ -116,6 +131,7 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   info.shader_shared_int64_atomics = f12.shaderSharedInt64Atomics;
   info.subgroup_extended_types = f12.shaderSubgroupExtendedTypes;
   describe_extension_features(physical, extensions, &info);
+  hide_features(&info);
 
   vkGetPhysicalDeviceMemoryProperties(physical, &info.memory);
   for (uint32_t i = 0; i < info.memory.memoryTypeCount; ++i) {

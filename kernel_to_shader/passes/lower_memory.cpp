@@ -211,16 +211,11 @@ void Lowering::store_words_unaligned(AddressFormat f, uint32_t off, uint32_t out
   }
 }
 
-// 8- and 16-bit values in global memory need the device's small-type storage features.
+// 8- and 16-bit values in global memory need the device's small-type storage features
+// (widen-small-integers goes through 32-bit words where it lacks them).
 void Lowering::require_storage_access(uint32_t width) {
-  if (width == 8) {
-    if (!ctx_.caps.storage8) fail("8-bit global memory access needs storageBuffer8BitAccess");
-    need_capability(spv::Capability::StorageBuffer8BitAccess);
-  }
-  if (width == 16) {
-    if (!ctx_.caps.storage16) fail("16-bit global memory access needs storageBuffer16BitAccess");
-    need_capability(spv::Capability::StorageBuffer16BitAccess);
-  }
+  if (width == 8) need_capability(spv::Capability::StorageBuffer8BitAccess);
+  if (width == 16) need_capability(spv::Capability::StorageBuffer16BitAccess);
 }
 
 uint32_t Lowering::load_out(AddressFormat f, uint32_t address, uint32_t out_type,

@@ -215,8 +215,7 @@ uint32_t Lowering::lower_type(uint32_t in_type) {
     case Op::OpTypeBool: out = t_bool(); break;
     case Op::OpTypeEvent: out = t_uint(64); break;  // async copies complete at once (lower_group)
     case Op::OpTypeInt:
-      if (t->operands[0] == 8 && !ctx_.caps.int8) fail("8-bit integers need shaderInt8");
-      if (t->operands[0] == 16 && !ctx_.caps.int16) fail("16-bit integers need shaderInt16");
+      // Without shaderInt8/shaderInt16, widen-small-integers carries them in 32 bits.
       out = t_uint(t->operands[0]);
       break;
     case Op::OpTypeFloat:

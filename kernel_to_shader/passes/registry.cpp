@@ -4,6 +4,7 @@
 #include "passes/reducible.h"
 #include "passes/structurize.h"
 #include "passes/vulkan_memory_model.h"
+#include "passes/widen_small_integers.h"
 
 namespace vkcl::k2s {
 
@@ -18,6 +19,7 @@ const Entry kPasses[] = {
     {"reducible", create_reducible_pass},
     {"structurize", create_structurize_pass},
     {"lower-to-shader", create_lower_to_shader_pass},
+    {"widen-small-integers", create_widen_small_integers_pass},
     {"vulkan-memory-model", create_vulkan_memory_model_pass},
 };
 }  // namespace

@@ -8,6 +8,7 @@
 // without it the whole translation runs and one <out-prefix>.<kernel>.spv is written per kernel.
 #include <cstdio>
 #include <fstream>
+#include <algorithm>
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -57,7 +58,7 @@ const char* kind_name(vkcl::k2s::ArgKind k) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string input, out = "out", pass, options;
+  std::string input, out = "out", pass, options, without;
   bool text = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -65,12 +66,14 @@ int main(int argc, char** argv) {
     else if (a == "--pass" && i + 1 < argc) pass = argv[++i];
     else if (a == "--build-options" && i + 1 < argc) options = argv[++i];
     else if (a == "--text") text = true;
+    else if (a == "--without" && i + 1 < argc) without = argv[++i];
     else if (a == "-h" || a == "--help") input.clear(), i = argc;
     else input = a;
   }
   if (input.empty()) {
     std::cerr << "usage: vkcl-translate input.{spv,cl} [-o out-prefix] [--pass NAME] "
-                 "[--build-options \"...\"] [--text]\npasses:";
+                 "[--build-options \"...\"] [--text]\n"
+                 "  [--without int8,int16,storage8,storage16,float16] (device features to lack)\npasses:";
     for (const auto& n : vkcl::k2s::pass_names()) std::cerr << " " << n;
     std::cerr << "\n";
     return 2;
@@ -104,6 +107,20 @@ int main(int argc, char** argv) {
   vkcl::k2s::TargetCaps caps;
   caps.int8 = caps.int16 = caps.float16 = caps.float64 = caps.storage8 = caps.storage16 = true;
   caps.int64_atomics = true;
+  for (size_t at = 0; at < without.size();) {
+    size_t end = std::min(without.find(',', at), without.size());
+    std::string name = without.substr(at, end - at);
+    at = end + 1;
+    if (name == "int8") caps.int8 = false;
+    else if (name == "int16") caps.int16 = false;
+    else if (name == "storage8") caps.storage8 = false;
+    else if (name == "storage16") caps.storage16 = false;
+    else if (name == "float16") caps.float16 = false;
+    else {
+      std::cerr << "unknown feature " << name << " in --without\n";
+      return 2;
+    }
+  }
   caps.preserve_inf_nan32 = caps.preserve_inf_nan64 = true;  // most drivers' float controls
   // A desktop GPU's subgroups: every operation class.
   caps.subgroup_operations = true;

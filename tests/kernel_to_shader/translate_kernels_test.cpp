@@ -3,6 +3,8 @@
 // pass spirv-val for Vulkan (translate() validates) and keep its interface.
 #include <gtest/gtest.h>
 
+#include <spirv/unified1/spirv.hpp11>
+
 #include "compiler/compiler.h"
 #include "vkcl/kernel_to_shader/translate.h"
 
@@ -225,6 +227,30 @@ const Case kCases[] = {
        g += atomic_fetch_min_explicit(f + 1, g, memory_order_acq_rel, memory_scope_device);
        g += atomic_fetch_max_explicit(lf, g, memory_order_relaxed, memory_scope_work_group);
        atomic_store(a + 5, (int)g); })"},
+    // char and short in every kind of instruction and memory: what a device without 8/16-bit
+    // integers gets widened (ValidWithoutNarrowIntegers).
+    {"narrow_integers", R"(typedef struct { char c; short s; uchar u[3]; } S;
+     __kernel void k(__global char* a, __global short* b, __global uchar4* c, __global ushort8* d,
+                     __global int* o, __global S* st, __local char* l, char pc, short ps) {
+       int i = get_global_id(0);
+       char x = a[i], y = a[i + 1];
+       short s = b[i];
+       l[get_local_id(0)] = x;
+       barrier(CLK_LOCAL_MEM_FENCE);
+       x = l[(get_local_id(0) + 1) % get_local_size(0)];
+       a[i] = x * y + pc; a[i + 2] = x / y; a[i + 3] = x % y; a[i + 4] = x >> (y & 7);
+       b[i] = s * s + ps; b[i + 1] = abs(s); b[i + 2] = max(s, (short)x); b[i + 3] = clz(s);
+       b[i + 4] = mul_hi(s, (short)y); b[i + 5] = add_sat(s, (short)y); b[i + 6] = rotate(s, (short)3);
+       b[i + 7] = popcount(s); b[i + 8] = upsample(x, (uchar)y); b[i + 9] = hadd(s, (short)x);
+       uchar4 v = c[i].wzyx + (uchar4)(x);
+       c[i] = v;
+       o[i] = as_int(v) + (x < y) + convert_int(s) + convert_char_sat(s) + convert_short_sat_rte((float)o[i]);
+       ushort8 w = d[i];
+       d[i] = w * (ushort8)(3) - w.s76543210;
+       o[i + 1] = as_int(as_char4((short2)(s, 7)));
+       S t = st[i]; t.c += x; t.s -= 1; t.u[1] = t.u[2]; st[i] = t;
+       switch (x) { case -3: o[i + 2] = 1; break; case 100: o[i + 2] = 2; break; default: break; }
+       o[i + 3] = (int)((float)x + (float)(uchar)y); })"},
 };
 
 // What the kernels may use: the OpenCL C 3.0 features and extensions a lavapipe device has.
@@ -255,6 +281,32 @@ TEST_P(TranslateKernels, ValidVulkanShader) {
   ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_EQ(r.kernels[0].interface.name, "k");
   EXPECT_FALSE(r.kernels[0].shader.empty());
+}
+
+// The capabilities a translated shader declares.
+std::vector<spv::Capability> capabilities(const std::vector<uint32_t>& shader) {
+  std::vector<spv::Capability> caps;
+  for (size_t at = 5; at < shader.size() && (shader[at] >> 16); at += shader[at] >> 16)
+    if (spv::Op(shader[at] & 0xffff) == spv::Op::OpCapability) caps.push_back(spv::Capability(shader[at + 1]));
+  return caps;
+}
+
+// A device without 8- and 16-bit integers or storage gets the same kernels, carried in 32 bits:
+// no narrow capability is left for the driver to reject.
+TEST_P(TranslateKernels, ValidWithoutNarrowIntegers) {
+  const Case& c = std::get<0>(GetParam());
+  compiler::DeviceFeatures features = kernel_features();
+  auto compiled = compiler::compile(c.source, std::string(std::get<1>(GetParam())) + " -cl-std=CL3.0", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, k2s::TargetCaps{});
+  ASSERT_TRUE(r.ok) << r.log;
+  ASSERT_EQ(r.kernels.size(), 1u);
+  for (spv::Capability cap : capabilities(r.kernels[0].shader)) {
+    EXPECT_NE(cap, spv::Capability::Int8);
+    EXPECT_NE(cap, spv::Capability::Int16);
+    EXPECT_NE(cap, spv::Capability::StorageBuffer8BitAccess);
+    EXPECT_NE(cap, spv::Capability::StorageBuffer16BitAccess);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,0 +1,104 @@
+// The widen-small-integers pass's state, shared by its three files: types and globals
+// (widen_small_integers.cpp), instructions (widen_instructions.cpp), global memory
+// (widen_memory.cpp).
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "passes/pass.h"
+
+namespace vkcl::k2s {
+
+// An input type, as far as widening cares.
+struct TypeInfo {
+  spv::Op opcode = spv::Op::OpNop;
+  uint32_t width = 0;   // bits of the scalar, or of the element of a vector or array of scalars
+  uint32_t count = 1;   // components of a vector, length of an array
+  bool is_float = false;
+  bool small = false;   // an integer of a widened width, or a vector or array of them
+  bool contains_small = false;  // small, or a struct or array holding such
+  uint32_t element = 0;  // element type (vectors, arrays), pointee (pointers)
+  spv::StorageClass storage{};
+};
+
+inline uint32_t lane_mask(uint32_t width) { return width >= 32 ? ~0u : (1u << width) - 1; }
+
+class Widening {
+ public:
+  Widening(ir::Module& m, PassContext& ctx) : m_(m), ctx_(ctx) {}
+  PassStatus run();
+
+ private:
+  // widen_small_integers.cpp
+  void describe_types();
+  bool uses_widened_types() const;
+  bool rewrite_globals();
+  void rename_types();
+  void drop_capabilities();
+  uint32_t mapped(uint32_t type) const;
+  const TypeInfo& info(uint32_t type) const;
+  const TypeInfo& value_info(uint32_t value) const;
+  uint32_t type(spv::Op op, std::vector<uint32_t> operands);
+  uint32_t u32();
+  uint32_t u64();
+  uint32_t u32s(uint32_t n);  // u32, or a vector of n of them
+  uint32_t constant(uint32_t value, uint32_t n);  // splat over n components
+  uint32_t constant64(uint64_t value);
+  uint32_t emit(spv::Op op, uint32_t type, std::vector<uint32_t> operands);
+  void emit_void(spv::Op op, std::vector<uint32_t> operands);
+  // The instruction that takes over |i|'s result id.
+  void emit_as(const ir::Instruction& i, spv::Op op, uint32_t type, std::vector<uint32_t> operands);
+  uint32_t mask(uint32_t v, uint32_t width, uint32_t n);
+  uint32_t sign_extend(uint32_t v, uint32_t width, uint32_t n);
+  uint32_t sign_extend_if_small(uint32_t v);
+  bool fail(const std::string& what);
+
+  // widen_instructions.cpp
+  bool rewrite(const ir::Instruction& i);
+  bool is_literal(const ir::Instruction& i, size_t k) const;
+  bool convert(const ir::Instruction& i);
+  bool extended_multiply(const ir::Instruction& i);
+  bool glsl(const ir::Instruction& i);
+  bool group(const ir::Instruction& i);
+  bool bitcast(const ir::Instruction& i);
+  // A value as pieces of at most 32 bits (each a u32 id, zero-extended, with its width in
+  // bits), lowest bits first; and a value of |type| put together from such pieces.
+  struct Piece {
+    uint32_t id;
+    uint32_t bits;
+  };
+  bool to_pieces(uint32_t v, uint32_t type, std::vector<Piece>* pieces);
+  uint32_t from_bits(const std::vector<uint32_t>& chunks, uint32_t type, uint32_t* position);
+  uint32_t half_bits(uint32_t h);       // f16 -> its 16 bits in a u32
+  uint32_t half_from_bits(uint32_t b);  // and back
+  uint32_t half2();
+
+  // widen_memory.cpp: loads and stores through PhysicalStorageBuffer pointers to widened
+  // integers or half, which the device cannot access by their own width.
+  bool narrow_global_pointer(uint32_t type) const;
+  bool load(const ir::Instruction& i);
+  bool store(const ir::Instruction& i);
+  uint32_t word_pointer(uint32_t address);
+  uint32_t load_lane(uint32_t address, uint32_t offset, uint32_t width, uint32_t alignment, bool is_volatile);
+  void store_lane(uint32_t address, uint32_t offset, uint32_t width, uint32_t alignment, uint32_t bits);
+  void merge_into_word(uint32_t word_address, uint32_t keep, uint32_t placed);
+
+  ir::Module& m_;
+  PassContext& ctx_;
+  bool widen8_ = false, widen16_ = false;
+  uint32_t glsl_ = 0;  // the GLSL.std.450 import
+  std::unordered_map<uint32_t, TypeInfo> info_;        // input type id -> what it is
+  std::unordered_map<uint32_t, uint32_t> old_type_;    // value id -> its input type
+  std::unordered_map<uint32_t, uint32_t> rename_;      // dropped duplicate type -> kept one
+  struct NarrowPointer {
+    uint32_t address;  // the u64 the pointer was made from
+    uint32_t pointee;  // input type
+  };
+  std::unordered_map<uint32_t, NarrowPointer> narrow_pointers_;
+  std::unordered_map<uint64_t, uint32_t> word_loads_;  // per load: word offset -> loaded word
+  std::vector<ir::Instruction>* out_ = nullptr;        // the block being rewritten
+};
+
+}  // namespace vkcl::k2s

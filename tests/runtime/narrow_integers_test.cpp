@@ -1,0 +1,207 @@
+// char and short where the device may lack them: these tests run in ctest twice, once on the
+// device as it is and once with VKCL_WITHOUT_FEATURES=int8,int16,storage8,storage16 (see
+// tests/CMakeLists.txt), where widen-small-integers carries them in 32-bit integers and
+// 32-bit memory words. Each result is checked against the same expression computed on the CPU.
+#include <algorithm>
+#include <bitset>
+#include <cstdint>
+
+#include "runtime/cl_harness.h"
+
+namespace vkcl::test {
+namespace {
+
+class NarrowIntegers : public KernelTest {};
+
+// Neighbouring work-items, in different work-groups, write neighbouring bytes and shorts of
+// one word at the same time (and 3-byte vectors that straddle words): none may undo another.
+TEST_P(NarrowIntegers, NeighbouringStoresFromManyWorkItemsAllLand) {
+  Program p = build(R"(
+    __kernel void k(__global uchar* b, __global ushort* s, __global char* c3) {
+      uint i = get_global_id(0);
+      b[i] = (uchar)(i * 7 + 1);
+      s[i] = (ushort)(i * 13 + 5);
+      vstore3((char3)((char)i, (char)(i >> 8), (char)~i), i, c3);
+    })");
+  Kernel k = kernel(p, "k");
+  const size_t n = 4096, local = 32;
+  Mem b = poisoned(n), s = poisoned(2 * n), c3 = poisoned(3 * n);
+  set_mem_arg(k, 0, b);
+  set_mem_arg(k, 1, s);
+  set_mem_arg(k, 2, c3);
+  run(k, 1, &n, &local);
+  auto bytes = read<uint8_t>(b, n);
+  auto shorts = read<uint16_t>(s, n);
+  auto triples = read<int8_t>(c3, 3 * n);
+  for (uint32_t i = 0; i < n; ++i) {
+    ASSERT_EQ(bytes[i], uint8_t(i * 7 + 1)) << i;
+    ASSERT_EQ(shorts[i], uint16_t(i * 13 + 5)) << i;
+    ASSERT_EQ(triples[3 * i], int8_t(i)) << i;
+    ASSERT_EQ(triples[3 * i + 1], int8_t(i >> 8)) << i;
+    ASSERT_EQ(triples[3 * i + 2], int8_t(~i)) << i;
+  }
+}
+
+// A packed struct puts short and int at odd offsets: loads and stores of 1-byte alignment.
+TEST_P(NarrowIntegers, PackedStructFieldsAtOddOffsets) {
+  struct __attribute__((packed)) P {
+    int8_t c;
+    int16_t s;
+    int32_t i;
+    uint8_t u;
+  };
+  static_assert(sizeof(P) == 8);
+  Program p = build(R"(
+    typedef struct __attribute__((packed)) { char c; short s; int i; uchar u; } P;
+    __kernel void k(__global P* p) {
+      size_t i = get_global_id(0);
+      P v = p[i];
+      v.s = (short)(v.s * 3 + v.c);
+      v.i += v.u;
+      v.c = (char)-v.c;
+      v.u = (uchar)(v.u + 200);
+      p[i] = v;
+    })");
+  Kernel k = kernel(p, "k");
+  const size_t n = 257;
+  std::vector<P> in(n);
+  std::uniform_int_distribution<int> dist(-40000, 40000);
+  for (auto& v : in) v = {int8_t(dist(rng_)), int16_t(dist(rng_)), dist(rng_) * 977, uint8_t(dist(rng_))};
+  Mem m = buffer(n * sizeof(P), in.data());
+  set_mem_arg(k, 0, m);
+  run(k, 1, &n, nullptr);
+  auto out = read<P>(m, n);
+  for (size_t i = 0; i < n; ++i) {
+    P want = in[i];
+    want.s = int16_t(want.s * 3 + want.c);
+    want.i += want.u;
+    want.c = int8_t(-want.c);
+    want.u = uint8_t(want.u + 200);
+    EXPECT_EQ(out[i].c, want.c) << i;
+    EXPECT_EQ(out[i].s, want.s) << i;
+    EXPECT_EQ(out[i].i, want.i) << i;
+    EXPECT_EQ(out[i].u, want.u) << i;
+  }
+}
+
+constexpr int kResults = 30;
+
+// What the kernel below computes, in C++ (int promotion and truncation are C's too).
+std::vector<int32_t> expected(int8_t a, int8_t b, int16_t c, int16_t d) {
+  auto sat = [](int v, int lo, int hi) { return std::clamp(v, lo, hi); };
+  auto clz8 = [](uint8_t v) { int n = 0; for (int bit = 7; bit >= 0 && !((v >> bit) & 1); --bit) ++n; return n; };
+  uint16_t uc = uint16_t(c);
+  int r = d & 15;
+  std::vector<int32_t> o(kResults);
+  o[0] = int8_t(a * b);
+  o[1] = b ? int8_t(a / b) : 0;
+  o[2] = b ? int8_t(a % b) : 0;
+  o[3] = int8_t(a >> (b & 7));
+  o[4] = uint8_t(uint8_t(a) >> (b & 7));
+  o[5] = a < b;
+  o[6] = uint8_t(a) < uint8_t(b);
+  o[7] = uint8_t(a < 0 ? -a : a);
+  o[8] = int16_t((int32_t(c) * d) >> 16);
+  o[9] = sat(a + b, -128, 127);
+  o[10] = sat(c - d, -32768, 32767);
+  o[11] = clz8(uint8_t(a));
+  o[12] = int16_t(uint16_t((uc << r) | (uc >> ((16 - r) & 15))));
+  o[13] = (a + b) >> 1;
+  o[14] = c;
+  o[15] = uint8_t(a);
+  o[16] = int32_t(int64_t(c) >> 32);
+  o[17] = int32_t(uint32_t(uint8_t(a)) | uint32_t(uint8_t(b)) << 8 | uint32_t(uint8_t(c)) << 16 |
+                  uint32_t(uint8_t(d)) << 24);
+  o[18] = int16_t(uint16_t(uint8_t(a) | uint8_t(b) << 8));
+  o[19] = int(float(a));
+  o[20] = sat(c * 3, -128, 127);
+  o[21] = c < 0 ? 0 : c > 255 ? 255 : c;
+  o[22] = int8_t(-a);
+  o[23] = int16_t(~c);
+  o[24] = std::max(a, b);
+  o[25] = std::min(uint8_t(a), uint8_t(b));
+  o[26] = sat(a * b + a, -128, 127);
+  o[27] = int(std::bitset<16>(uc).count());
+  o[28] = a == -3 ? 1 : a == 100 ? 2 : a == -128 ? 3 : 0;
+  o[29] = int16_t(uint16_t(d) >> (a & 15)) + int32_t(uint16_t(d)) / 7;
+  return o;
+}
+
+// Arithmetic, comparisons, built-ins, conversions and reinterpretations of char and short
+// on random values (and the extremes), against the CPU.
+TEST_P(NarrowIntegers, ArithmeticConversionsAndReinterpretation) {
+  Program p = build(R"(
+    __kernel void k(__global const char* ab, __global const short* cd, __global int* o) {
+      size_t i = get_global_id(0);
+      char a = ab[2 * i], b = ab[2 * i + 1];
+      short c = cd[2 * i], d = cd[2 * i + 1];
+      __global int* r = o + 30 * i;
+      r[0] = (char)(a * b);
+      r[1] = b ? (char)(a / b) : 0;
+      r[2] = b ? (char)(a % b) : 0;
+      r[3] = (char)(a >> (b & 7));
+      r[4] = (uchar)((uchar)a >> (b & 7));
+      r[5] = a < b;
+      r[6] = (uchar)a < (uchar)b;
+      r[7] = abs(a);
+      r[8] = mul_hi(c, d);
+      r[9] = add_sat(a, b);
+      r[10] = sub_sat(c, d);
+      r[11] = clz(a);
+      r[12] = rotate(c, d);
+      r[13] = hadd(a, b);
+      r[14] = c;
+      r[15] = (uchar)a;
+      r[16] = (int)(((long)c) >> 32);
+      r[17] = as_int((char4)(a, b, (char)c, (char)d));
+      r[18] = as_short((char2)(a, b));
+      r[19] = (int)(float)a;
+      r[20] = convert_char_sat(c * 3);
+      r[21] = convert_uchar_sat((float)c);
+      r[22] = (char)-a;
+      r[23] = (short)~c;
+      r[24] = max(a, b);
+      r[25] = min((uchar)a, (uchar)b);
+      r[26] = mad_sat(a, b, a);
+      r[27] = popcount(c);
+      int s = 0;
+      switch (a) { case -3: s = 1; break; case 100: s = 2; break; case -128: s = 3; break; }
+      r[28] = s;
+      r[29] = (short)((ushort)d >> (a & 15)) + (ushort)d / (ushort)7;
+    })");
+  Kernel k = kernel(p, "k");
+  const size_t n = 1024;
+  std::vector<int8_t> ab(2 * n);
+  std::vector<int16_t> cd(2 * n);
+  std::uniform_int_distribution<int> dist(0, 65535);
+  for (auto& v : ab) v = int8_t(dist(rng_));
+  for (auto& v : cd) v = int16_t(dist(rng_));
+  const int8_t edge8[] = {-128, 127, 0, -1, 1, -3, 100};
+  const int16_t edge16[] = {-32768, 32767, 0, -1, 255, 256, -256};
+  for (size_t e = 0; e < 7; ++e)
+    for (size_t f = 0; f < 7; ++f) {
+      ab[2 * (7 * e + f)] = edge8[e], ab[2 * (7 * e + f) + 1] = edge8[f];
+      cd[2 * (7 * e + f)] = edge16[e], cd[2 * (7 * e + f) + 1] = edge16[f];
+    }
+  Mem mab = buffer(ab.size(), ab.data()), mcd = buffer(2 * cd.size(), cd.data());
+  Mem out = poisoned(4 * kResults * n);
+  set_mem_arg(k, 0, mab);
+  set_mem_arg(k, 1, mcd);
+  set_mem_arg(k, 2, out);
+  run(k, 1, &n, nullptr);
+  auto got = read<int32_t>(out, kResults * n);
+  int failures = 0;
+  for (size_t i = 0; i < n && failures < 20; ++i) {
+    auto want = expected(ab[2 * i], ab[2 * i + 1], cd[2 * i], cd[2 * i + 1]);
+    for (int r = 0; r < kResults; ++r)
+      if (got[kResults * i + r] != want[r] && failures++ < 20)
+        ADD_FAILURE() << "result " << r << " for a=" << int(ab[2 * i]) << " b=" << int(ab[2 * i + 1])
+                      << " c=" << cd[2 * i] << " d=" << cd[2 * i + 1] << ": got " << got[kResults * i + r]
+                      << ", want " << want[r];
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Options, NarrowIntegers, ::testing::Values("", "-cl-opt-disable"), options_name);
+
+}  // namespace
+}  // namespace vkcl::test

@@ -64,7 +64,10 @@ bool group_arithmetic(Op op) {
 }  // namespace
 
 bool Widening::is_literal(const ir::Instruction& i, size_t k) const {
-  if (group_arithmetic(i.opcode)) return k == 1;  // the GroupOperation
+  // The GroupOperation of sub-group reductions and scans (and of ballot bit counts).
+  bool grouped = (i.opcode >= Op::OpGroupNonUniformIAdd && i.opcode <= Op::OpGroupNonUniformLogicalXor) ||
+                 i.opcode == Op::OpGroupNonUniformBallotBitCount;
+  if (grouped) return k == 1;
   return ir::is_literal_operand(i, k);
 }
 
@@ -76,17 +79,18 @@ bool Widening::rewrite(const ir::Instruction& i) {
   }
   if (op == Op::OpLoad && narrow_pointers_.count(i.operands[0])) return load(i);
   if (op == Op::OpStore && narrow_pointers_.count(i.operands[0])) return store(i);
-  bool small_operand = false;
+  bool small_operand = false, half_operand = false;
   for (size_t k = 0; k < i.operands.size(); ++k) {
     if (is_literal(i, k)) continue;
     if (narrow_pointers_.count(i.operands[k]))
       return fail("a pointer to 8- or 16-bit global data used by opcode " + std::to_string(uint32_t(op)));
     small_operand = small_operand || value_info(i.operands[k]).small;
+    half_operand = half_operand || value_info(i.operands[k]).half;
   }
   const TypeInfo& result = info(i.type_id);
   uint32_t type = mapped(i.type_id);
   if (op == Op::OpBitcast) return bitcast(i);
-  if (!result.contains_small && !small_operand) {
+  if (!result.contains_small && !small_operand && !half_operand) {
     out_->push_back(i);
     return true;
   }
@@ -94,6 +98,7 @@ bool Widening::rewrite(const ir::Instruction& i) {
     emit_as(i, Op::OpCopyObject, type, {ir::intern_global(m_, Op::OpConstantNull, type, {})});
     return true;
   }
+  if (result.half || half_operand) return half_instruction(i);
   if (carries_out(op) && result.small) {
     ir::Instruction wide = i;
     wide.result_id = m_.take_id();
@@ -148,10 +153,23 @@ bool Widening::convert(const ir::Instruction& i) {
   const TypeInfo& from = value_info(i.operands[0]);
   uint32_t type = mapped(i.type_id), v = i.operands[0], n = to.count;
   switch (i.opcode) {
-    case Op::OpConvertSToF:  // from a narrow integer: sign-extend, then convert
-      emit_as(i, i.opcode, type, {sign_extend_if_small(v)});
+    case Op::OpConvertSToF: case Op::OpConvertUToF: {
+      // From a narrow integer: sign-extend, then convert. To half: through float (an integer
+      // too large for a float to hold exactly is far beyond half's range).
+      if (i.opcode == Op::OpConvertSToF) v = sign_extend_if_small(v);
+      if (!to.half) {
+        emit_as(i, i.opcode, type, {v});
+        return true;
+      }
+      uint32_t f = emit(i.opcode, float_type(32, n), {v});
+      emit_as(i, Op::OpCopyObject, type, {round_to_half(f, 32, n)});
       return true;
+    }
     case Op::OpConvertFToU: case Op::OpConvertFToS: {
+      if (!to.small) {  // from a half: the float it is carried in converts the same
+        emit_as(i, i.opcode, type, {v});
+        return true;
+      }
       // Every narrow value fits a signed 32-bit integer; out-of-range inputs wrap as in C.
       uint32_t wide = emit(Op::OpConvertFToS, u32s(n), {v});
       emit_as(i, Op::OpBitwiseAnd, type, {wide, constant(lane_mask(to.width), n)});
@@ -257,6 +275,7 @@ uint32_t Widening::half2() {
 }
 
 uint32_t Widening::half_bits(uint32_t h) {
+  if (widen_half_) return float_bits_to_half_bits(h);
   uint32_t half = type(Op::OpTypeFloat, {16});
   uint32_t zero = ir::intern_global(m_, Op::OpConstantNull, half, {});
   uint32_t pair = emit(Op::OpCompositeConstruct, half2(), {h, zero});
@@ -264,6 +283,7 @@ uint32_t Widening::half_bits(uint32_t h) {
 }
 
 uint32_t Widening::half_from_bits(uint32_t b) {
+  if (widen_half_) return half_bits_to_float(b);
   uint32_t pair = emit(Op::OpBitcast, half2(), {b});
   return emit(Op::OpCompositeExtract, type(Op::OpTypeFloat, {16}), {pair, 0});
 }

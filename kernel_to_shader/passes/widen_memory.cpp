@@ -17,7 +17,7 @@ bool Widening::narrow_global_pointer(uint32_t type) const {
   const TypeInfo& p = info(type);
   if (p.opcode != Op::OpTypePointer || p.storage != spv::StorageClass::PhysicalStorageBuffer) return false;
   const TypeInfo& e = info(p.element);
-  return e.small || (widen16_ && e.is_float && e.width == 16);
+  return e.small || ((widen16_ || widen_half_) && e.is_float && e.width == 16);
 }
 
 uint32_t Widening::word_pointer(uint32_t address) {

@@ -1,6 +1,7 @@
 #include "passes/widen_small_integers.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "passes/widen_small_integers_impl.h"
@@ -10,6 +11,17 @@ namespace vkcl::k2s {
 using spv::Op;
 
 namespace {
+
+// The float holding the value of a half's bit pattern.
+uint32_t half_constant_as_float(uint32_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e == 31) return sign | 0x7f800000u | (m << 13);
+  if (e) return sign | ((e + 112) << 23) | (m << 13);
+  float v = float(m) * 0x1p-24f;
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  return sign | bits;
+}
 
 bool non_aggregate_type(Op op) {
   switch (op) {
@@ -40,6 +52,7 @@ void Widening::describe_types() {
       case Op::OpTypeFloat:
         t.width = g.operands[0];
         t.is_float = true;
+        t.half = t.width == 16 && widen_half_;
         break;
       case Op::OpTypeVector:
       case Op::OpTypeArray: {
@@ -48,6 +61,7 @@ void Widening::describe_types() {
         t.width = e.width;
         t.is_float = e.is_float;
         t.small = e.small;
+        t.half = e.half;
         if (g.opcode == Op::OpTypeVector) t.count = g.operands[1];
         else t.count = constants.count(g.operands[1]) ? constants[g.operands[1]] : 0;
         if (g.opcode == Op::OpTypeArray && e.opcode != Op::OpTypeInt && e.opcode != Op::OpTypeFloat) t.width = 0;
@@ -63,7 +77,7 @@ void Widening::describe_types() {
         break;
       default: continue;
     }
-    t.contains_small = t.contains_small || t.small;
+    t.contains_small = t.contains_small || t.small || t.half;
     info_[g.result_id] = t;
   }
 }
@@ -103,7 +117,9 @@ bool Widening::rewrite_globals() {
     }
     uint32_t old = old_type_.count(g.result_id) ? old_type_[g.result_id] : 0;
     if (g.opcode == Op::OpTypeInt && info(g.result_id).small) g.operands = {32, 0};
+    if (g.opcode == Op::OpTypeFloat && info(g.result_id).half) g.operands = {32};
     if (g.opcode == Op::OpConstant && info(old).small) g.operands[0] &= lane_mask(info(old).width);
+    if (g.opcode == Op::OpConstant && info(old).half) g.operands[0] = half_constant_as_float(g.operands[0]);
     if (g.opcode == Op::OpUndef && info(old).contains_small) g.opcode = Op::OpConstantNull;
     if ((g.opcode == Op::OpSpecConstant || g.opcode == Op::OpSpecConstantOp ||
          g.opcode == Op::OpSpecConstantComposite) && info(old).contains_small)
@@ -147,6 +163,8 @@ void Widening::drop_capabilities() {
       case spv::Capability::Int8: case spv::Capability::StorageBuffer8BitAccess:
       case spv::Capability::UniformAndStorageBuffer8BitAccess: case spv::Capability::StoragePushConstant8:
         return widen8_;
+      case spv::Capability::Float16: case spv::Capability::Float16Buffer:
+        return widen_half_;
       case spv::Capability::Int16: case spv::Capability::StorageBuffer16BitAccess:
       case spv::Capability::UniformAndStorageBuffer16BitAccess: case spv::Capability::StoragePushConstant16:
       case spv::Capability::StorageInputOutput16:
@@ -239,7 +257,8 @@ bool Widening::fail(const std::string& what) {
 PassStatus Widening::run() {
   widen8_ = !(ctx_.caps.int8 && ctx_.caps.storage8);
   widen16_ = !(ctx_.caps.int16 && ctx_.caps.storage16);
-  if (!widen8_ && !widen16_) return PassStatus::SuccessWithoutChange;
+  widen_half_ = !ctx_.caps.float16;
+  if (!widen8_ && !widen16_ && !widen_half_) return PassStatus::SuccessWithoutChange;
   describe_types();
   if (!uses_widened_types()) return PassStatus::SuccessWithoutChange;
   for (const auto& e : m_.ext_inst_imports)
@@ -262,8 +281,9 @@ PassStatus Widening::run() {
   rename_types();
   drop_capabilities();
   for (const auto& g : m_.globals)
-    if (g.opcode == Op::OpTypeInt && ((widen8_ && g.operands[0] == 8) || (widen16_ && g.operands[0] == 16))) {
-      fail("internal: a narrow integer type is left");
+    if ((g.opcode == Op::OpTypeInt && ((widen8_ && g.operands[0] == 8) || (widen16_ && g.operands[0] == 16))) ||
+        (g.opcode == Op::OpTypeFloat && widen_half_ && g.operands[0] == 16)) {
+      fail("internal: a narrow type is left");
       return PassStatus::Failure;
     }
   return PassStatus::SuccessWithChange;

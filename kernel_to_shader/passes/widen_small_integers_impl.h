@@ -18,7 +18,8 @@ struct TypeInfo {
   uint32_t count = 1;   // components of a vector, length of an array
   bool is_float = false;
   bool small = false;   // an integer of a widened width, or a vector or array of them
-  bool contains_small = false;  // small, or a struct or array holding such
+  bool half = false;    // half on a device without Float16 (carried in float), or vectors of it
+  bool contains_small = false;  // small or half, or a struct or array holding such
   uint32_t element = 0;  // element type (vectors, arrays), pointee (pointers)
   spv::StorageClass storage{};
 };
@@ -71,9 +72,26 @@ class Widening {
   };
   bool to_pieces(uint32_t v, uint32_t type, std::vector<Piece>* pieces);
   uint32_t from_bits(const std::vector<uint32_t>& chunks, uint32_t type, uint32_t* position);
-  uint32_t half_bits(uint32_t h);       // f16 -> its 16 bits in a u32
+  uint32_t half_bits(uint32_t h);       // a half value -> its 16 bits in a u32
   uint32_t half_from_bits(uint32_t b);  // and back
   uint32_t half2();
+
+  // widen_half.cpp: half on a device without Float16, carried in float. Every such value
+  // is a float holding a value a half can hold; each operation that can leave that set is
+  // rounded back to it.
+  bool half_instruction(const ir::Instruction& i);
+  bool half_glsl(const ir::Instruction& i);
+  uint32_t float_type(uint32_t width, uint32_t n);
+  uint32_t bool_type(uint32_t n);
+  uint32_t float_constant(uint32_t width, double value, uint32_t n);
+  uint32_t exact(spv::Op op, uint32_t type, std::vector<uint32_t> operands);  // NoContraction
+  uint32_t glsl_import();  // the GLSL.std.450 import, added when the module has none
+  // |v| (floats or doubles of |width|, n components) rounded to the nearest half, ties to even,
+  // as a float.
+  uint32_t round_to_half(uint32_t v, uint32_t width, uint32_t n);
+  uint32_t fused_multiply_add(uint32_t a, uint32_t b, uint32_t c, uint32_t n);
+  uint32_t float_bits_to_half_bits(uint32_t x);  // scalar float holding a half -> 16 bits
+  uint32_t half_bits_to_float(uint32_t h);       // and back (exact)
 
   // widen_memory.cpp: loads and stores through PhysicalStorageBuffer pointers to widened
   // integers or half, which the device cannot access by their own width.
@@ -87,7 +105,7 @@ class Widening {
 
   ir::Module& m_;
   PassContext& ctx_;
-  bool widen8_ = false, widen16_ = false;
+  bool widen8_ = false, widen16_ = false, widen_half_ = false;
   uint32_t glsl_ = 0;  // the GLSL.std.450 import
   std::unordered_map<uint32_t, TypeInfo> info_;        // input type id -> what it is
   std::unordered_map<uint32_t, uint32_t> old_type_;    // value id -> its input type

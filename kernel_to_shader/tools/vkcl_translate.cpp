@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   if (input.empty()) {
     std::cerr << "usage: vkcl-translate input.{spv,cl} [-o out-prefix] [--pass NAME] "
                  "[--build-options \"...\"] [--text]\n"
-                 "  [--without int8,int16,storage8,storage16,float16] (device features to lack)\npasses:";
+                 "  [--without int8,int16,storage8,storage16,float16,float64] (device features to lack)\npasses:";
     for (const auto& n : vkcl::k2s::pass_names()) std::cerr << " " << n;
     std::cerr << "\n";
     return 2;
@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
     else if (name == "storage8") caps.storage8 = false;
     else if (name == "storage16") caps.storage16 = false;
     else if (name == "float16") caps.float16 = false;
+    else if (name == "float64") caps.float64 = false;
     else {
       std::cerr << "unknown feature " << name << " in --without\n";
       return 2;

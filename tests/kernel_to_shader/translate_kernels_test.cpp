@@ -251,6 +251,24 @@ const Case kCases[] = {
        S t = st[i]; t.c += x; t.s -= 1; t.u[1] = t.u[2]; st[i] = t;
        switch (x) { case -3: o[i + 2] = 1; break; case 100: o[i + 2] = 2; break; default: break; }
        o[i + 3] = (int)((float)x + (float)(uchar)y); })"},
+    // half arithmetic, conversions, reinterpretation and memory (carried in float where the
+    // device has no Float16).
+    {"half_arithmetic", R"(#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+     __kernel void k(__global half* a, __global half4* b, __global float* f, __global short* s,
+                     __local half* l) {
+       int i = get_global_id(0);
+       half x = a[i], y = a[i + 1];
+       l[get_local_id(0)] = x * y;
+       barrier(CLK_LOCAL_MEM_FENCE);
+       a[i] = x + l[0] * x - y / x;
+       a[i + 2] = fma(x, y, a[i + 3]) + sqrt(y) + sin(x) + native_exp(y);
+       b[i] = b[i] * (half4)(x) + b[i + 1].wzyx;
+       f[i] = (float)x + convert_float(b[i].y) + (x < y) + isnormal(x) + signbit(y);
+       a[i + 4] = (half)f[i + 1] + convert_half_rtz(f[i + 2]) + (half)s[i + 3];
+       s[i] = as_short(x) + (short)y;
+       a[i + 5] = as_half(s[i + 1]) + fmax(x, y) + floor(y);
+       vstore_half_rtp(f[i + 4], i, (__global half*)f);
+     })"},
 };
 
 // What the kernels may use: the OpenCL C 3.0 features and extensions a lavapipe device has.
@@ -264,6 +282,7 @@ compiler::DeviceFeatures kernel_features() {
                        "__opencl_c_ext_fp32_local_atomic_add",
                        "__opencl_c_ext_fp32_local_atomic_min_max"};
   features.extensions = {"cl_ext_float_atomics"};
+  features.fp16 = true;
   return features;
 }
 
@@ -291,8 +310,8 @@ std::vector<spv::Capability> capabilities(const std::vector<uint32_t>& shader) {
   return caps;
 }
 
-// A device without 8- and 16-bit integers or storage gets the same kernels, carried in 32 bits:
-// no narrow capability is left for the driver to reject.
+// A device without 8- and 16-bit integers or storage, or half arithmetic, gets the same kernels,
+// carried in 32 bits: no narrow capability is left for the driver to reject.
 TEST_P(TranslateKernels, ValidWithoutNarrowIntegers) {
   const Case& c = std::get<0>(GetParam());
   compiler::DeviceFeatures features = kernel_features();
@@ -306,6 +325,7 @@ TEST_P(TranslateKernels, ValidWithoutNarrowIntegers) {
     EXPECT_NE(cap, spv::Capability::Int16);
     EXPECT_NE(cap, spv::Capability::StorageBuffer8BitAccess);
     EXPECT_NE(cap, spv::Capability::StorageBuffer16BitAccess);
+    EXPECT_NE(cap, spv::Capability::Float16);
   }
 }
 

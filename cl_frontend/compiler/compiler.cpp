@@ -448,9 +448,13 @@ CompileResult compile(const std::string& source, const std::string& options,
     undefs += "#define cl_khr_subgroup_rotate 1\n";
     std::vector<std::string> types = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float"};
     if (features.fp64) types.push_back("double");
+    if (features.fp16) types.push_back("half");
     for (const std::string& t : types) {
+      // half needs its pragma to be named at all; the user's own pragma state follows.
+      if (t == "half") undefs += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
       undefs += t + " __attribute__((overloadable)) sub_group_rotate(" + t + ", int);\n";
       undefs += t + " __attribute__((overloadable)) sub_group_clustered_rotate(" + t + ", int, uint);\n";
+      if (t == "half") undefs += "#pragma OPENCL EXTENSION cl_khr_fp16 : disable\n";
     }
   }
   // cl_khr_work_group_uniform_arithmetic likewise (OpGroup*KHR: llvm-spirv translates some,

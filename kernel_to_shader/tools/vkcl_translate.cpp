@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
                            "cl_khr_subgroup_non_uniform_vote", "cl_khr_subgroup_shuffle",
                            "cl_khr_subgroup_shuffle_relative",
                            "cl_khr_subgroup_non_uniform_arithmetic",
-                           "cl_khr_subgroup_clustered_reduce"};
+                           "cl_khr_subgroup_clustered_reduce", "cl_khr_subgroup_rotate"};
     features.fp64 = features.fp16 = true;  // what a translation may meet, not what a device reports
     auto compiled = vkcl::compiler::compile(bytes, options, features);
     std::cerr << compiled.log;

@@ -242,14 +242,22 @@ TEST_P(SubGroups, RotateMatchesTheCpuModel) {
   clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr);
   if (extensions.find("cl_khr_subgroup_rotate") == std::string::npos) GTEST_SKIP() << "no cl_khr_subgroup_rotate";
   Program p = build(R"(
+    #ifdef cl_khr_fp16
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    #endif
     __kernel void k(__global const int* x, __global int* out, int delta) {
       size_t i = get_global_id(0);
-      __global int* o = out + 5 * i;
+      __global int* o = out + 6 * i;
       o[0] = sub_group_rotate(x[i], delta);
       o[1] = (int)sub_group_rotate((float)x[i], -delta);
       o[2] = sub_group_clustered_rotate(x[i], delta, 4);
       o[3] = (uchar)sub_group_clustered_rotate((uchar)x[i], 5, 2);
       o[4] = get_max_sub_group_size();
+    #ifdef cl_khr_fp16
+      o[5] = (int)sub_group_rotate((half)x[i], delta);  // every value up to 200 is a half
+    #else
+      o[5] = sub_group_rotate(x[i], delta);
+    #endif
     })", "-cl-std=CL3.0");
   Kernel k = kernel(p, "k");
   size_t local = 32, global = 128;
@@ -257,14 +265,14 @@ TEST_P(SubGroups, RotateMatchesTheCpuModel) {
   for (auto& v : x) v = int(std::uniform_int_distribution<int>(0, 200)(rng_));
   for (int delta : {0, 1, 3, -2, 37}) {
     SCOPED_TRACE(delta);
-    Mem dx = buffer(global * 4, x.data()), dout = poisoned(global * 5 * 4);
+    Mem dx = buffer(global * 4, x.data()), dout = poisoned(global * 6 * 4);
     set_mem_arg(k, 0, dx);
     set_mem_arg(k, 1, dout);
     set_arg(k, 2, delta);
     run(k, 1, &global, &local);
-    auto out = read<int>(dout, global * 5);
+    auto out = read<int>(dout, global * 6);
     for (size_t i = 0; i < global; ++i) {
-      const int* o = &out[5 * i];
+      const int* o = &out[6 * i];
       size_t sub = size_t(o[4]);
       ASSERT_TRUE(sub >= 4 && local % sub == 0) << "sub-group size " << sub;
       size_t first = i / sub * sub, lane = i % sub;
@@ -275,6 +283,7 @@ TEST_P(SubGroups, RotateMatchesTheCpuModel) {
       ASSERT_EQ(o[1], rotated(0, sub, -delta)) << "float rotate at " << i;
       ASSERT_EQ(o[2], rotated(lane / 4 * 4, 4, delta)) << "clustered rotate at " << i;
       ASSERT_EQ(o[3], rotated(lane / 2 * 2, 2, 5) & 0xff) << "uchar clustered rotate at " << i;
+      ASSERT_EQ(o[5], rotated(0, sub, delta)) << "half rotate at " << i;
     }
   }
 }

@@ -420,10 +420,10 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
       }
       return out(v);
     }
-    case CL_DEVICE_IL_VERSION: return out("SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4 SPIR-V_1.5");
+    case CL_DEVICE_IL_VERSION: return out("SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4 SPIR-V_1.5 SPIR-V_1.6");
     case CL_DEVICE_ILS_WITH_VERSION: {
       std::vector<cl_name_version> v;
-      for (int minor = 0; minor <= 5; ++minor) {
+      for (int minor = 0; minor <= 6; ++minor) {
         cl_name_version n{version(1, minor), "SPIR-V"};
         v.push_back(n);
       }

@@ -172,6 +172,28 @@ TEST_P(ILProgram, ExpectAssumeAndWrapDecorations) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3 + 5) << i;
 }
 
+// A SPIR-V 1.6 module (the device reports SPIR-V_1.6) with the Uniform and UniformId
+// decorations 1.6 brought, which change nothing.
+TEST_P(ILProgram, Spirv16ModuleWithUniformDecorations) {
+  size_t size = 0;
+  clGetDeviceInfo(device_, CL_DEVICE_IL_VERSION, 0, nullptr, &size);
+  std::string versions(size, '\0');
+  clGetDeviceInfo(device_, CL_DEVICE_IL_VERSION, size, versions.data(), nullptr);
+  EXPECT_NE(versions.find("SPIR-V_1.6"), std::string::npos) << versions;
+  Program p = from_il("spirv16.spv");
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, GetParam().c_str(), nullptr, nullptr))
+      << log_of(p);
+  Kernel k = kernel(p, "spirv16");
+  const size_t n = 200;
+  std::vector<uint32_t> in(n);
+  for (auto& v : in) v = std::uniform_int_distribution<uint32_t>(0, 1u << 28)(rng_);
+  Mem din = buffer(n * 4, in.data()), dout = poisoned(n * 4);
+  set_mem_arg(k, 0, din); set_mem_arg(k, 1, dout);
+  run(k, 1, &n, nullptr);
+  auto out = read<uint32_t>(dout, n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] + 2 * in[0]) << i;
+}
+
 // SubgroupDispatch: the queries match clGetKernelSubGroupInfo's, and SubgroupsPerWorkgroup
 // is the kernel's CL_KERNEL_COMPILE_NUM_SUB_GROUPS.
 TEST_P(ILProgram, SubgroupDispatchQueries) {

@@ -20,23 +20,14 @@ using spv::Op;
 namespace {
 
 bool exact_on_halves(Op op) {
+  if (moves_values(op)) return true;
   switch (op) {
-    case Op::OpSelect: case Op::OpPhi: case Op::OpCopyObject: case Op::OpCompositeConstruct:
-    case Op::OpCompositeExtract: case Op::OpCompositeInsert: case Op::OpVectorShuffle:
-    case Op::OpVectorExtractDynamic: case Op::OpVectorInsertDynamic: case Op::OpLoad:
-    case Op::OpStore: case Op::OpVariable: case Op::OpFunctionCall: case Op::OpReturnValue:
-    case Op::OpAccessChain: case Op::OpInBoundsAccessChain: case Op::OpPtrAccessChain:
     case Op::OpFNegate: case Op::OpFOrdEqual: case Op::OpFUnordEqual: case Op::OpFOrdNotEqual:
     case Op::OpFUnordNotEqual: case Op::OpFOrdLessThan: case Op::OpFUnordLessThan:
     case Op::OpFOrdGreaterThan: case Op::OpFUnordGreaterThan: case Op::OpFOrdLessThanEqual:
     case Op::OpFUnordLessThanEqual: case Op::OpFOrdGreaterThanEqual:
     case Op::OpFUnordGreaterThanEqual: case Op::OpIsNan: case Op::OpIsInf:
-    case Op::OpGroupNonUniformBroadcast: case Op::OpGroupNonUniformBroadcastFirst:
-    case Op::OpGroupNonUniformShuffle: case Op::OpGroupNonUniformShuffleXor:
-    case Op::OpGroupNonUniformShuffleUp: case Op::OpGroupNonUniformShuffleDown:
-    case Op::OpGroupNonUniformRotateKHR: case Op::OpGroupNonUniformAllEqual:
     case Op::OpGroupNonUniformFMin: case Op::OpGroupNonUniformFMax:
-    case Op::OpGroupNonUniformQuadBroadcast: case Op::OpGroupNonUniformQuadSwap:
       return true;
     default: return false;
   }

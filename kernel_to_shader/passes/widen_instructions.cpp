@@ -22,24 +22,15 @@ bool carries_out(Op op) {
 
 // Operations exact on zero-extended operands (or indifferent to what the bits mean).
 bool exact_on_zero_extended(Op op) {
+  if (moves_values(op)) return true;
   switch (op) {
-    case Op::OpSelect: case Op::OpPhi: case Op::OpCopyObject: case Op::OpCompositeConstruct:
-    case Op::OpCompositeExtract: case Op::OpCompositeInsert: case Op::OpVectorShuffle:
-    case Op::OpVectorExtractDynamic: case Op::OpVectorInsertDynamic: case Op::OpLoad:
-    case Op::OpStore: case Op::OpVariable: case Op::OpFunctionCall: case Op::OpReturnValue:
     case Op::OpBitwiseAnd: case Op::OpBitwiseOr: case Op::OpBitwiseXor: case Op::OpUDiv:
     case Op::OpUMod: case Op::OpShiftRightLogical: case Op::OpIEqual: case Op::OpINotEqual:
     case Op::OpULessThan: case Op::OpULessThanEqual: case Op::OpUGreaterThan:
     case Op::OpUGreaterThanEqual: case Op::OpConvertUToF: case Op::OpBitCount:
-    case Op::OpAccessChain: case Op::OpInBoundsAccessChain: case Op::OpPtrAccessChain:
-    case Op::OpGroupNonUniformBroadcast: case Op::OpGroupNonUniformBroadcastFirst:
-    case Op::OpGroupNonUniformShuffle: case Op::OpGroupNonUniformShuffleXor:
-    case Op::OpGroupNonUniformShuffleUp: case Op::OpGroupNonUniformShuffleDown:
-    case Op::OpGroupNonUniformRotateKHR: case Op::OpGroupNonUniformAllEqual:
     case Op::OpGroupNonUniformBitwiseAnd: case Op::OpGroupNonUniformBitwiseOr:
     case Op::OpGroupNonUniformBitwiseXor: case Op::OpGroupNonUniformUMin:
-    case Op::OpGroupNonUniformUMax: case Op::OpGroupNonUniformQuadBroadcast:
-    case Op::OpGroupNonUniformQuadSwap:
+    case Op::OpGroupNonUniformUMax:
       return true;
     default: return false;
   }
@@ -62,6 +53,23 @@ bool group_arithmetic(Op op) {
 }
 
 }  // namespace
+
+bool moves_values(Op op) {
+  switch (op) {
+    case Op::OpSelect: case Op::OpPhi: case Op::OpCopyObject: case Op::OpCompositeConstruct:
+    case Op::OpCompositeExtract: case Op::OpCompositeInsert: case Op::OpVectorShuffle:
+    case Op::OpVectorExtractDynamic: case Op::OpVectorInsertDynamic: case Op::OpLoad:
+    case Op::OpStore: case Op::OpVariable: case Op::OpFunctionCall: case Op::OpReturnValue:
+    case Op::OpAccessChain: case Op::OpInBoundsAccessChain: case Op::OpPtrAccessChain:
+    case Op::OpGroupNonUniformBroadcast: case Op::OpGroupNonUniformBroadcastFirst:
+    case Op::OpGroupNonUniformShuffle: case Op::OpGroupNonUniformShuffleXor:
+    case Op::OpGroupNonUniformShuffleUp: case Op::OpGroupNonUniformShuffleDown:
+    case Op::OpGroupNonUniformRotateKHR: case Op::OpGroupNonUniformAllEqual:
+    case Op::OpGroupNonUniformQuadBroadcast: case Op::OpGroupNonUniformQuadSwap:
+      return true;
+    default: return false;
+  }
+}
 
 bool Widening::is_literal(const ir::Instruction& i, size_t k) const {
   // The GroupOperation of sub-group reductions and scans (and of ballot bit counts).

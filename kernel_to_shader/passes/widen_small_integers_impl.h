@@ -24,6 +24,10 @@ struct TypeInfo {
   spv::StorageClass storage{};
 };
 
+// Instructions that move, select or gather values without looking at their bits: exact for
+// any way a value is carried (widen_instructions.cpp).
+bool moves_values(spv::Op op);
+
 inline uint32_t lane_mask(uint32_t width) { return width >= 32 ? ~0u : (1u << width) - 1; }
 
 class Widening {

@@ -11,10 +11,12 @@ using spv::Op;
 namespace {
 
 // Operations whose result can carry out of the narrow width: computed in 32 bits, masked.
+// Division and remainder by zero too: their value is undefined, and drivers give all ones
+// (lavapipe), which would spill into the neighbouring lanes of a word.
 bool carries_out(Op op) {
   switch (op) {
     case Op::OpIAdd: case Op::OpISub: case Op::OpIMul: case Op::OpShiftLeftLogical:
-    case Op::OpNot: case Op::OpSNegate:
+    case Op::OpNot: case Op::OpSNegate: case Op::OpUDiv: case Op::OpUMod:
       return true;
     default: return false;
   }
@@ -24,8 +26,8 @@ bool carries_out(Op op) {
 bool exact_on_zero_extended(Op op) {
   if (moves_values(op)) return true;
   switch (op) {
-    case Op::OpBitwiseAnd: case Op::OpBitwiseOr: case Op::OpBitwiseXor: case Op::OpUDiv:
-    case Op::OpUMod: case Op::OpShiftRightLogical: case Op::OpIEqual: case Op::OpINotEqual:
+    case Op::OpBitwiseAnd: case Op::OpBitwiseOr: case Op::OpBitwiseXor:
+    case Op::OpShiftRightLogical: case Op::OpIEqual: case Op::OpINotEqual:
     case Op::OpULessThan: case Op::OpULessThanEqual: case Op::OpUGreaterThan:
     case Op::OpUGreaterThanEqual: case Op::OpConvertUToF: case Op::OpBitCount:
     case Op::OpGroupNonUniformBitwiseAnd: case Op::OpGroupNonUniformBitwiseOr:

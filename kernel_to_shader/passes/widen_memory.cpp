@@ -102,10 +102,12 @@ bool Widening::store(const ir::Instruction& i) {
   uint32_t value = i.operands[1];
   uint32_t access = i.operands.size() > 2 ? i.operands[2] : 0;
   uint32_t alignment = (access & kAligned) ? i.operands[3] : 1;
+  // Each lane masked again: a value whose high bits are not clear (an undefined result that
+  // escaped the rules) must not reach the neighbouring bytes of its word.
   std::vector<uint32_t> lanes;
   for (uint32_t c = 0; c < t.count; ++c) {
     uint32_t lane = t.count == 1 ? value : emit(Op::OpCompositeExtract, mapped(t.element), {value, c});
-    lanes.push_back(t.is_float ? half_bits(lane) : lane);
+    lanes.push_back(t.is_float ? half_bits(lane) : mask(lane, t.width, 1));
   }
   if (alignment < 4) {
     for (uint32_t c = 0; c < t.count; ++c) store_lane(p.address, c * t.width / 8, t.width, alignment, lanes[c]);

@@ -84,6 +84,43 @@ TEST_P(NarrowIntegers, PackedStructFieldsAtOddOffsets) {
   }
 }
 
+// Division and remainder by zero give an undefined value, but only in their own lane: the
+// other components of the vector, stored in the same 32-bit word, keep theirs (CTS
+// integer_ops quick_short_math once read all ones there).
+TEST_P(NarrowIntegers, DivisionByZeroInOneLaneLeavesTheOthersAlone) {
+  Program p = build(R"(
+    __kernel void k(__global short2* a, __global short2* b, __global short2* q, __global short2* r,
+                    __global uchar4* c, __global uchar4* d, __global uchar4* e) {
+      size_t i = get_global_id(0);
+      q[i] = a[i] / b[i];
+      r[i] = a[i] % b[i];
+      e[i] = c[i] % d[i];
+    })");
+  Kernel k = kernel(p, "k");
+  const size_t n = 256;
+  std::vector<int16_t> a(2 * n), b(2 * n);
+  std::vector<uint8_t> c(4 * n), d(4 * n);
+  std::uniform_int_distribution<int> dist(-32768, 32767);
+  for (size_t i = 0; i < 2 * n; ++i) a[i] = int16_t(dist(rng_)), b[i] = i % 3 == 0 ? 0 : int16_t(dist(rng_) | 1);
+  for (size_t i = 0; i < 4 * n; ++i) c[i] = uint8_t(dist(rng_)), d[i] = i % 5 == 0 ? 0 : uint8_t(dist(rng_) | 1);
+  Mem ma = buffer(4 * n, a.data()), mb = buffer(4 * n, b.data()), mq = poisoned(4 * n), mr = poisoned(4 * n);
+  Mem mc = buffer(4 * n, c.data()), md = buffer(4 * n, d.data()), me = poisoned(4 * n);
+  const Mem* args[] = {&ma, &mb, &mq, &mr, &mc, &md, &me};
+  for (cl_uint k2 = 0; k2 < 7; ++k2) set_mem_arg(k, k2, *args[k2]);
+  run(k, 1, &n, nullptr);
+  auto q = read<int16_t>(mq, 2 * n), r = read<int16_t>(mr, 2 * n);
+  auto e = read<uint8_t>(me, 4 * n);
+  for (size_t i = 0; i < 2 * n; ++i) {
+    if (!b[i]) continue;
+    ASSERT_EQ(q[i], int16_t(a[i] / b[i])) << i;
+    ASSERT_EQ(r[i], int16_t(a[i] % b[i])) << i;
+  }
+  for (size_t i = 0; i < 4 * n; ++i) {
+    if (!d[i]) continue;
+    ASSERT_EQ(e[i], uint8_t(c[i] % d[i])) << i;
+  }
+}
+
 constexpr int kResults = 30;
 
 // What the kernel below computes, in C++ (int promotion and truncation are C's too).

@@ -153,7 +153,11 @@ uint32_t Widening::float_bits_to_half_bits(uint32_t x) {
   uint32_t normal = emit(Op::OpBitwiseOr, u, {emit(Op::OpShiftLeftLogical, u, {emit(Op::OpISub, u, {e, constant(112, 1)}), constant(10, 1)}), m10});
   uint32_t magnitude = emit(Op::OpBitcast, float_type(32, 1), {emit(Op::OpBitwiseAnd, u, {bits, constant(0x7fffffff, 1)})});
   uint32_t tiny = emit(Op::OpConvertFToU, u, {emit(Op::OpFMul, float_type(32, 1), {magnitude, float_constant(32, 0x1p24, 1)})});
-  uint32_t quiet = emit(Op::OpSelect, u, {emit(Op::OpINotEqual, b, {m, constant(0, 1)}), constant(0x200, 1), constant(0, 1)});
+  // A NaN keeps its half payload (signalling ones too); one whose payload lies only in the
+  // bits a half lacks cannot come from a half, but stays a NaN.
+  uint32_t lost = emit(Op::OpLogicalAnd, b, {emit(Op::OpINotEqual, b, {m, constant(0, 1)}),
+                                             emit(Op::OpIEqual, b, {m10, constant(0, 1)})});
+  uint32_t quiet = emit(Op::OpSelect, u, {lost, constant(0x200, 1), constant(0, 1)});
   uint32_t special = emit(Op::OpBitwiseOr, u, {emit(Op::OpBitwiseOr, u, {m10, quiet}), constant(0x7c00, 1)});
   uint32_t r = emit(Op::OpSelect, u, {emit(Op::OpIEqual, b, {e, constant(255, 1)}), special, normal});
   r = emit(Op::OpSelect, u, {emit(Op::OpULessThan, b, {e, constant(113, 1)}), tiny, r});

@@ -268,12 +268,19 @@ bool Widening::glsl(const ir::Instruction& i) {
 
 bool Widening::group(const ir::Instruction& i) {
   const TypeInfo& result = info(i.type_id);
-  uint32_t type = mapped(i.type_id);
+  uint32_t type = mapped(i.type_id), n = result.count;
   std::vector<uint32_t> operands = i.operands;
-  if (i.opcode == Op::OpGroupNonUniformSMin || i.opcode == Op::OpGroupNonUniformSMax)
-    operands[2] = sign_extend_if_small(operands[2]);
+  bool smin = i.opcode == Op::OpGroupNonUniformSMin, smax = i.opcode == Op::OpGroupNonUniformSMax;
+  if (smin || smax) operands[2] = sign_extend_if_small(operands[2]);
   uint32_t wide = emit(i.opcode, type, operands);
-  emit_as(i, Op::OpBitwiseAnd, type, {wide, constant(lane_mask(result.width), result.count)});
+  if (smin || smax) {
+    // An exclusive scan gives the first work-item the identity, the 32-bit extreme: the
+    // narrow type's own extreme instead (no narrow value lies beyond it).
+    uint32_t bound = constant(smax ? ~0u << (result.width - 1) : lane_mask(result.width - 1), n);
+    uint32_t beyond = emit(smax ? Op::OpSLessThan : Op::OpSGreaterThan, bool_type(n), {wide, bound});
+    wide = emit(Op::OpSelect, type, {beyond, bound, wide});
+  }
+  emit_as(i, Op::OpBitwiseAnd, type, {wide, constant(lane_mask(result.width), n)});
   return true;
 }
 

@@ -5,13 +5,96 @@
 #include <algorithm>
 #include <bitset>
 #include <cstdint>
+#include <string>
 
 #include "runtime/cl_harness.h"
 
 namespace vkcl::test {
 namespace {
 
-class NarrowIntegers : public KernelTest {};
+class NarrowIntegers : public KernelTest {
+ protected:
+  bool has_extension(const char* name) {
+    size_t size = 0;
+    clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, 0, nullptr, &size);
+    std::string extensions(size, '\0');
+    clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr);
+    return extensions.find(name) != std::string::npos;
+  }
+};
+
+// Every half bit pattern, signalling NaNs with their payloads included, survives a copy, a
+// select and a sub-group broadcast unchanged (halves carried in floats must not quiet them).
+TEST_P(NarrowIntegers, HalfBitPatternsSurviveMoves) {
+  if (!has_extension("cl_khr_fp16")) GTEST_SKIP() << "no cl_khr_fp16";
+  Program p = build(R"(
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    __kernel void k(__global const half* in, __global half* copy, __global ushort* bits) {
+      size_t i = get_global_id(0);
+      half h = in[i];
+      copy[i] = i % 2 ? h : in[i ^ 1];
+      bits[i] = as_ushort(h);
+    })");
+  Kernel k = kernel(p, "k");
+  const size_t n = 65536;
+  std::vector<uint16_t> in(n);
+  for (size_t i = 0; i < n; ++i) in[i] = uint16_t(i);
+  Mem min = buffer(2 * n, in.data()), copy = poisoned(2 * n), bits = poisoned(2 * n);
+  set_mem_arg(k, 0, min);
+  set_mem_arg(k, 1, copy);
+  set_mem_arg(k, 2, bits);
+  run(k, 1, &n, nullptr);
+  auto c = read<uint16_t>(copy, n), b = read<uint16_t>(bits, n);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(c[i], in[i % 2 ? i : i ^ 1]) << std::hex << i;
+    ASSERT_EQ(b[i], in[i]) << std::hex << i;
+  }
+}
+
+// Exclusive sub-group scans of max and min give the first work-item the type's own extreme
+// (CHAR_MIN, SHRT_MAX, ...), not a 32-bit one cut down.
+TEST_P(NarrowIntegers, SubGroupExclusiveScanIdentities) {
+  if (!has_extension("cl_khr_subgroup_extended_types") ||
+      !has_extension("cl_khr_subgroup_non_uniform_arithmetic"))
+    GTEST_SKIP() << "no sub-group scans of char and short";
+  Program p = build(R"(
+    __kernel void k(__global const char* c, __global const short* s, __global int* o) {
+      size_t i = get_global_id(0);
+      __global int* r = o + 4 * i;
+      r[0] = sub_group_scan_exclusive_max(c[i]);
+      r[1] = sub_group_scan_exclusive_min(c[i]);
+      r[2] = sub_group_scan_exclusive_max(s[i]);
+      r[3] = sub_group_non_uniform_scan_exclusive_min(s[i]);
+    })", "-cl-std=CL3.0");
+  Kernel k = kernel(p, "k");
+  const size_t n = 64, local = 32;
+  std::vector<int8_t> c(n);
+  std::vector<int16_t> s(n);
+  std::uniform_int_distribution<int> dist(-30000, 30000);
+  for (size_t i = 0; i < n; ++i) c[i] = int8_t(dist(rng_)), s[i] = int16_t(dist(rng_));
+  Mem mc = buffer(n, c.data()), ms = buffer(2 * n, s.data()), mo = poisoned(16 * n);
+  set_mem_arg(k, 0, mc);
+  set_mem_arg(k, 1, ms);
+  set_mem_arg(k, 2, mo);
+  run(k, 1, &n, &local);
+  auto o = read<int32_t>(mo, 4 * n);
+  size_t sub = 0;
+  clGetKernelSubGroupInfo(k, device_, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof local, &local,
+                          sizeof sub, &sub, nullptr);
+  ASSERT_GT(sub, 0u);
+  for (size_t i = 0; i < n; ++i) {
+    size_t first = i / sub * sub;
+    int cmax = INT8_MIN, cmin = INT8_MAX, smax = INT16_MIN, smin = INT16_MAX;
+    for (size_t j = first; j < i; ++j) {
+      cmax = std::max<int>(cmax, c[j]), cmin = std::min<int>(cmin, c[j]);
+      smax = std::max<int>(smax, s[j]), smin = std::min<int>(smin, s[j]);
+    }
+    ASSERT_EQ(o[4 * i], cmax) << i;
+    ASSERT_EQ(o[4 * i + 1], cmin) << i;
+    ASSERT_EQ(o[4 * i + 2], smax) << i;
+    ASSERT_EQ(o[4 * i + 3], smin) << i;
+  }
+}
 
 // Neighbouring work-items, in different work-groups, write neighbouring bytes and shorts of
 // one word at the same time (and 3-byte vectors that straddle words): none may undo another.

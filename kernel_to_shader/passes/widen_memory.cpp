@@ -1,6 +1,6 @@
 // widen-small-integers, global memory: a device without 8- or 16-bit storage access reads and
 // writes 32-bit words. A store that covers a whole word is a plain store; one that covers
-// part of it clears and sets its bits with two atomics, because OpenCL lets other
+// part of it merges its bits atomically (merge_into_word), because OpenCL lets other
 // work-items write the neighbouring bytes at the same time.
 #include "passes/widen_small_integers_impl.h"
 
@@ -54,11 +54,38 @@ uint32_t Widening::load_lane(uint32_t address, uint32_t offset, uint32_t width,
   return mask(emit(Op::OpShiftRightLogical, u32(), {word, shift}), width, 1);
 }
 
+// The word becomes (word & keep) | placed in one atomic step, a compare-exchange loop, so no
+// work-item ever sees the bytes in between: work-items that store the same value to the same
+// byte (a flag many set) leave it unchanged to every reader. A loop header's own block cannot
+// be split; there the bits are cleared and set by two atomics, which other bytes of the word
+// survive too, though a reader of this byte may see it cleared for a moment.
 void Widening::merge_into_word(uint32_t word_address, uint32_t keep, uint32_t placed) {
   uint32_t pointer = word_pointer(word_address);
   uint32_t scope = constant(kDeviceScope, 1), relaxed = constant(kRelaxed, 1);
-  emit(Op::OpAtomicAnd, u32(), {pointer, scope, relaxed, keep});
-  emit(Op::OpAtomicOr, u32(), {pointer, scope, relaxed, placed});
+  if (in_loop_header_) {
+    emit(Op::OpAtomicAnd, u32(), {pointer, scope, relaxed, keep});
+    emit(Op::OpAtomicOr, u32(), {pointer, scope, relaxed, placed});
+    return;
+  }
+  uint32_t initial = emit(Op::OpLoad, u32(), {pointer, kAligned, 4});
+  uint32_t before = blocks_->back().label;
+  uint32_t header = m_.take_id(), body = m_.take_id(), next = m_.take_id(), merge = m_.take_id();
+  uint32_t old = m_.take_id(), seen = m_.take_id();
+  emit_void(Op::OpBranch, {header});
+  start_block(header);
+  out_->emplace_back(Op::OpPhi, u32(), old, std::vector<uint32_t>{initial, before, seen, next});
+  loop_phis_.insert(old);
+  emit_void(Op::OpLoopMerge, {merge, next, 0});
+  emit_void(Op::OpBranch, {body});
+  start_block(body);
+  uint32_t merged = emit(Op::OpBitwiseOr, u32(), {emit(Op::OpBitwiseAnd, u32(), {old, keep}), placed});
+  out_->emplace_back(Op::OpAtomicCompareExchange, u32(), seen,
+                     std::vector<uint32_t>{pointer, scope, relaxed, relaxed, merged, old});
+  uint32_t done = emit(Op::OpIEqual, bool_type(1), {seen, old});
+  emit_void(Op::OpBranchConditional, {done, merge, next});
+  start_block(next);
+  emit_void(Op::OpBranch, {header});
+  start_block(merge);
 }
 
 // Stores the low |width| bits of |bits| at byte |offset| from |address| (alignment below 4).

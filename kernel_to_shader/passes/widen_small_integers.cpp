@@ -219,6 +219,11 @@ uint32_t Widening::constant64(uint64_t value) {
   return ir::intern_global(m_, Op::OpConstant, u64(), {uint32_t(value), uint32_t(value >> 32)});
 }
 
+void Widening::start_block(uint32_t label) {
+  blocks_->push_back(ir::Block{label, {}});
+  out_ = &blocks_->back().instructions;
+}
+
 uint32_t Widening::emit(Op op, uint32_t type, std::vector<uint32_t> operands) {
   uint32_t id = m_.take_id();
   out_->emplace_back(op, type, id, std::move(operands));
@@ -270,14 +275,27 @@ PassStatus Widening::run() {
         if (i.result_id && i.type_id) old_type_[i.result_id] = i.type_id;
   }
   if (!rewrite_globals()) return PassStatus::Failure;
-  for (auto& f : m_.functions)
-    for (auto& b : f.blocks) {
-      std::vector<ir::Instruction> rewritten;
-      out_ = &rewritten;
+  for (auto& f : m_.functions) {
+    // A store may split its block around a compare-exchange loop (widen_memory.cpp): the
+    // rest of the block, terminator included, then lies in a later block, which successors'
+    // OpPhi must name instead.
+    std::vector<ir::Block> rewritten;
+    std::unordered_map<uint32_t, uint32_t> ends_in;  // original label -> its last block
+    blocks_ = &rewritten;
+    for (const ir::Block& b : f.blocks) {
+      start_block(b.label);
+      in_loop_header_ = b.merge() && b.merge()->opcode == Op::OpLoopMerge;
       for (const ir::Instruction& i : b.instructions)
         if (!rewrite(i)) return PassStatus::Failure;
-      b.instructions = std::move(rewritten);
+      ends_in[b.label] = rewritten.back().label;
     }
+    for (ir::Block& b : rewritten)
+      for (ir::Instruction& i : b.instructions)
+        if (i.opcode == Op::OpPhi && !loop_phis_.count(i.result_id))
+          for (size_t k = 1; k < i.operands.size(); k += 2)
+            if (ends_in.count(i.operands[k])) i.operands[k] = ends_in[i.operands[k]];
+    f.blocks = std::move(rewritten);
+  }
   rename_types();
   drop_capabilities();
   for (const auto& g : m_.globals)

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "passes/pass.h"
@@ -51,6 +52,7 @@ class Widening {
   uint32_t u32s(uint32_t n);  // u32, or a vector of n of them
   uint32_t constant(uint32_t value, uint32_t n);  // splat over n components
   uint32_t constant64(uint64_t value);
+  void start_block(uint32_t label);  // later instructions go to a new block
   uint32_t emit(spv::Op op, uint32_t type, std::vector<uint32_t> operands);
   void emit_void(spv::Op op, std::vector<uint32_t> operands);
   // The instruction that takes over |i|'s result id.
@@ -120,7 +122,11 @@ class Widening {
   };
   std::unordered_map<uint32_t, NarrowPointer> narrow_pointers_;
   std::unordered_map<uint64_t, uint32_t> word_loads_;  // per load: word offset -> loaded word
-  std::vector<ir::Instruction>* out_ = nullptr;        // the block being rewritten
+  std::vector<ir::Block>* blocks_ = nullptr;  // the function's rewritten blocks
+  std::vector<ir::Instruction>* out_ = nullptr;  // the last of them, being written
+  bool in_loop_header_ = false;  // the input block is a loop header (it cannot be split)
+  std::unordered_set<uint32_t> loop_phis_;  // OpPhi of the compare-exchange loops, which
+                                            // already name the blocks they come from
 };
 
 }  // namespace vkcl::k2s

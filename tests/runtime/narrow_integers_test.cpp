@@ -125,6 +125,34 @@ TEST_P(NarrowIntegers, NeighbouringStoresFromManyWorkItemsAllLand) {
   }
 }
 
+// Many work-items store the same bytes to one program-scope array and read it back at once
+// (as CTS generic_address_space builtin_functions does): a byte being written again with the
+// value it already holds must never read as anything else.
+TEST_P(NarrowIntegers, StoringTheSameValueAgainIsInvisible) {
+  Program p = build(R"(
+    __global char data[64] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    __kernel void k(__global uint* ok) {
+      size_t i = get_global_id(0);
+      vstore4((char4)(1), 2, data);
+      data[5] = 1;
+      bool same = true;
+      for (int round = 0; round < 16; ++round)  // a long window for another's store to show
+        for (int j = 0; j < 16; ++j) same = same && data[j] == (j == 5 || (j >= 8 && j < 12) ? 1 : j);
+      ok[i] = same;
+    }
+    __kernel void reset() { for (int j = 0; j < 16; ++j) data[j] = (char)j; })", "-cl-std=CL3.0");
+  Kernel k = kernel(p, "k"), reset = kernel(p, "reset");
+  const size_t n = 4096, one = 1;
+  Mem ok = poisoned(4 * n);
+  set_mem_arg(k, 0, ok);
+  for (int round = 0; round < 4; ++round) {
+    run(reset, 1, &one, nullptr);
+    run(k, 1, &n, nullptr);
+    auto r = read<uint32_t>(ok, n);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(r[i], 1u) << "round " << round << ", work-item " << i;
+  }
+}
+
 // A packed struct puts short and int at odd offsets: loads and stores of 1-byte alignment.
 TEST_P(NarrowIntegers, PackedStructFieldsAtOddOffsets) {
   struct __attribute__((packed)) P {

@@ -32,7 +32,6 @@ bool non_aggregate_type(Op op) {
   }
 }
 
-
 }  // namespace
 
 // ---------------------------------------------------------------- types and globals
@@ -252,8 +251,8 @@ uint32_t Widening::sign_extend_if_small(uint32_t v) {
 }
 
 bool Widening::fail(const std::string& what) {
-  ctx_.log += "error: the device has no " + std::string(widen8_ && widen16_ ? "8- or 16-bit" : widen8_ ? "8-bit" : "16-bit") +
-              " integers and vkcl cannot carry them in 32 bits here: " + what + "\n";
+  ctx_.log += "error: the device lacks 8/16-bit integers, 8/16-bit storage or half arithmetic, "
+              "and vkcl cannot carry this in 32 bits: " + what + "\n";
   return false;
 }
 

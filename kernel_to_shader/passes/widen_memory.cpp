@@ -67,7 +67,9 @@ void Widening::merge_into_word(uint32_t word_address, uint32_t keep, uint32_t pl
     emit(Op::OpAtomicOr, u32(), {pointer, scope, relaxed, placed});
     return;
   }
-  uint32_t initial = emit(Op::OpLoad, u32(), {pointer, kAligned, 4});
+  // Atomic like the exchange: a plain load racing with other work-items' exchanges would be
+  // a data race in Vulkan's memory model.
+  uint32_t initial = emit(Op::OpAtomicLoad, u32(), {pointer, scope, relaxed});
   uint32_t before = blocks_->back().label;
   uint32_t header = m_.take_id(), body = m_.take_id(), next = m_.take_id(), merge = m_.take_id();
   uint32_t old = m_.take_id(), seen = m_.take_id();

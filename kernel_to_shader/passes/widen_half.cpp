@@ -71,9 +71,9 @@ uint32_t Widening::float_constant(uint32_t width, double value, uint32_t n) {
   } else {
     words = {float_bits(float(value))};
   }
-  uint32_t c = ir::intern_global(m_, Op::OpConstant, float_type(width, 1), words);
+  uint32_t c = intern(Op::OpConstant, float_type(width, 1), words);
   if (n == 1) return c;
-  return ir::intern_global(m_, Op::OpConstantComposite, float_type(width, n), std::vector<uint32_t>(n, c));
+  return intern(Op::OpConstantComposite, float_type(width, n), std::vector<uint32_t>(n, c));
 }
 
 uint32_t Widening::exact(Op op, uint32_t type, std::vector<uint32_t> operands) {
@@ -98,7 +98,7 @@ uint32_t Widening::round_to_half(uint32_t v, uint32_t width, uint32_t n) {
   uint32_t ut = width == 64 ? (n == 1 ? u64() : type(Op::OpTypeVector, {u64(), n})) : u32s(n);
   auto uint_constant = [&](uint64_t value) {
     uint32_t c = width == 64 ? constant64(value) : constant(uint32_t(value), 1);
-    return n == 1 ? c : ir::intern_global(m_, Op::OpConstantComposite, ut, std::vector<uint32_t>(n, c));
+    return n == 1 ? c : intern(Op::OpConstantComposite, ut, std::vector<uint32_t>(n, c));
   };
   const uint32_t shift = width == 64 ? 42 : 13;  // fraction bits a half does not have
   const uint64_t exponent = width == 64 ? 0x7ff0000000000000ull : 0x7f800000u;

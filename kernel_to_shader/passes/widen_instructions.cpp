@@ -105,7 +105,7 @@ bool Widening::rewrite(const ir::Instruction& i) {
     return true;
   }
   if (op == Op::OpUndef) {  // an undefined narrow value still has zero high bits
-    emit_as(i, Op::OpCopyObject, type, {ir::intern_global(m_, Op::OpConstantNull, type, {})});
+    emit_as(i, Op::OpCopyObject, type, {intern(Op::OpConstantNull, type, {})});
     return true;
   }
   if (result.half || half_operand) return half_instruction(i);
@@ -294,7 +294,7 @@ uint32_t Widening::half2() {
 uint32_t Widening::half_bits(uint32_t h) {
   if (widen_half_) return float_bits_to_half_bits(h);
   uint32_t half = type(Op::OpTypeFloat, {16});
-  uint32_t zero = ir::intern_global(m_, Op::OpConstantNull, half, {});
+  uint32_t zero = intern(Op::OpConstantNull, half, {});
   uint32_t pair = emit(Op::OpCompositeConstruct, half2(), {h, zero});
   return emit(Op::OpBitcast, u32(), {pair});
 }

@@ -200,8 +200,27 @@ const TypeInfo& Widening::value_info(uint32_t value) const {
   return it == old_type_.end() ? info(0) : info(it->second);
 }
 
+// ir::intern_global's search, through an index of the globals: the rewrite interns types and
+// constants for nearly every instruction, and a scan each time grew with the module squared.
+uint32_t Widening::intern(Op op, uint32_t type, std::vector<uint32_t> operands) {
+  auto key_of = [](Op o, uint32_t t, const std::vector<uint32_t>& words) {
+    std::vector<uint32_t> key = {uint32_t(o), t};
+    key.insert(key.end(), words.begin(), words.end());
+    return key;
+  };
+  if (interned_.empty())
+    for (const auto& g : m_.globals)
+      if (g.result_id) interned_.emplace(key_of(g.opcode, g.type_id, g.operands), g.result_id);
+  auto [it, added] = interned_.emplace(key_of(op, type, operands), 0);
+  if (added) {
+    it->second = m_.take_id();
+    m_.globals.emplace_back(op, type, it->second, std::move(operands));
+  }
+  return it->second;
+}
+
 uint32_t Widening::type(Op op, std::vector<uint32_t> operands) {
-  return ir::intern_global(m_, op, 0, std::move(operands));
+  return intern(op, 0, std::move(operands));
 }
 
 uint32_t Widening::u32() { return type(Op::OpTypeInt, {32, 0}); }
@@ -209,13 +228,13 @@ uint32_t Widening::u64() { return type(Op::OpTypeInt, {64, 0}); }
 uint32_t Widening::u32s(uint32_t n) { return n == 1 ? u32() : type(Op::OpTypeVector, {u32(), n}); }
 
 uint32_t Widening::constant(uint32_t value, uint32_t n) {
-  uint32_t c = ir::intern_global(m_, Op::OpConstant, u32(), {value});
+  uint32_t c = intern(Op::OpConstant, u32(), {value});
   if (n == 1) return c;
-  return ir::intern_global(m_, Op::OpConstantComposite, u32s(n), std::vector<uint32_t>(n, c));
+  return intern(Op::OpConstantComposite, u32s(n), std::vector<uint32_t>(n, c));
 }
 
 uint32_t Widening::constant64(uint64_t value) {
-  return ir::intern_global(m_, Op::OpConstant, u64(), {uint32_t(value), uint32_t(value >> 32)});
+  return intern(Op::OpConstant, u64(), {uint32_t(value), uint32_t(value >> 32)});
 }
 
 void Widening::start_block(uint32_t label) {

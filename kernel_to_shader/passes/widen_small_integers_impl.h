@@ -3,6 +3,7 @@
 // (widen_memory.cpp).
 #pragma once
 
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -46,6 +47,7 @@ class Widening {
   uint32_t mapped(uint32_t type) const;
   const TypeInfo& info(uint32_t type) const;
   const TypeInfo& value_info(uint32_t value) const;
+  uint32_t intern(spv::Op op, uint32_t type, std::vector<uint32_t> operands);  // a global
   uint32_t type(spv::Op op, std::vector<uint32_t> operands);
   uint32_t u32();
   uint32_t u64();
@@ -116,6 +118,7 @@ class Widening {
   std::unordered_map<uint32_t, TypeInfo> info_;        // input type id -> what it is
   std::unordered_map<uint32_t, uint32_t> old_type_;    // value id -> its input type
   std::unordered_map<uint32_t, uint32_t> rename_;      // dropped duplicate type -> kept one
+  std::map<std::vector<uint32_t>, uint32_t> interned_;  // (opcode, type, operands) -> global
   struct NarrowPointer {
     uint32_t address;  // the u64 the pointer was made from
     uint32_t pointee;  // input type

@@ -3,6 +3,7 @@
 
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/BackendUtil.h>
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
@@ -215,6 +216,18 @@ bool keep_loops_top_tested() {
   return it != options.end() && !it->second->addOccurrence(0, it->first(), "0");
 }
 
+// A C99 inline definition (a function declared `inline`, never `extern` nor without `inline`)
+// is not an external definition (C99 6.7.4): clang gives it available_externally linkage,
+// drops its body at -O0, and turns it into a declaration after the optimiser where it was not
+// inlined. C leaves it to the implementation whether a call uses the inline definition, and
+// OpenCL programs (CLBlast on NVIDIA, helpers too large to inline) rely on it being there:
+// each becomes a function of this program alone.
+void keep_inline_definitions(llvm::Module& module) {
+  for (llvm::Function& f : module)
+    if (f.hasAvailableExternallyLinkage() && !f.isDeclaration())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+}
+
 // Runs clang on |source|; the diagnostics go to |log|.
 std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
                                         const std::string& source, llvm::LLVMContext& context,
@@ -246,13 +259,32 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
   ci.getDiagnosticOpts().ShowCarets = false;
   static const bool top_tested_loops = keep_loops_top_tested();
   (void)top_tested_loops;
+  // Code is generated without the optimiser, so inline definitions can be kept before it
+  // runs; at -O0 clang emits their bodies only when it thinks it optimises (lifetime markers
+  // stay off, as at -O0).
+  clang::CodeGenOptions& codegen = ci.getCodeGenOpts();
+  const unsigned level = codegen.OptimizationLevel;
+  codegen.DisableLLVMPasses = true;
+  if (level == 0) {
+    codegen.OptimizationLevel = 1;
+    codegen.DisableLifetimeMarkers = true;
+  }
   clang::EmitLLVMOnlyAction action(&context);
   bool compiled = ci.ExecuteAction(action);
   log_stream.flush();
   *log += text;
   if (!compiled) return nullptr;
   std::unique_ptr<llvm::Module> module = action.takeModule();
-  if (!module) *log += "error: clang produced no module\n";
+  if (!module) {
+    *log += "error: clang produced no module\n";
+    return nullptr;
+  }
+  keep_inline_definitions(*module);
+  codegen.OptimizationLevel = level;
+  codegen.DisableLLVMPasses = false;
+  clang::EmitBackendOutput(ci.getDiagnostics(), ci.getHeaderSearchOpts(), codegen,
+                           ci.getTargetOpts(), ci.getLangOpts(), module->getDataLayoutStr(),
+                           module.get(), clang::Backend_EmitNothing, nullptr);
   return module;
 }
 

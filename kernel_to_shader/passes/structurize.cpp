@@ -49,6 +49,7 @@ class Structurizer {
     canonicalize();
     if (!remove_unreachable()) return false;
     if (!check_reducible()) return false;
+    for (const Block& b : f_.blocks) copy_budget_ += b.instructions.size();
     // Returns first: a shared return block (every `return` of -O0 code branches to one) would
     // otherwise be a join of many constructs; copied into each path, it is none.
     inline_returns();
@@ -855,6 +856,17 @@ class Structurizer {
       return fail("a join of " + std::to_string(region.size()) +
                   " blocks would need duplication (short-circuit control flow)");
     }
+    // Copies along every path of a ladder of short-circuit joins (CLBlast's unrolled
+    // `if (part == 2 || col++ < n)`) grow exponentially with its length: past a budget of
+    // the function's own size, joins are reached through a dispatch block instead.
+    size_t cost = 0;
+    for (int x : region) cost += f_.blocks[x].instructions.size();
+    if (copied_ + cost > copy_budget_) {
+      if (funnel_join(target)) return true;
+      return fail("duplicating the joins of its short-circuit control flow would grow the "
+                  "function more than its own size");
+    }
+    copied_ += cost;
     // A small returning block may be copied even where it is another construct's merge: the
     // copy returns by itself and is nobody's merge.
     bool lone_return = region.size() == 1 && is_small_return(f_.blocks[region[0]]);
@@ -1161,6 +1173,8 @@ class Structurizer {
   std::unordered_map<uint32_t, uint32_t> undefs_;
   uint32_t pending_cont_ = 0;
   int funnels_ = 0;
+  size_t copied_ = 0;         // instructions duplicate_for_edge has copied
+  size_t copy_budget_ = 256;  // and how many it may copy: 256 plus the function's size
   bool collective_functions_computed_ = false;
   std::unordered_set<uint32_t> collective_functions_;
 };

@@ -252,6 +252,14 @@ const Case kCases[] = {
        switch (x) { case -3: o[i + 2] = 1; break; case 100: o[i + 2] = 2; break; default: break; }
        o[i + 3] = (int)((float)x + (float)(uchar)y); })"},
     // half arithmetic, conversions, reinterpretation and memory (carried in float where the
+    // CLBlast's TRSM inversion: 2^16 paths through 16 short-circuit joins in a row.
+    {"short_circuit_ladder", R"(__kernel void k(__global float* o, int part, int n) {
+       int col = get_global_id(0);
+       float acc = 0.0f;
+       #pragma unroll
+       for (int s = 0; s < 16; ++s)
+         if (part == 2 || col++ < n) acc += o[s] * o[s + 16];
+       o[get_global_id(0)] = acc + col; })"},
     // device has no Float16).
     {"half_arithmetic", R"(#pragma OPENCL EXTENSION cl_khr_fp16 : enable
      __kernel void k(__global half* a, __global half4* b, __global float* f, __global short* s,
@@ -336,6 +344,35 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(std::get<0>(info.param).name) +
              (std::string(std::get<1>(info.param)).empty() ? "_O2" : "_O0");
     });
+
+// The structurizer's copies stay within a small factor of the function (a ladder of
+// short-circuit joins once grew its output exponentially: 4.5 MB for five rungs).
+TEST(TranslateSize, ShortCircuitLadderStaysSmall) {
+  compiler::DeviceFeatures features = kernel_features();
+  std::string source = R"(__kernel void k(__global float* o, int part, int n) {
+       int col = get_global_id(0);
+       float acc[16];
+       #pragma unroll
+       for (int j = 0; j < 16; ++j) acc[j] = 0.0f;
+       #pragma unroll
+       for (int s = 0; s < RUNGS; ++s)
+         if (part == 2 || col++ < n) {
+           #pragma unroll
+           for (int j = 0; j < 16; ++j) acc[j] += o[s] * o[s + j];
+         }
+       #pragma unroll
+       for (int j = 0; j < 16; ++j) o[j * 7 + get_global_id(0)] = acc[j] + col; })";
+  for (const char* rungs : {"-DRUNGS=8", "-DRUNGS=16", "-DRUNGS=32"}) {
+    auto compiled = compiler::compile(source, rungs, features);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    k2s::TargetCaps caps;
+    caps.int8 = caps.int16 = caps.storage8 = caps.storage16 = true;
+    k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+    ASSERT_TRUE(r.ok) << r.log;
+    ASSERT_EQ(r.kernels.size(), 1u);
+    EXPECT_LT(r.kernels[0].shader.size(), 8 * compiled.spirv.size()) << rungs;
+  }
+}
 
 // OpenCL C forbids recursion and Vulkan has none: a build error that names the function.
 TEST(TranslateErrors, RecursionIsABuildErrorNamingTheFunction) {

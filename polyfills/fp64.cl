@@ -32,67 +32,103 @@ static void two_product(double a, double b, double* hi, double* lo) {
   *lo = ((ah * bh - *hi) + ah * bl + al * bh) + al * bl;
 }
 
-// a + b = *s + *e exactly (Knuth).
-static void two_sum(double a, double b, double* s, double* e) {
-  *s = a + b;
-  double bv = *s - a;
-  *e = (a - (*s - bv)) + (b - bv);
-}
-
-// a + b rounded to odd: when inexact, the neighbour whose last mantissa bit is 1. Rounding
-// once more from it, to 53 bits or fewer, gives the correctly rounded result (Boldo and
-// Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to
-// odd", IEEE TC 2008).
-static double add_odd(double a, double b) {
-  double s, e;
-  two_sum(a, b, &s, &e);
-  ulong bits = as_ulong(s);
-  if (e != 0 && (bits & 1) == 0) bits = (e > 0) == (s > 0) ? bits + 1 : bits - 1;
-  return as_double(bits);
-}
-
-double __attribute__((overloadable)) fma(double a, double b, double c) {
-  double p = a * b;
-  // Zero, infinite or NaN factors: the product is exact and one addition is IEEE's fma.
-  if (a == 0 || b == 0 || !isfinite(a) || !isfinite(b)) return p + c;
-  if (!isfinite(c)) return c;  // the exact product is finite
-  if (c == 0) return p;        // a b + 0 rounded once, with the sign of a b
-  int ea, eb, ec;
-  double ma = mantissa(a, &ea), mb = mantissa(b, &eb), mc = mantissa(c, &ec);
-  int ep = ea + eb;  // |a b| in [2^ep, 2^(ep + 2))
-  // |a b| below a quarter of c's ulp: c is the rounded sum. Past 2^1026 the sum overflows
-  // whatever c is; below 2^-1076 it cannot move c off the denormal grid.
-  if (ec - ep > 58 || ep < -1078) return c;
-  if (ep > 1025) return p;
-  // The sum scaled by 2^-t, where every step is exact and no value underflows; 2^t is
-  // representable, so scaling back rounds at most once.
-  int t = clamp(ep, -1074, 1023);
-  double A = (a < 0) != (b < 0) ? -ma : ma;
-  double B = mb * pow2(ep - t);  // ep - t in [-4, 2]
-  // A c far below the product only decides the direction of an inexact result: a value of
-  // its sign below the product's granularity (2^(ep - t - 104)) stands for it.
-  double C = copysign(ec < ep - 106 ? pow2(ep - t - 106) : mc * pow2(ec - t), c);
-  double uh, ul, th, tl;
-  two_product(A, B, &uh, &ul);
-  two_sum(C, uh, &th, &tl);
-  double v = add_odd(tl, ul);
-  double scale = pow2(t);
-  double z = th + v;
-  double m = fabs(z * scale);
-  if (m < 0x1p-1023) {
-    // A denormal result of at most 51 bits rounds again when scaled; rounded to odd at 53
-    // bits first, that is still exact.
-    z = add_odd(th, v);
-  } else if (m < 0x1p-1022) {
-    // 52 bits: one too many for rounding to odd. z's last bit is below the result's grid:
-    // where z is a midpoint of the grid and inexact, the remainder says which way to go;
-    // an exact midpoint is left to the scaling's round-half-even.
-    double e;
-    two_sum(th, v, &z, &e);
-    ulong bits = as_ulong(z);
-    if ((bits & 1) && e != 0) z = as_double((e > 0) == (z > 0) ? bits + 1 : bits - 1);
+// The 128-bit integer *hi:*lo shifted right by |n| >= 0; what is shifted out is ORed into the
+// lowest bit, so rounding still sees that something was there.
+static void shift_right_sticky(ulong* hi, ulong* lo, int n) {
+  if (n <= 0) return;
+  if (n >= 128) {
+    *lo = (*hi | *lo) != 0;
+    *hi = 0;
+  } else if (n >= 64) {
+    ulong lost = *lo | (n > 64 ? *hi << (128 - n) : 0);
+    *lo = (n > 64 ? *hi >> (n - 64) : *hi) | (lost != 0);
+    *hi = 0;
+  } else {
+    ulong lost = *lo << (64 - n);
+    *lo = (*lo >> n) | (*hi << (64 - n)) | (lost != 0);
+    *hi >>= n;
   }
-  return z * scale;
+}
+
+// x = m 2^e with m a 53-bit integer (bit 52 set), for finite nonzero x.
+static ulong decompose(double x, int* e) {
+  ulong b = as_ulong(x) & 0x7fffffffffffffffUL;
+  ulong m = b & 0x000fffffffffffffUL;
+  int biased = (int)(b >> 52);
+  if (biased == 0) {  // a denormal, normalised
+    int s = (int)clz(m) - 11;
+    *e = -1074 - s;
+    return m << s;
+  }
+  *e = biased - 1075;
+  return m | 0x0010000000000000UL;
+}
+
+// a b + c rounded once, in integers: the 106-bit product and c meet in 128 bits, the smaller
+// shifted right with a sticky bit, and the sum is rounded to nearest even. Integer code keeps
+// the function small: drivers inline it at every call, and libclc's double sin and cos call
+// it 25 times each (a Dekker-split version made PyOpenCL's Bessel kernels take minutes to JIT).
+double __attribute__((overloadable)) fma(double a, double b, double c) {
+  // Zero, infinite or NaN factors: the product is exact and one addition is IEEE's fma.
+  if (a == 0 || b == 0 || !isfinite(a) || !isfinite(b)) return a * b + c;
+  if (!isfinite(c)) return c;  // the exact product is finite
+  if (c == 0) return a * b;    // a b + 0 rounded once, with the sign of a b
+  int ea, eb, ec;
+  ulong ma = decompose(a, &ea), mb = decompose(b, &eb), mc = decompose(c, &ec);
+  bool product_negative = (a < 0) != (b < 0);
+  // The product's top bit (104 or 105) moves to 124 or 125, c's (52) to 124; the sum of the
+  // two stays below 2^127.
+  ulong pl = ma * mb, ph = mul_hi(ma, mb);
+  ph = (ph << 20) | (pl >> 44);
+  pl <<= 20;
+  ulong ch = mc << 8, cl = 0;
+  int ep = ea + eb - 20, ecc = ec - 72;
+  int e = max(ep, ecc);  // the unit of both, once aligned
+  shift_right_sticky(&ph, &pl, e - ep);
+  shift_right_sticky(&ch, &cl, e - ecc);
+  ulong rh, rl;
+  bool negative;
+  if (product_negative == (c < 0)) {
+    rl = pl + cl;
+    rh = ph + ch + (rl < pl);
+    negative = product_negative;
+  } else {
+    // Bits are lost only from an operand far smaller than the other, which is then the one
+    // subtracted: its sticky bit keeps the difference on the right side of every rounding
+    // boundary.
+    bool product_larger = ph > ch || (ph == ch && pl >= cl);
+    if (product_larger) {
+      rl = pl - cl;
+      rh = ph - ch - (pl < cl);
+    } else {
+      rl = cl - pl;
+      rh = ch - ph - (cl < pl);
+    }
+    negative = product_larger ? product_negative : c < 0;
+    if ((rh | rl) == 0) return 0.0;  // an exact zero sum is +0 when rounding to nearest
+  }
+  int t = rh != 0 ? 127 - (int)clz(rh) : 63 - (int)clz(rl);  // the top bit
+  int exponent = e + t;  // |a b + c| in [2^exponent, 2^(exponent + 1))
+  if (exponent > 1023) return negative ? -INFINITY : INFINITY;
+  // The result's last bit is worth 2^(exponent - 52), or 2^-1074 for a denormal.
+  int shift = exponent >= -1022 ? t - 52 : -1074 - e;
+  ulong m;
+  if (shift <= 0) {
+    m = rl << -shift;  // at most 53 bits: exact
+  } else {
+    // Two bits below the last one stay: the rounding bit and, ORed, everything under it.
+    if (shift >= 2) {
+      shift_right_sticky(&rh, &rl, shift - 2);
+    } else {
+      rl = rl << 1;  // rh is 0: the sum has at most 54 bits here
+    }
+    ulong below = rl & 3;
+    m = rl >> 2;
+    if (below > 2 || (below == 2 && (m & 1))) m += 1;  // to nearest, ties to even
+  }
+  // A mantissa that rounds up to 2^53 (or a denormal to 2^52) carries into the exponent.
+  ulong bits = exponent >= -1022 ? ((ulong)(exponent + 1022) << 52) + m : m;
+  return as_double(bits | (negative ? 0x8000000000000000UL : 0));
 }
 
 double __attribute__((overloadable)) sqrt(double x) {

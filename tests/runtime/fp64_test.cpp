@@ -84,6 +84,26 @@ TEST_P(Fp64, FmaSqrtAndDivisionAreCorrectlyRounded) {
         b[i] = random(-30, 30);
         c[i] = random(-200, 200);
         break;
+      case 6: {  // exact sums at or next to midpoints: short mantissas, close exponents
+        auto short_mantissa = [&](int bits_kept, int lo, int hi) {
+          double v = random(lo, hi);
+          int e;
+          double m = std::frexp(v, &e);
+          return std::ldexp(std::trunc(std::ldexp(m, bits_kept)), e - bits_kept);
+        };
+        a[i] = short_mantissa(27, -40, 40);
+        b[i] = short_mantissa(27, -40, 40);
+        int e;
+        std::frexp(a[i] * b[i], &e);
+        c[i] = short_mantissa(20, e - 3, e + 3);
+        break;
+      }
+      case 7:  // cancellation into the denormal range
+        a[i] = random(-540, -480);
+        b[i] = random(-540, -480);
+        c[i] = -std::nextafter(a[i] * b[i], INFINITY * (bits(rng_) & 1 ? 1 : -1)) *
+               (1 + std::ldexp(double(bits(rng_) % 64), -52));
+        break;
       default:  // anything, denormals and special values included
         a[i] = from_bits(bits(rng_));
         b[i] = i % 8 == 5 ? from_bits(bits(rng_)) : random(-1100 / 2, 1100 / 2);

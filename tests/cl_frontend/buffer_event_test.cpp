@@ -249,6 +249,88 @@ TEST_P(Buffers, KernelArgumentsDoNotKeepBuffersAlive) {
   clReleaseKernel(k);
 }
 
+// clEnqueueMigrateMemObjects: a command with an event, in the queue's order; without
+// CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED the contents survive the migration.
+TEST_P(Buffers, MigrateMemObjectsIsAnOrderedCommand) {
+  const size_t n = 4096;
+  auto data = random_bytes(n);
+  Mem a = buffer(n, data.data()), b = poisoned(n);
+  cl_mem both[] = {a, b};
+  cl_event migrated = nullptr;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueMigrateMemObjects(queue_, 2, both, 0, 0, nullptr, &migrated));
+  Event hold(migrated);
+  ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &migrated));
+  cl_command_type type = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetEventInfo(migrated, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr));
+  EXPECT_EQ(type, cl_command_type(CL_COMMAND_MIGRATE_MEM_OBJECTS));
+  cl_int status = 1;
+  ASSERT_EQ(CL_SUCCESS, clGetEventInfo(migrated, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+  EXPECT_EQ(status, CL_COMPLETE);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueMigrateMemObjects(queue_, 1, both, CL_MIGRATE_MEM_OBJECT_HOST, 1,
+                                                   &migrated, nullptr));
+  std::vector<uint8_t> out(n);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, a, CL_TRUE, 0, n, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(out, data);
+
+  // Held back by a user event, and the command after it with it.
+  cl_int err;
+  Event gate(clCreateUserEvent(context_, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_event gated_raw = nullptr;
+  cl_event gate_raw = gate.get();
+  ASSERT_EQ(CL_SUCCESS, clEnqueueMigrateMemObjects(queue_, 1, &both[1],
+                                                   CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED,
+                                                   1, &gate_raw, &gated_raw));
+  Event gated(gated_raw);
+  ASSERT_EQ(CL_SUCCESS, clGetEventInfo(gated, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+  EXPECT_GT(status, CL_COMPLETE);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(queue_, b, CL_FALSE, 0, n, data.data(), 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(gate, CL_COMPLETE));
+  ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &gated_raw));
+  // Contents left undefined by the migration are written again: the buffer stays usable.
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, b, CL_TRUE, 0, n, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(out, data);
+}
+
+TEST_P(Buffers, MigrateMemObjectsErrors) {
+  Mem a = buffer(64);
+  cl_mem list[] = {a};
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  EXPECT_EQ(CL_INVALID_COMMAND_QUEUE, clEnqueueMigrateMemObjects(nullptr, 1, list, 0, 0, nullptr, nullptr));
+  // CL_INVALID_VALUE if num_mem_objects is zero or if mem_objects is NULL.
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueMigrateMemObjects(queue_, 0, list, 0, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueMigrateMemObjects(queue_, 1, nullptr, 0, 0, nullptr, nullptr));
+  // CL_INVALID_VALUE if flags is not 0 or is not any of the values described in the table.
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueMigrateMemObjects(queue_, 1, list, 1 << 2, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueMigrateMemObjects(queue_, 1, list, ~cl_mem_migration_flags(0),
+                                                         0, nullptr, nullptr));
+  // CL_INVALID_MEM_OBJECT if any of the memory objects in mem_objects is not a valid memory
+  // object.
+  cl_mem with_null[] = {a, nullptr};
+  EXPECT_EQ(CL_INVALID_MEM_OBJECT, clEnqueueMigrateMemObjects(queue_, 2, with_null, 0, 0, nullptr, nullptr));
+  cl_mem with_queue[] = {reinterpret_cast<cl_mem>(queue_.get())};
+  EXPECT_EQ(CL_INVALID_MEM_OBJECT, clEnqueueMigrateMemObjects(queue_, 1, with_queue, 0, 0, nullptr, nullptr));
+  // CL_INVALID_CONTEXT if the context associated with command_queue and memory objects in
+  // mem_objects are not the same, or with events in event_wait_list.
+  cl_int err;
+  Context other(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  Mem foreign(clCreateBuffer(other, CL_MEM_READ_WRITE, 64, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_mem mixed[] = {a, foreign};
+  EXPECT_EQ(CL_INVALID_CONTEXT, clEnqueueMigrateMemObjects(queue_, 2, mixed, 0, 0, nullptr, nullptr));
+  Event foreign_event(clCreateUserEvent(other, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_event foreign_wait = foreign_event.get();
+  EXPECT_EQ(CL_INVALID_CONTEXT, clEnqueueMigrateMemObjects(queue_, 1, list, 0, 1, &foreign_wait, nullptr));
+  // CL_INVALID_EVENT_WAIT_LIST for a NULL list with a count, a list without one, or an
+  // invalid event in it.
+  EXPECT_EQ(CL_INVALID_EVENT_WAIT_LIST, clEnqueueMigrateMemObjects(queue_, 1, list, 0, 1, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_EVENT_WAIT_LIST, clEnqueueMigrateMemObjects(queue_, 1, list, 0, 0, &foreign_wait, nullptr));
+  cl_event not_an_event = reinterpret_cast<cl_event>(a.get());
+  EXPECT_EQ(CL_INVALID_EVENT_WAIT_LIST, clEnqueueMigrateMemObjects(queue_, 1, list, 0, 1, &not_an_event, nullptr));
+}
+
 INSTANTIATE_TEST_SUITE_P(Api, Buffers, ::testing::Values(std::string("")), options_name);
 
 }  // namespace

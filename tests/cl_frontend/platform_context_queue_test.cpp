@@ -1,5 +1,7 @@
 // Platform, device, context and queue entry points: normal paths and the specification's
 // error codes, through the real ICD loader.
+// clCreateCommandQueue (deprecated by OpenCL 2.0) is still an entry point to test.
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl_ext.h>
 
 #include <algorithm>
@@ -159,6 +161,48 @@ TEST_F(Api, SpirvQueriesFollowTheReportedExtensions) {
   EXPECT_EQ(spirv_extensions.count("SPV_KHR_expect_assume") == 1, reports("cl_khr_expect_assume"));
   EXPECT_EQ(spirv_extensions.count("SPV_KHR_shader_clock") == 1, reports("cl_khr_kernel_clock"));
   EXPECT_EQ(has_cap(6026), reports("cl_khr_subgroup_rotate"));  // GroupNonUniformRotateKHR
+}
+
+// clGetCommandQueueInfo on a host queue: CL_QUEUE_SIZE "To be considered valid for this query,
+// command_queue must be a device command-queue" (CL_INVALID_COMMAND_QUEUE "if command_queue is
+// not a valid command-queue for param_name"); CL_QUEUE_PROPERTIES_ARRAY is the properties
+// argument as given (size 0 for clCreateCommandQueue or NULL properties);
+// CL_QUEUE_DEVICE_DEFAULT is NULL where there is no device queue.
+TEST_F(Api, CommandQueueInfoOfHostQueues) {
+  cl_int err;
+  Context c(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  Queue q(clCreateCommandQueueWithProperties(c, device_, props, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_uint queue_size = 1234;
+  size_t size = 0;
+  EXPECT_EQ(CL_INVALID_COMMAND_QUEUE,
+            clGetCommandQueueInfo(q, CL_QUEUE_SIZE, sizeof queue_size, &queue_size, nullptr));
+  EXPECT_EQ(CL_INVALID_COMMAND_QUEUE, clGetCommandQueueInfo(q, CL_QUEUE_SIZE, 0, nullptr, &size));
+  ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES_ARRAY, 0, nullptr, &size));
+  ASSERT_EQ(size, sizeof props);
+  cl_queue_properties back[3] = {7, 7, 7};
+  ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES_ARRAY, size, back, nullptr));
+  EXPECT_EQ(0, std::memcmp(back, props, sizeof props));
+  cl_command_queue device_default = q;
+  ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(q, CL_QUEUE_DEVICE_DEFAULT, sizeof device_default,
+                                              &device_default, &size));
+  EXPECT_EQ(size, sizeof(cl_command_queue));
+  EXPECT_EQ(device_default, nullptr);
+  cl_uint refs = 0;
+  EXPECT_EQ(CL_INVALID_VALUE, clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, 0, &refs, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clGetCommandQueueInfo(q, 0x7777, 0, nullptr, nullptr));
+  Queue others[2] = {Queue(clCreateCommandQueue(c, device_, 0, &err)),
+                     Queue(clCreateCommandQueueWithProperties(c, device_, nullptr, &err))};
+  for (const Queue& other : others) {
+    ASSERT_NE(other.get(), nullptr);
+    size = 99;
+    ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(other, CL_QUEUE_PROPERTIES_ARRAY, 0, nullptr, &size));
+    EXPECT_EQ(size, 0u);
+    EXPECT_EQ(CL_INVALID_COMMAND_QUEUE,
+              clGetCommandQueueInfo(other, CL_QUEUE_SIZE, sizeof queue_size, &queue_size, nullptr));
+  }
 }
 
 TEST_F(Api, QueueCreationAndErrors) {

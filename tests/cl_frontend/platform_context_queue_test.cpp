@@ -205,6 +205,22 @@ TEST_F(Api, CommandQueueInfoOfHostQueues) {
   }
 }
 
+// "clGetExtensionFunctionAddressForPlatform returns NULL if platform is not a valid platform"
+// (checked with other vkcl objects, which the ICD loader hands to vkcl).
+TEST_F(Api, ExtensionFunctionAddressNeedsAValidPlatform) {
+  EXPECT_NE(nullptr, clGetExtensionFunctionAddressForPlatform(platform_, "clGetValidationMessageCountVKCL"));
+  EXPECT_EQ(nullptr, clGetExtensionFunctionAddressForPlatform(platform_, "clNoSuchFunctionVKCL"));
+  cl_int err;
+  Context c(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  for (const char* name : {"clGetValidationMessageCountVKCL", "clIcdGetPlatformIDsKHR"}) {
+    EXPECT_EQ(nullptr, clGetExtensionFunctionAddressForPlatform(
+                           reinterpret_cast<cl_platform_id>(device_), name)) << name;
+    EXPECT_EQ(nullptr, clGetExtensionFunctionAddressForPlatform(
+                           reinterpret_cast<cl_platform_id>(c.get()), name)) << name;
+  }
+}
+
 TEST_F(Api, QueueCreationAndErrors) {
   cl_int err;
   cl_context c = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);

@@ -31,10 +31,10 @@ void _cl_event::mark_submitted() {
   }
 }
 
-void _cl_event::set_complete(cl_int status) {
+bool _cl_event::set_complete(cl_int status) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (done_) return;
+    if (done_) return false;
     done_ = true;
     final_status_ = status;
     if (!submitted) submitted = cl::host_time_ns();
@@ -43,6 +43,12 @@ void _cl_event::set_complete(cl_int status) {
   }
   changed_.notify_all();
   run_callbacks(status);
+  return true;
+}
+
+bool _cl_event::waits_on_application() {
+  if (held.load()) return true;
+  return is_user() && status() > CL_COMPLETE;
 }
 
 cl_int _cl_event::status() {
@@ -83,7 +89,13 @@ cl_int _cl_event::wait() {
       queue->wait_point(point);
       continue;
     }
-    if (queue) (void)queue->flush();
+    if (queue) {
+      // Held back by a user event that may have been set meanwhile: run it if it can run.
+      // (Only held commands drain here: a command being executed waits on events that are
+      // not held, so this never takes a second queue's lock inside the first one's.)
+      if (held.load()) queue->drain();
+      (void)queue->flush();
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait_for(lock, std::chrono::milliseconds(1), [&] { return done_ || recorded_; });
   }

@@ -26,11 +26,21 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   cl_ulong queued = 0, submitted = 0, started = 0, ended = 0;
   uint32_t start_slot = UINT32_MAX, end_slot = UINT32_MAX;
 
+  // Set while the command sits in its queue's list of commands held back by a user event:
+  // it then waits on the application, and a command of another queue waiting on it must be
+  // held back too rather than block its caller.
+  std::atomic<bool> held{false};
+
   // Lifecycle, written by the queue.
   void set_recorded(uint64_t point);  // GPU work recorded; completes when |point| signals
-  void set_complete(cl_int status = CL_COMPLETE);  // host work done (or failed), user status
+  // Host work done (or failed), or a user event's status. False if the status was set
+  // already (it is set once).
+  bool set_complete(cl_int status = CL_COMPLETE);
   void mark_submitted();
   bool is_user() const { return type == CL_COMMAND_USER; }
+  // Whether the command cannot complete before the application does something: a user event
+  // not set yet, or a command held back by one.
+  bool waits_on_application();
 
   cl_int status();  // CL_QUEUED, CL_SUBMITTED, CL_RUNNING, CL_COMPLETE or a negative error
   // Waits for completion (flushing the queue first). Returns the final status.

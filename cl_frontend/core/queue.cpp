@@ -85,7 +85,7 @@ void _cl_command_queue::execute(Pending& p) {
   }
   bool profiling = properties & CL_QUEUE_PROFILING_ENABLE;
   if (!p.gpu) {
-    p.event->mark_submitted();
+    p.event->mark_running();
     p.event->started = cl::host_time_ns();
     cl_int status = p.work();
     p.event->ended = cl::host_time_ns();

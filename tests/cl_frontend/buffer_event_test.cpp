@@ -481,6 +481,61 @@ TEST_P(Buffers, CommandsWaitingOnHeldCommandsNeverHang) {
   }
 }
 
+// "event_command_status is equal to the command_exec_callback_type used while registering the
+// callback", or the error code of a terminated command.
+TEST_P(Buffers, CallbacksReceiveTheStatusTheyWereRegisteredFor) {
+  struct Seen {
+    std::atomic<int> calls{0};
+    std::atomic<cl_int> status{99};
+  };
+  static Seen seen[3];
+  auto note = [](cl_event, cl_int s, void* d) {
+    auto* slot = static_cast<Seen*>(d);
+    slot->status = s;
+    slot->calls++;
+  };
+  const cl_int kinds[3] = {CL_SUBMITTED, CL_RUNNING, CL_COMPLETE};
+  auto wait_for_calls = [&] {
+    for (int i = 0; i < 2000; ++i) {
+      if (seen[0].calls && seen[1].calls && seen[2].calls) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  Mem b = buffer(1 << 16);
+  uint32_t pattern = 3;
+  std::vector<uint8_t> out(64);
+  for (int gpu = 0; gpu < 2; ++gpu) {
+    for (auto& s : seen) s.calls = 0, s.status = 99;
+    cl_event e = nullptr;
+    if (gpu) ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, &pattern, 4, 0, 1 << 16, 0, nullptr, &e));
+    else ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, b, CL_FALSE, 0, 64, out.data(), 0, nullptr, &e));
+    Event hold(e);
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(CL_SUCCESS, clSetEventCallback(e, kinds[i], note, &seen[i]));
+    ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &e));
+    wait_for_calls();
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(seen[i].calls.load(), 1) << "gpu " << gpu << " kind " << kinds[i];
+      EXPECT_EQ(seen[i].status.load(), kinds[i]) << "gpu " << gpu;
+    }
+  }
+  // A user event: CL_SUBMITTED at once (it starts submitted), CL_COMPLETE or an error later.
+  cl_int err;
+  for (cl_int final_status : {CL_COMPLETE, -7}) {
+    for (auto& s : seen) s.calls = 0, s.status = 99;
+    Event user(clCreateUserEvent(context_, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(CL_SUCCESS, clSetEventCallback(user, kinds[i], note, &seen[i]));
+    for (int i = 0; i < 1000 && !seen[0].calls; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(seen[0].status.load(), CL_SUBMITTED);
+    EXPECT_EQ(seen[2].calls.load(), 0);
+    ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(user, final_status));
+    wait_for_calls();
+    EXPECT_EQ(seen[0].calls.load(), 1);
+    EXPECT_EQ(seen[1].status.load(), final_status < 0 ? final_status : CL_RUNNING);
+    EXPECT_EQ(seen[2].status.load(), final_status);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Api, Buffers, ::testing::Values(std::string("")), options_name);
 
 }  // namespace

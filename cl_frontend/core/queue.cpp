@@ -10,8 +10,17 @@ namespace {
 constexpr size_t kArgumentChunk = 64 * 1024;
 constexpr size_t kBatchLimit = 64;  // commands per batch before it is submitted anyway
 
-std::mutex g_queues_mutex;
-std::set<_cl_command_queue*> g_queues;
+// Every live queue, for drain_all(). Made on the heap and never destroyed: an application
+// may release its last queue from an atexit handler or a static destructor, after the static
+// destructors of vkcl's own variables have run.
+struct Queues {
+  std::mutex mutex;
+  std::set<_cl_command_queue*> set;
+};
+Queues& live_queues() {
+  static Queues* queues = new Queues();
+  return *queues;
+}
 }  // namespace
 
 cl::Result<_cl_command_queue*> _cl_command_queue::create(_cl_context* context,
@@ -27,16 +36,16 @@ cl::Result<_cl_command_queue*> _cl_command_queue::create(_cl_context* context,
   VkResult r = vk::CommandStream::create(q->vk, &q->stream);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   {
-    std::lock_guard<std::mutex> lock(g_queues_mutex);
-    g_queues.insert(q.get());
+    std::lock_guard<std::mutex> lock(live_queues().mutex);
+    live_queues().set.insert(q.get());
   }
   return q.release_to_api();
 }
 
 _cl_command_queue::~_cl_command_queue() {
   {
-    std::lock_guard<std::mutex> lock(g_queues_mutex);
-    g_queues.erase(this);
+    std::lock_guard<std::mutex> lock(live_queues().mutex);
+    live_queues().set.erase(this);
   }
   if (stream) {
     (void)flush();
@@ -180,10 +189,10 @@ bool _cl_command_queue::drain() {
 void _cl_command_queue::drain_all() {
   std::vector<cl::Ref<_cl_command_queue>> queues;
   {
-    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    std::lock_guard<std::mutex> lock(live_queues().mutex);
     // A queue whose last reference is gone is being destroyed (it leaves the set in its
     // destructor): it has nothing held, and must not be revived.
-    for (auto* q : g_queues)
+    for (auto* q : live_queues().set)
       if (q->try_retain()) queues.push_back(cl::Ref<_cl_command_queue>::adopt(q));
   }
   bool ran = true;

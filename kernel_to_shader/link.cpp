@@ -4,6 +4,7 @@
 #include <spirv-tools/linker.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "input_checks.h"
@@ -33,6 +34,17 @@ void keep_first_linkonce_odr(ir::Module& m, std::set<std::string>* kept) {
   }
 }
 
+// The names |m| defines for other modules (LinkageAttributes Export).
+std::vector<std::string> exported_names(const ir::Module& m) {
+  std::vector<std::string> names;
+  for (const auto& a : m.annotations)
+    if (a.opcode == spv::Op::OpDecorate && a.operands.size() >= 3 &&
+        spv::Decoration(a.operands[1]) == spv::Decoration::LinkageAttributes &&
+        spv::LinkageType(a.operands.back()) == spv::LinkageType::Export)
+      names.push_back(ir::decode_string(a.operands, 2));
+  return names;
+}
+
 }  // namespace
 
 bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool library,
@@ -51,6 +63,9 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
   // validated first, after the repair translate() also makes.
   std::vector<std::vector<uint32_t>> inputs;
   std::set<std::string> once_defined;  // SPV_KHR_linkonce_odr names already kept
+  // Each exported name and the module defining it. SPIRV-Tools' linker keeps two exports of
+  // one name side by side, so a function defined twice would silently become two.
+  std::map<std::string, size_t> definitions;
   for (size_t k = 0; k < modules.size(); ++k) {
     ir::Module m;
     std::string parse_error;
@@ -62,6 +77,12 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
     complete_interfaces(m);
     strengthen_weak_compare_exchange(m);
     keep_first_linkonce_odr(m, &once_defined);
+    for (const std::string& name : exported_names(m)) {
+      auto [it, first] = definitions.emplace(name, k);
+      if (!first && it->second != k)
+        *error += "error: " + name + " is defined in module " + std::to_string(it->second + 1) +
+                  " and again in module " + std::to_string(k + 1) + "\n";
+    }
     inputs.push_back(ir::serialize(m));
     std::string invalid = validate(inputs.back(), SPV_ENV_UNIVERSAL_1_6);
     if (!invalid.empty()) {
@@ -69,6 +90,7 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
       return false;
     }
   }
+  if (!error->empty()) return false;
   uint32_t version = 0;
   for (const auto& m : inputs)
     if (m.size() > 1) version = std::max(version, m[1]);

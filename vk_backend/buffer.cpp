@@ -14,6 +14,7 @@ constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
 VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
                         MemoryPlacement placement, std::unique_ptr<Buffer>* out) {
   if (size == 0) return VK_ERROR_UNKNOWN;
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   if (size > device->info().max_allocation_size) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   std::unique_ptr<Buffer> b(new Buffer());
   b->device_ = device;
@@ -61,6 +62,7 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
 
 VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
                              VkDeviceSize size, std::unique_ptr<Buffer>* out) {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   const DeviceInfo& di = device->info();
   VkDeviceSize align = di.min_imported_host_pointer_alignment;
   if (!di.external_memory_host || !align || reinterpret_cast<uintptr_t>(host_pointer) % align ||
@@ -107,7 +109,7 @@ VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
 }
 
 Buffer::~Buffer() {
-  if (!device_) return;
+  if (!device_ || !vulkan_usable()) return;
   VkDevice d = device_->handle();
   if (buffer_) vkDestroyBuffer(d, buffer_, nullptr);
   if (memory_) vkFreeMemory(d, memory_, nullptr);

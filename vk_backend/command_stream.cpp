@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "exit.h"
 #include "vkcl/vk_backend/vk_backend.h"
 
 namespace vkcl::vk {
@@ -36,6 +37,7 @@ struct CommandStream::Impl {
 
 VkResult CommandStream::create(std::shared_ptr<Device> device,
                                std::unique_ptr<CommandStream>* out) {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   std::unique_ptr<CommandStream> s(new CommandStream());
   s->device_ = device;
   s->impl_ = std::make_unique<Impl>();
@@ -51,12 +53,15 @@ VkResult CommandStream::create(std::shared_ptr<Device> device,
   r = vkCreateCommandPool(d, &pool, nullptr, &s->impl_->pool);
   if (r != VK_SUCCESS) return r;
   s->impl_->tick_ns = device->info().properties.limits.timestampPeriod;
+  detail::track_stream(s.get(), true);
   *out = std::move(s);
   return VK_SUCCESS;
 }
 
 CommandStream::~CommandStream() {
   if (!device_) return;
+  detail::track_stream(this, false);
+  if (!vulkan_usable()) return;  // its work was submitted and finished at exit
   VkDevice d = device_->handle();
   if (impl_) {
     if (impl_->submitted) {
@@ -73,6 +78,8 @@ CommandStream::~CommandStream() {
 }
 
 static VkResult begin(Device& device, CommandStream::Impl& impl, VkSemaphore timeline) {
+  // Every recording command starts here, a batch already begun included.
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   if (impl.recording) return VK_SUCCESS;
   uint64_t done = 0;
   vkGetSemaphoreCounterValue(device.handle(), timeline, &done);
@@ -149,6 +156,7 @@ static void full_barrier(VkCommandBuffer cb) {
 
 VkResult CommandStream::barrier() {
   if (!impl_->recording || impl_->recorded_commands == 0) return VK_SUCCESS;
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   full_barrier(impl_->recording);
   return VK_SUCCESS;
 }
@@ -185,6 +193,7 @@ uint64_t CommandStream::read_timestamp(uint32_t slot) const {
     if (slot / kQueriesPerPool >= impl_->query_pools.size()) return 0;
     pool = impl_->query_pools[slot / kQueriesPerPool];
   }
+  if (!vulkan_usable()) return 0;
   vkGetQueryPoolResults(device_->handle(), pool, slot % kQueriesPerPool, 1, sizeof(ticks),
                         &ticks, sizeof(ticks), VK_QUERY_RESULT_64_BIT);
   uint32_t bits = device_->info().timestamp_valid_bits;
@@ -213,6 +222,7 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
     if (point) *point = impl_->submitted;
     return VK_SUCCESS;
   }
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   // Everything the batch wrote is visible to the host once its point signals.
   full_barrier(impl_->recording);
   VkResult r = vkEndCommandBuffer(impl_->recording);
@@ -252,6 +262,8 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
 }
 
 uint64_t CommandStream::completed_point() const {
+  // At exit every submission finished before Vulkan went away.
+  if (!vulkan_usable()) return impl_->submitted;
   uint64_t value = 0;
   vkGetSemaphoreCounterValue(device_->handle(), timeline_, &value);
   return value;
@@ -262,6 +274,7 @@ VkResult CommandStream::wait(uint64_t point) {
     VkResult r = submit({}, nullptr);
     if (r != VK_SUCCESS) return r;
   }
+  if (!vulkan_usable()) return VK_SUCCESS;  // submitted, so finished at exit
   VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
   wait.semaphoreCount = 1;
   wait.pSemaphores = &timeline_;

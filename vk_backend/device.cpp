@@ -1,8 +1,10 @@
+#include "exit.h"
 #include "vkcl/vk_backend/vk_backend.h"
 
 namespace vkcl::vk {
 
 VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   std::shared_ptr<Device> device(new Device(info));
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   f12.bufferDeviceAddress = VK_TRUE;
@@ -81,12 +83,15 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   vkGetDeviceQueue(device->device_, info.compute_queue_family, 0, &device->queue_);
   VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   vkCreatePipelineCache(device->device_, &cache, nullptr, &device->pipeline_cache_);
+  detail::track_device(device.get(), true);
   *out = std::move(device);
   return VK_SUCCESS;
 }
 
 Device::~Device() {
   if (!device_) return;
+  detail::track_device(this, false);
+  if (!vulkan_usable()) return;
   vkDeviceWaitIdle(device_);
   if (pipeline_cache_) vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
   vkDestroyDevice(device_, nullptr);

@@ -7,6 +7,7 @@ VkResult ComputePipeline::create(std::shared_ptr<Device> device,
                                  const std::vector<SpecConstant>& spec_constants,
                                  uint32_t push_constant_size,
                                  std::unique_ptr<ComputePipeline>* out) {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   std::unique_ptr<ComputePipeline> p(new ComputePipeline());
   p->device_ = device;
   p->push_constant_size_ = push_constant_size;
@@ -44,7 +45,7 @@ VkResult ComputePipeline::create(std::shared_ptr<Device> device,
 }
 
 ComputePipeline::~ComputePipeline() {
-  if (!device_) return;
+  if (!device_ || !vulkan_usable()) return;
   VkDevice d = device_->handle();
   if (pipeline_) vkDestroyPipeline(d, pipeline_, nullptr);
   if (layout_) vkDestroyPipelineLayout(d, layout_, nullptr);

@@ -34,6 +34,8 @@ cl_int check_wait_list(cl_uint count, const cl_event* list, _cl_context* context
 
 // Extension entry points by name (clGetExtensionFunctionAddress*).
 void* CL_API_CALL extension_function(const char* name);
+// The same for |platform|: NULL when it is not vkcl's platform.
+void* extension_function_for_platform(cl_platform_id platform, const char* name);
 cl_int icd_get_platform_ids(cl_uint num_entries, cl_platform_id* platforms,
                             cl_uint* num_platforms);
 

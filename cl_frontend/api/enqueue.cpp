@@ -431,6 +431,41 @@ cl_int marker(cl_command_queue queue, cl_command_type type, cl_uint num_events,
   return finish_enqueue(std::move(r), false, event);
 }
 
+cl_int CL_API_CALL EnqueueMigrateMemObjects(cl_command_queue queue, cl_uint num_mem_objects,
+                                            const cl_mem* mem_objects, cl_mem_migration_flags flags,
+                                            cl_uint num_events, const cl_event* wait_list,
+                                            cl_event* event) {
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  // CL_INVALID_VALUE if num_mem_objects is zero or if mem_objects is NULL.
+  if (num_mem_objects == 0 || !mem_objects) return CL_INVALID_VALUE;
+  // CL_INVALID_VALUE if flags is not 0 or is not any of the values described in the table
+  // above.
+  if (flags & ~cl_mem_migration_flags(CL_MIGRATE_MEM_OBJECT_HOST |
+                                      CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))
+    return CL_INVALID_VALUE;
+  _cl_command_queue::Keep keep;
+  for (cl_uint i = 0; i < num_mem_objects; ++i) {
+    // CL_INVALID_MEM_OBJECT if any of the memory objects in mem_objects is not a valid memory
+    // object.
+    if (!cl::validate(mem_objects[i])) return CL_INVALID_MEM_OBJECT;
+    // CL_INVALID_CONTEXT if the context associated with command_queue and memory objects in
+    // mem_objects are not the same.
+    if (mem_objects[i]->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+    keep.push_back(cl::keep(mem_objects[i]));
+  }
+  std::vector<_cl_event*> waits;
+  cl_int e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
+  if (e != CL_SUCCESS) return e;
+  // A context holds one device and its memory objects live in that device's memory, which
+  // the host maps as well: there is nothing to move, to the device or to the host. With
+  // CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED the contents may be left as they are. What
+  // remains is the command's place in the queue, with its event.
+  auto r = queue->enqueue(CL_COMMAND_MIGRATE_MEM_OBJECTS, waits, true, [] { return CL_SUCCESS; },
+                          std::move(keep));
+  return finish_enqueue(std::move(r), false, event);
+}
+
 cl_int CL_API_CALL EnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint num_events,
                                              const cl_event* wait_list, cl_event* event) {
   return marker(queue, CL_COMMAND_MARKER, num_events, wait_list, event);
@@ -472,6 +507,7 @@ void register_enqueue(cl_icd_dispatch& t) {
   t.clEnqueueUnmapMemObject = EnqueueUnmapMemObject;
   t.clEnqueueNDRangeKernel = EnqueueNDRangeKernel;
   t.clEnqueueTask = EnqueueTask;
+  t.clEnqueueMigrateMemObjects = EnqueueMigrateMemObjects;
   t.clEnqueueMarkerWithWaitList = EnqueueMarkerWithWaitList;
   t.clEnqueueBarrierWithWaitList = EnqueueBarrierWithWaitList;
   t.clEnqueueMarker = EnqueueMarker;

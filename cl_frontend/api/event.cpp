@@ -74,8 +74,9 @@ cl_int CL_API_CALL SetUserEventStatus(cl_event event, cl_int status) {
   // CL_INVALID_VALUE if the execution_status is not CL_COMPLETE or a negative integer value.
   if (status > CL_COMPLETE) return CL_INVALID_VALUE;
   // CL_INVALID_OPERATION if the execution_status for event has already been changed.
-  if (event->status() <= CL_COMPLETE) return CL_INVALID_OPERATION;
-  event->set_complete(status);
+  if (!event->set_complete(status)) return CL_INVALID_OPERATION;
+  // Commands held back by it run now, or, for a negative status, are terminated with every
+  // command waiting on them.
   _cl_command_queue::drain_all();
   return CL_SUCCESS;
 }

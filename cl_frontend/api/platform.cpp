@@ -111,7 +111,11 @@ cl_ulong CL_API_CALL GetValidationMessageCountVKCL() {
   return vk::Instance::validation_message_count();
 }
 
-void* CL_API_CALL GetExtensionFunctionAddressForPlatform(cl_platform_id, const char* name) {
+void* CL_API_CALL GetExtensionFunctionAddressForPlatform(cl_platform_id platform,
+                                                         const char* name) {
+  // Returns NULL if platform is not a valid platform: the loader hands vkcl any handle whose
+  // dispatch table is vkcl's, a device or a context included.
+  if (!cl::validate(platform)) return nullptr;
   return extension_function(name);
 }
 
@@ -124,6 +128,10 @@ void* extension_function(const char* name) {
   if (std::strcmp(name, "clGetValidationMessageCountVKCL") == 0)
     return reinterpret_cast<void*>(&GetValidationMessageCountVKCL);
   return nullptr;
+}
+
+void* extension_function_for_platform(cl_platform_id platform, const char* name) {
+  return GetExtensionFunctionAddressForPlatform(platform, name);
 }
 
 cl_int icd_get_platform_ids(cl_uint num_entries, cl_platform_id* platforms,

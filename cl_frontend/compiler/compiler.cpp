@@ -246,6 +246,10 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
     *bad_options = true;
     return nullptr;
   }
+  // A diagnostics engine takes its warning options (-w, -Werror, -W...) when it is made: the
+  // one above parsed the arguments, so the compiler gets one made from them.
+  ci.createDiagnostics(new clang::TextDiagnosticPrinter(log_stream, new clang::DiagnosticOptions()),
+                       /*ShouldOwnClient=*/true);
   ci.getPreprocessorOpts().addRemappedFile(
       "input.cl", llvm::MemoryBuffer::getMemBufferCopy(source, "input.cl").release());
   // Quoted includes are looked up next to input.cl, i.e. as "./name".

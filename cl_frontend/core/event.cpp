@@ -24,17 +24,29 @@ void _cl_event::set_recorded(uint64_t point) {
 }
 
 void _cl_event::mark_submitted() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!submitted_) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (submitted_) return;
     submitted_ = true;
     submitted = cl::host_time_ns();
   }
+  run_callbacks(CL_SUBMITTED);
 }
 
-void _cl_event::set_complete(cl_int status) {
+void _cl_event::mark_running() {
+  mark_submitted();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (done_) return;
+    if (running_) return;
+    running_ = true;
+  }
+  run_callbacks(CL_RUNNING);
+}
+
+bool _cl_event::set_complete(cl_int status) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (done_) return false;
     done_ = true;
     final_status_ = status;
     if (!submitted) submitted = cl::host_time_ns();
@@ -43,6 +55,12 @@ void _cl_event::set_complete(cl_int status) {
   }
   changed_.notify_all();
   run_callbacks(status);
+  return true;
+}
+
+bool _cl_event::waits_on_application() {
+  if (held.load()) return true;
+  return is_user() && status() > CL_COMPLETE;
 }
 
 cl_int _cl_event::status() {
@@ -83,43 +101,66 @@ cl_int _cl_event::wait() {
       queue->wait_point(point);
       continue;
     }
-    if (queue) (void)queue->flush();
+    if (queue) {
+      // Held back by a user event that may have been set meanwhile: run it if it can run.
+      // (Only held commands drain here: a command being executed waits on events that are
+      // not held, so this never takes a second queue's lock inside the first one's.)
+      if (held.load()) queue->drain();
+      (void)queue->flush();
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait_for(lock, std::chrono::milliseconds(1), [&] { return done_ || recorded_; });
   }
 }
 
 cl::Result<void> _cl_event::add_callback(cl_int when, Callback fn, void* data) {
+  (void)status();  // GPU work that has completed is noticed here
+  cl_int reached;
+  bool watch = false;
   {
+    // The status and the list change under this lock, so a callback is either called here
+    // or found in the list by the change that reaches its status.
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!done_) {
+    reached = done_ ? final_status_ : running_ ? CL_RUNNING : submitted_ ? CL_SUBMITTED : CL_QUEUED;
+    if (reached > when) {
       callbacks_.push_back({when, fn, data});
-      if (is_user() || !queue) return {};
+      // Someone has to notice the progress of GPU work: a helper thread waits for it (user
+      // events and host commands report their own).
+      watch = queue && !is_user() && !watched_;
+      watched_ = watched_ || watch;
     }
   }
-  cl_int s = status();
-  if (s <= CL_COMPLETE) {
-    run_callbacks(s);
-    return {};
+  // "called when the execution status ... changes to an execution status equal to or past
+  // the status specified": one already reached calls it now.
+  if (reached <= when) fn(this, reached < 0 ? reached : when, data);
+  if (watch) {
+    retain();
+    std::thread([this] {
+      wait();
+      release();
+    }).detach();
   }
-  // Someone has to notice completion of GPU work: a helper thread waits for it.
-  retain();
-  std::thread([this] {
-    wait();
-    release();
-  }).detach();
   return {};
 }
 
-void _cl_event::run_callbacks(cl_int status) {
+void _cl_event::run_callbacks(cl_int reached) {
   std::vector<std::tuple<cl_int, Callback, void*>> run;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    // Every callback registered for CL_SUBMITTED, CL_RUNNING or CL_COMPLETE has happened by
-    // completion; errors are reported to all of them.
-    run.swap(callbacks_);
+    // Those registered for |reached| or an earlier status (CL_SUBMITTED > CL_RUNNING >
+    // CL_COMPLETE); a failure reaches all of them.
+    for (auto it = callbacks_.begin(); it != callbacks_.end();) {
+      if (reached < 0 || std::get<0>(*it) >= reached) {
+        run.push_back(*it);
+        it = callbacks_.erase(it);
+      } else {
+        ++it;
+      }
+    }
   }
-  for (auto& [when, fn, data] : run) fn(this, status < 0 ? status : CL_COMPLETE, data);
+  // "event_command_status is equal to the command_exec_callback_type used while registering
+  // the callback", or the error code of a command that was abnormally terminated.
+  for (auto& [when, fn, data] : run) fn(this, reached < 0 ? reached : when, data);
 }
 
 cl_int _cl_event::profiling_info(cl_profiling_info param, size_t size, void* value,

@@ -26,11 +26,22 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   cl_ulong queued = 0, submitted = 0, started = 0, ended = 0;
   uint32_t start_slot = UINT32_MAX, end_slot = UINT32_MAX;
 
+  // Set while the command sits in its queue's list of commands held back by a user event:
+  // it then waits on the application, and a command of another queue waiting on it must be
+  // held back too rather than block its caller.
+  std::atomic<bool> held{false};
+
   // Lifecycle, written by the queue.
   void set_recorded(uint64_t point);  // GPU work recorded; completes when |point| signals
-  void set_complete(cl_int status = CL_COMPLETE);  // host work done (or failed), user status
+  // Host work done (or failed), or a user event's status. False if the status was set
+  // already (it is set once).
+  bool set_complete(cl_int status = CL_COMPLETE);
   void mark_submitted();
+  void mark_running();  // host commands, as their work starts (GPU work is seen at its end)
   bool is_user() const { return type == CL_COMMAND_USER; }
+  // Whether the command cannot complete before the application does something: a user event
+  // not set yet, or a command held back by one.
+  bool waits_on_application();
 
   cl_int status();  // CL_QUEUED, CL_SUBMITTED, CL_RUNNING, CL_COMPLETE or a negative error
   // Waits for completion (flushing the queue first). Returns the final status.
@@ -40,12 +51,16 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   ~_cl_event();
 
  private:
-  void run_callbacks(cl_int status);
+  // Calls and forgets the callbacks registered for |reached| or an earlier status
+  // (CL_SUBMITTED, CL_RUNNING, CL_COMPLETE, or a negative error that reaches all of them).
+  void run_callbacks(cl_int reached);
   std::mutex mutex_;
   std::condition_variable changed_;
   bool recorded_ = false;
   bool done_ = false;
   bool submitted_ = false;
+  bool running_ = false;
+  bool watched_ = false;  // a helper thread waits for the GPU work, for the callbacks
   cl_int final_status_ = CL_COMPLETE;
   uint64_t point_ = 0;
   std::vector<std::tuple<cl_int, Callback, void*>> callbacks_;

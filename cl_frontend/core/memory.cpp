@@ -6,25 +6,34 @@
 using namespace vkcl;
 
 namespace {
-// Every live buffer by serial, for WeakMem.
-std::mutex g_live_mutex;
-std::unordered_map<uint64_t, _cl_mem*> g_live;
-uint64_t g_next_serial = 1;
+// Every live buffer by serial, for WeakMem. On the heap and never destroyed, so a buffer
+// released from an atexit handler or a static destructor still finds it.
+struct LiveBuffers {
+  std::mutex mutex;
+  std::unordered_map<uint64_t, _cl_mem*> by_serial;
+  uint64_t next_serial = 1;
+};
+LiveBuffers& live_buffers() {
+  static LiveBuffers* live = new LiveBuffers();
+  return *live;
+}
 
 uint64_t register_live(_cl_mem* m) {
-  std::lock_guard<std::mutex> lock(g_live_mutex);
-  g_live[g_next_serial] = m;
-  return g_next_serial++;
+  LiveBuffers& live = live_buffers();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  live.by_serial[live.next_serial] = m;
+  return live.next_serial++;
 }
 }  // namespace
 
 _cl_mem::_cl_mem() : serial(register_live(this)) {}
 
 cl::Ref<_cl_mem> cl::WeakMem::lock() const {
-  std::lock_guard<std::mutex> lock(g_live_mutex);
-  auto it = g_live.find(serial_);
+  LiveBuffers& live = live_buffers();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  auto it = live.by_serial.find(serial_);
   // A buffer whose count reached zero is being deleted and cannot come back.
-  if (it == g_live.end() || !it->second->try_retain()) return {};
+  if (it == live.by_serial.end() || !it->second->try_retain()) return {};
   return Ref<_cl_mem>::adopt(it->second);
 }
 
@@ -94,8 +103,8 @@ void _cl_mem::add_destructor_callback(Destructor fn, void* data) {
 
 _cl_mem::~_cl_mem() {
   {
-    std::lock_guard<std::mutex> lock(g_live_mutex);
-    g_live.erase(serial);
+    std::lock_guard<std::mutex> lock(live_buffers().mutex);
+    live_buffers().by_serial.erase(serial);
   }
   for (auto it = destructors_.rbegin(); it != destructors_.rend(); ++it) it->first(this, it->second);
 }

@@ -10,8 +10,17 @@ namespace {
 constexpr size_t kArgumentChunk = 64 * 1024;
 constexpr size_t kBatchLimit = 64;  // commands per batch before it is submitted anyway
 
-std::mutex g_queues_mutex;
-std::set<_cl_command_queue*> g_queues;
+// Every live queue, for drain_all(). Made on the heap and never destroyed: an application
+// may release its last queue from an atexit handler or a static destructor, after the static
+// destructors of vkcl's own variables have run.
+struct Queues {
+  std::mutex mutex;
+  std::set<_cl_command_queue*> set;
+};
+Queues& live_queues() {
+  static Queues* queues = new Queues();
+  return *queues;
+}
 }  // namespace
 
 cl::Result<_cl_command_queue*> _cl_command_queue::create(_cl_context* context,
@@ -27,16 +36,16 @@ cl::Result<_cl_command_queue*> _cl_command_queue::create(_cl_context* context,
   VkResult r = vk::CommandStream::create(q->vk, &q->stream);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   {
-    std::lock_guard<std::mutex> lock(g_queues_mutex);
-    g_queues.insert(q.get());
+    std::lock_guard<std::mutex> lock(live_queues().mutex);
+    live_queues().set.insert(q.get());
   }
   return q.release_to_api();
 }
 
 _cl_command_queue::~_cl_command_queue() {
   {
-    std::lock_guard<std::mutex> lock(g_queues_mutex);
-    g_queues.erase(this);
+    std::lock_guard<std::mutex> lock(live_queues().mutex);
+    live_queues().set.erase(this);
   }
   if (stream) {
     (void)flush();
@@ -53,13 +62,17 @@ cl::Result<cl::Ref<_cl_event>> _cl_command_queue::enqueue(cl_command_type type,
   event->type = type;
   event->queued = cl::host_time_ns();
   Pending p{type, {}, gpu, std::move(work), std::move(keep), event};
-  bool hold = false;
-  for (_cl_event* w : waits) {
-    p.waits.emplace_back(w);
-    if (w->is_user() && w->status() > CL_COMPLETE) hold = true;
-  }
+  for (_cl_event* w : waits) p.waits.emplace_back(w);
+  // Decided under the lock: clSetUserEventStatus sets the status first and then drains every
+  // queue, taking this lock, so either the status is seen here or the command is in held_
+  // when the drain comes (deciding before the lock lost that drain, and the command waited
+  // for ever).
   std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (hold || !held_.empty()) {
+  drain();
+  bool hold = !held_.empty();
+  for (auto& w : p.waits) hold = hold || w->waits_on_application();
+  if (hold) {
+    event->held = true;
     held_.push_back(std::move(p));
     return event;
   }
@@ -68,11 +81,12 @@ cl::Result<cl::Ref<_cl_event>> _cl_command_queue::enqueue(cl_command_type type,
 }
 
 void _cl_command_queue::execute(Pending& p) {
-  // Events of other queues and user events are waited for on the host; the same queue's
-  // events are ordered already.
+  // A command whose wait list holds a failed event is terminated, and so in turn the
+  // commands waiting on it. Events of other queues and user events are waited for on the
+  // host; the same queue's events are ordered already, and a failure among them is known by
+  // now (commands fail when they are recorded or run).
   for (auto& w : p.waits) {
-    if (w->queue.get() == this) continue;
-    cl_int s = w->wait();
+    cl_int s = w->queue.get() == this ? w->status() : w->wait();
     if (s < 0) {
       p.event->set_complete(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
       return;
@@ -80,7 +94,7 @@ void _cl_command_queue::execute(Pending& p) {
   }
   bool profiling = properties & CL_QUEUE_PROFILING_ENABLE;
   if (!p.gpu) {
-    p.event->mark_submitted();
+    p.event->mark_running();
     p.event->started = cl::host_time_ns();
     cl_int status = p.work();
     p.event->ended = cl::host_time_ns();
@@ -156,25 +170,36 @@ cl::Result<void> _cl_command_queue::finish() {
   }
 }
 
-void _cl_command_queue::drain() {
+bool _cl_command_queue::drain() {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  bool ran = false;
   while (!held_.empty()) {
     Pending& p = held_.front();
     for (auto& w : p.waits)
-      if (w->is_user() && w->status() > CL_COMPLETE) return;
+      if (w->waits_on_application()) return ran;
     Pending ready = std::move(p);
     held_.pop_front();
+    ready.event->held = false;
     execute(ready);
+    ran = true;
   }
+  return ran;
 }
 
 void _cl_command_queue::drain_all() {
   std::vector<cl::Ref<_cl_command_queue>> queues;
   {
-    std::lock_guard<std::mutex> lock(g_queues_mutex);
-    for (auto* q : g_queues) queues.emplace_back(q);
+    std::lock_guard<std::mutex> lock(live_queues().mutex);
+    // A queue whose last reference is gone is being destroyed (it leaves the set in its
+    // destructor): it has nothing held, and must not be revived.
+    for (auto* q : live_queues().set)
+      if (q->try_retain()) queues.push_back(cl::Ref<_cl_command_queue>::adopt(q));
   }
-  for (auto& q : queues) q->drain();
+  bool ran = true;
+  while (ran) {
+    ran = false;
+    for (auto& q : queues) ran = q->drain() || ran;
+  }
 }
 
 cl::Result<uint64_t> _cl_command_queue::argument_block(const void* data, size_t size) {

@@ -1,7 +1,8 @@
 // An in-order command queue. GPU commands are recorded into the queue's vk::CommandStream
 // batch; host commands (reads, writes, maps) run on the calling thread once the GPU work
-// before them is done. A command whose wait list holds an unfinished user event, and every
-// command after it, is held back and run when the event completes.
+// before them is done. A command whose wait list holds an unfinished user event (or a command
+// of another queue held back by one), and every command after it, is held back and run when
+// the event completes; a command waiting on a failed event fails, and so do its dependents.
 #pragma once
 
 #include <CL/cl.h>
@@ -46,7 +47,11 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   // Inside GPU work: copies |size| bytes into an argument block; returns its device address.
   vkcl::cl::Result<uint64_t> argument_block(const void* data, size_t size);
 
-  // Runs commands held back by user events that have now completed (all queues).
+  // Runs the commands held back by user events that can run now, in order (a failed user
+  // event terminates the commands waiting on it). Returns whether any ran.
+  bool drain();
+  // The same on every queue, until none can run: a command held on one queue may wait for
+  // one held on another.
   static void drain_all();
 
  private:
@@ -60,7 +65,6 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   };
   void execute(Pending& p);
   void retire();
-  void drain();
 
   std::recursive_mutex mutex_;
   std::deque<Pending> held_;

@@ -31,7 +31,11 @@ SpirvQueries spirv_queries(const std::vector<std::string>& extensions,
   if (subgroups) cap(C::SubgroupDispatch);
   if (has(extensions, "cl_khr_fp16")) cap(C::Float16);
   if (has(extensions, "cl_khr_fp64")) cap(C::Float64);
-  if (has(extensions, "cl_khr_int64_base_atomics")) cap(C::Int64Atomics);
+  if (has(extensions, "cl_khr_int64_base_atomics") || has(extensions, "cl_khr_int64_extended_atomics"))
+    cap(C::Int64Atomics);
+  // Every device takes SPIR-V 1.6 (CL_DEVICE_IL_VERSION), whose environment requires
+  // UniformDecoration; the translator accepts Uniform and UniformId decorations.
+  cap(C::UniformDecoration);
 
   // Chapter 5: each extension with its SPIR-V extension and capabilities.
   struct Mapping {

@@ -13,9 +13,9 @@ CL_API_ENTRY void* CL_API_CALL clGetExtensionFunctionAddress(const char* name) {
   return vkcl::api::extension_function(name);
 }
 
-CL_API_ENTRY void* CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id,
+CL_API_ENTRY void* CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platform,
                                                                         const char* name) {
-  return vkcl::api::extension_function(name);
+  return vkcl::api::extension_function_for_platform(platform, name);
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform,

@@ -1,6 +1,11 @@
 // Buffers, enqueued transfers and events: random data against host expectations, and the
 // specification's error codes.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <thread>
 
 #include "runtime/cl_harness.h"
@@ -247,6 +252,288 @@ TEST_P(Buffers, KernelArgumentsDoNotKeepBuffersAlive) {
   for (int v : host) EXPECT_EQ(7, v);
   clReleaseMemObject(out);
   clReleaseKernel(k);
+}
+
+// clEnqueueMigrateMemObjects: a command with an event, in the queue's order; without
+// CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED the contents survive the migration.
+TEST_P(Buffers, MigrateMemObjectsIsAnOrderedCommand) {
+  const size_t n = 4096;
+  auto data = random_bytes(n);
+  Mem a = buffer(n, data.data()), b = poisoned(n);
+  cl_mem both[] = {a, b};
+  cl_event migrated = nullptr;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueMigrateMemObjects(queue_, 2, both, 0, 0, nullptr, &migrated));
+  Event hold(migrated);
+  ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &migrated));
+  cl_command_type type = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetEventInfo(migrated, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr));
+  EXPECT_EQ(type, cl_command_type(CL_COMMAND_MIGRATE_MEM_OBJECTS));
+  cl_int status = 1;
+  ASSERT_EQ(CL_SUCCESS, clGetEventInfo(migrated, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+  EXPECT_EQ(status, CL_COMPLETE);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueMigrateMemObjects(queue_, 1, both, CL_MIGRATE_MEM_OBJECT_HOST, 1,
+                                                   &migrated, nullptr));
+  std::vector<uint8_t> out(n);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, a, CL_TRUE, 0, n, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(out, data);
+
+  // Held back by a user event, and the command after it with it.
+  cl_int err;
+  Event gate(clCreateUserEvent(context_, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_event gated_raw = nullptr;
+  cl_event gate_raw = gate.get();
+  ASSERT_EQ(CL_SUCCESS, clEnqueueMigrateMemObjects(queue_, 1, &both[1],
+                                                   CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED,
+                                                   1, &gate_raw, &gated_raw));
+  Event gated(gated_raw);
+  ASSERT_EQ(CL_SUCCESS, clGetEventInfo(gated, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+  EXPECT_GT(status, CL_COMPLETE);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(queue_, b, CL_FALSE, 0, n, data.data(), 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(gate, CL_COMPLETE));
+  ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &gated_raw));
+  // Contents left undefined by the migration are written again: the buffer stays usable.
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, b, CL_TRUE, 0, n, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(out, data);
+}
+
+TEST_P(Buffers, MigrateMemObjectsErrors) {
+  Mem a = buffer(64);
+  cl_mem list[] = {a};
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  EXPECT_EQ(CL_INVALID_COMMAND_QUEUE, clEnqueueMigrateMemObjects(nullptr, 1, list, 0, 0, nullptr, nullptr));
+  // CL_INVALID_VALUE if num_mem_objects is zero or if mem_objects is NULL.
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueMigrateMemObjects(queue_, 0, list, 0, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueMigrateMemObjects(queue_, 1, nullptr, 0, 0, nullptr, nullptr));
+  // CL_INVALID_VALUE if flags is not 0 or is not any of the values described in the table.
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueMigrateMemObjects(queue_, 1, list, 1 << 2, 0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueMigrateMemObjects(queue_, 1, list, ~cl_mem_migration_flags(0),
+                                                         0, nullptr, nullptr));
+  // CL_INVALID_MEM_OBJECT if any of the memory objects in mem_objects is not a valid memory
+  // object.
+  cl_mem with_null[] = {a, nullptr};
+  EXPECT_EQ(CL_INVALID_MEM_OBJECT, clEnqueueMigrateMemObjects(queue_, 2, with_null, 0, 0, nullptr, nullptr));
+  cl_mem with_queue[] = {reinterpret_cast<cl_mem>(queue_.get())};
+  EXPECT_EQ(CL_INVALID_MEM_OBJECT, clEnqueueMigrateMemObjects(queue_, 1, with_queue, 0, 0, nullptr, nullptr));
+  // CL_INVALID_CONTEXT if the context associated with command_queue and memory objects in
+  // mem_objects are not the same, or with events in event_wait_list.
+  cl_int err;
+  Context other(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  Mem foreign(clCreateBuffer(other, CL_MEM_READ_WRITE, 64, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_mem mixed[] = {a, foreign};
+  EXPECT_EQ(CL_INVALID_CONTEXT, clEnqueueMigrateMemObjects(queue_, 2, mixed, 0, 0, nullptr, nullptr));
+  Event foreign_event(clCreateUserEvent(other, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_event foreign_wait = foreign_event.get();
+  EXPECT_EQ(CL_INVALID_CONTEXT, clEnqueueMigrateMemObjects(queue_, 1, list, 0, 1, &foreign_wait, nullptr));
+  // CL_INVALID_EVENT_WAIT_LIST for a NULL list with a count, a list without one, or an
+  // invalid event in it.
+  EXPECT_EQ(CL_INVALID_EVENT_WAIT_LIST, clEnqueueMigrateMemObjects(queue_, 1, list, 0, 1, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_EVENT_WAIT_LIST, clEnqueueMigrateMemObjects(queue_, 1, list, 0, 0, &foreign_wait, nullptr));
+  cl_event not_an_event = reinterpret_cast<cl_event>(a.get());
+  EXPECT_EQ(CL_INVALID_EVENT_WAIT_LIST, clEnqueueMigrateMemObjects(queue_, 1, list, 0, 1, &not_an_event, nullptr));
+}
+
+cl_int status_of(cl_event e) {
+  cl_int status = 12345;
+  EXPECT_EQ(CL_SUCCESS, clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+  return status;
+}
+
+// clSetUserEventStatus with a negative status: "all enqueued commands that wait on this user
+// event will be terminated", and so every command waiting on those (their status negative,
+// their effects not done); blocking calls return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST.
+TEST_P(Buffers, FailedUserEventTerminatesItsDependents) {
+  const size_t n = 1024;
+  auto data = random_bytes(n), fresh = random_bytes(n);
+  Mem a = buffer(n, data.data()), b = poisoned(n);
+  cl_int err;
+  Event gate(clCreateUserEvent(context_, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_event g = gate.get(), write = nullptr, copy = nullptr, marker = nullptr;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(queue_, a, CL_FALSE, 0, n, fresh.data(), 1, &g, &write));
+  Event write_event(write);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueCopyBuffer(queue_, a, b, 0, 0, n, 1, &write, &copy));
+  Event copy_event(copy);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueMarkerWithWaitList(queue_, 1, &copy, &marker));
+  Event marker_event(marker);
+  static cl_int notified;
+  notified = 1;
+  ASSERT_EQ(CL_SUCCESS, clSetEventCallback(copy, CL_COMPLETE,
+                                           [](cl_event, cl_int s, void*) { notified = s; }, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(gate, -42));
+  EXPECT_EQ(status_of(g), -42);
+  EXPECT_LT(status_of(write), 0);
+  EXPECT_LT(status_of(copy), 0);
+  EXPECT_LT(status_of(marker), 0);
+  EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, clWaitForEvents(1, &marker));
+  std::vector<uint8_t> out(n, 0x5A);
+  EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+            clEnqueueReadBuffer(queue_, b, CL_TRUE, 0, n, out.data(), 1, &copy, nullptr));
+  EXPECT_EQ(out, std::vector<uint8_t>(n, 0x5A)) << "a terminated read wrote to host memory";
+  // The terminated write and copy did nothing; commands without the failed events still run.
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, a, CL_TRUE, 0, n, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(out, data);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, b, CL_TRUE, 0, n, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(out, std::vector<uint8_t>(n, 0xAB));
+  ASSERT_EQ(CL_SUCCESS, clFinish(queue_));
+  for (int i = 0; i < 1000 && notified > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_LT(notified, 0) << "the callback gets the error that terminated the command";
+  // A kernel waiting on a terminated command does not run either.
+  Program p = build("__kernel void k(__global uchar* o) { o[get_global_id(0)] = 7; }");
+  Kernel k = kernel(p, "k");
+  set_mem_arg(k, 0, b);
+  size_t global = n;
+  cl_event launched = nullptr;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, nullptr, 1, &marker, &launched));
+  Event launched_event(launched);
+  EXPECT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, clWaitForEvents(1, &launched));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, b, CL_TRUE, 0, n, out.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(out, std::vector<uint8_t>(n, 0xAB));
+}
+
+// Runs |body| on a thread of its own; false if it has not returned after 20 seconds. A
+// thread stuck inside vkcl holds its locks, so the process then ends with the failure.
+bool returns(std::function<void()> body) {
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread worker([body, done] {
+    body();
+    done->store(true);
+  });
+  for (int i = 0; i < 20000 && !done->load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (!done->load()) {
+    ADD_FAILURE() << "an OpenCL call never returned";
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  worker.join();
+  return true;
+}
+
+// Commands waiting on a command that a user event holds back on another queue: enqueueing
+// them returns at once (the application may set the event afterwards, on the same thread),
+// and setting the event, to success or failure, from this thread or another one while a
+// blocking read waits, runs or terminates them. Nothing waits for ever.
+TEST_P(Buffers, CommandsWaitingOnHeldCommandsNeverHang) {
+  const size_t n = 256;
+  auto data = random_bytes(n);
+  Mem a = buffer(n, data.data());
+  uint32_t pattern = 0x01020304;
+  cl_int err;
+  for (cl_int set_to : {CL_COMPLETE, -1}) {
+    Queue other(clCreateCommandQueueWithProperties(context_, device_, nullptr, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    Event gate(clCreateUserEvent(context_, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    cl_event g = gate.get(), fill = nullptr, read = nullptr;
+    ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(other, a, &pattern, 4, 0, n, 1, &g, &fill));
+    Event fill_event(fill);
+    std::vector<uint8_t> out(n, 0);
+    cl_int enqueued = 1, set = 1, waited = 1;
+    ASSERT_TRUE(returns([&] {
+      enqueued = clEnqueueReadBuffer(queue_, a, CL_FALSE, 0, n, out.data(), 1, &fill, &read);
+      set = clSetUserEventStatus(g, set_to);
+      waited = clWaitForEvents(1, &read);
+    })) << "the read waiting on a held fill never returned (status " << set_to << ")";
+    Event read_event(read);
+    EXPECT_EQ(CL_SUCCESS, enqueued);
+    EXPECT_EQ(CL_SUCCESS, set);
+    EXPECT_EQ(set_to == CL_COMPLETE ? CL_SUCCESS : CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, waited);
+    if (set_to == CL_COMPLETE) {
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], reinterpret_cast<uint8_t*>(&pattern)[i % 4]) << i;
+    }
+    ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(queue_, a, CL_TRUE, 0, n, data.data(), 0, nullptr, nullptr));
+  }
+  // Another thread sets the event while the read is enqueued or waits; a new queue each
+  // round, so the queues meet in either order.
+  std::mt19937 timing(7);
+  for (int round = 0; round < 60; ++round) {
+    Queue other(clCreateCommandQueueWithProperties(context_, device_, nullptr, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    cl_event gate = clCreateUserEvent(context_, &err);
+    ASSERT_EQ(CL_SUCCESS, err);
+    Event gate_event(gate);
+    cl_event marker = nullptr;
+    ASSERT_EQ(CL_SUCCESS, clEnqueueMarkerWithWaitList(other, 1, &gate, &marker));
+    Event marker_event(marker);
+    cl_int set_to = round % 2 ? CL_COMPLETE : -1;
+    int delay = std::uniform_int_distribution<int>(0, 200)(timing);
+    cl_event waits[2] = {round % 4 < 2 ? marker : gate, marker};
+    std::vector<uint8_t> out(n, 0);
+    cl_int result = 1;
+    std::thread setter([&] {
+      std::this_thread::sleep_for(std::chrono::microseconds(delay));
+      clSetUserEventStatus(gate, set_to);
+    });
+    bool finished = returns([&] {
+      result = clEnqueueReadBuffer(queue_, a, CL_TRUE, 0, n, out.data(), 2, waits, nullptr);
+    });
+    setter.join();
+    ASSERT_TRUE(finished) << "a blocking read never returned in round " << round;
+    if (set_to == CL_COMPLETE) {
+      ASSERT_EQ(CL_SUCCESS, result) << round;
+      ASSERT_EQ(out, data) << round;
+    } else {
+      ASSERT_EQ(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, result) << round;
+    }
+  }
+}
+
+// "event_command_status is equal to the command_exec_callback_type used while registering the
+// callback", or the error code of a terminated command.
+TEST_P(Buffers, CallbacksReceiveTheStatusTheyWereRegisteredFor) {
+  struct Seen {
+    std::atomic<int> calls{0};
+    std::atomic<cl_int> status{99};
+  };
+  static Seen seen[3];
+  auto note = [](cl_event, cl_int s, void* d) {
+    auto* slot = static_cast<Seen*>(d);
+    slot->status = s;
+    slot->calls++;
+  };
+  const cl_int kinds[3] = {CL_SUBMITTED, CL_RUNNING, CL_COMPLETE};
+  auto wait_for_calls = [&] {
+    for (int i = 0; i < 2000; ++i) {
+      if (seen[0].calls && seen[1].calls && seen[2].calls) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  Mem b = buffer(1 << 16);
+  uint32_t pattern = 3;
+  std::vector<uint8_t> out(64);
+  for (int gpu = 0; gpu < 2; ++gpu) {
+    for (auto& s : seen) s.calls = 0, s.status = 99;
+    cl_event e = nullptr;
+    if (gpu) ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, &pattern, 4, 0, 1 << 16, 0, nullptr, &e));
+    else ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, b, CL_FALSE, 0, 64, out.data(), 0, nullptr, &e));
+    Event hold(e);
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(CL_SUCCESS, clSetEventCallback(e, kinds[i], note, &seen[i]));
+    ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &e));
+    wait_for_calls();
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(seen[i].calls.load(), 1) << "gpu " << gpu << " kind " << kinds[i];
+      EXPECT_EQ(seen[i].status.load(), kinds[i]) << "gpu " << gpu;
+    }
+  }
+  // A user event: CL_SUBMITTED at once (it starts submitted), CL_COMPLETE or an error later.
+  cl_int err;
+  for (cl_int final_status : {CL_COMPLETE, -7}) {
+    for (auto& s : seen) s.calls = 0, s.status = 99;
+    Event user(clCreateUserEvent(context_, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(CL_SUCCESS, clSetEventCallback(user, kinds[i], note, &seen[i]));
+    for (int i = 0; i < 1000 && !seen[0].calls; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(seen[0].status.load(), CL_SUBMITTED);
+    EXPECT_EQ(seen[2].calls.load(), 0);
+    ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(user, final_status));
+    wait_for_calls();
+    EXPECT_EQ(seen[0].calls.load(), 1);
+    EXPECT_EQ(seen[1].status.load(), final_status < 0 ? final_status : CL_RUNNING);
+    EXPECT_EQ(seen[2].status.load(), final_status);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Api, Buffers, ::testing::Values(std::string("")), options_name);

@@ -1,5 +1,7 @@
 // Platform, device, context and queue entry points: normal paths and the specification's
 // error codes, through the real ICD loader.
+// clCreateCommandQueue (deprecated by OpenCL 2.0) is still an entry point to test.
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl_ext.h>
 
 #include <algorithm>
@@ -159,6 +161,141 @@ TEST_F(Api, SpirvQueriesFollowTheReportedExtensions) {
   EXPECT_EQ(spirv_extensions.count("SPV_KHR_expect_assume") == 1, reports("cl_khr_expect_assume"));
   EXPECT_EQ(spirv_extensions.count("SPV_KHR_shader_clock") == 1, reports("cl_khr_kernel_clock"));
   EXPECT_EQ(has_cap(6026), reports("cl_khr_subgroup_rotate"));  // GroupNonUniformRotateKHR
+}
+
+// cl_khr_spirv_queries' requirements (the extension's specification, as CTS api
+// spirv_query_requirements checks them): each capability and SPIR-V extension a device must
+// report, decided by the device's other queries.
+TEST_F(Api, SpirvQueriesReportEveryRequiredCapability) {
+  const cl_device_info kExtensions = 0x12BA, kCapabilities = 0x12BB;
+  auto text = [&](cl_device_info what) {
+    size_t size = 0;
+    EXPECT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, what, 0, nullptr, &size));
+    std::string s(size, '\0');
+    EXPECT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, what, size, s.data(), nullptr));
+    return s;
+  };
+  std::string extensions = text(CL_DEVICE_EXTENSIONS), il = text(CL_DEVICE_IL_VERSION);
+  auto reports = [&](const char* e) {
+    std::string padded = " " + extensions + " ";
+    return padded.find(std::string(" ") + e + " ") != std::string::npos;
+  };
+  size_t size = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, kCapabilities, 0, nullptr, &size));
+  std::vector<cl_uint> caps(size / sizeof(cl_uint));
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, kCapabilities, size, caps.data(), nullptr));
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, kExtensions, 0, nullptr, &size));
+  std::vector<const char*> spirv_ext(size / sizeof(const char*));
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, kExtensions, size, spirv_ext.data(), nullptr));
+  std::set<std::string> spirv_extensions(spirv_ext.begin(), spirv_ext.end());
+  auto query = [&](cl_device_info what, auto zero) {
+    decltype(zero) v = zero;
+    EXPECT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, what, sizeof v, &v, nullptr)) << what;
+    return v;
+  };
+  std::vector<std::pair<cl_uint, const char*>> required = {
+      {4, "Addresses"}, {8, "Float16Buffer"}, {22, "Int16"}, {39, "Int8"},
+      {6, "Kernel"}, {5, "Linkage"}, {7, "Vector16"}, {11, "Int64"}};
+  std::vector<const char*> required_extensions;
+  auto need = [&](bool condition, cl_uint cap, const char* name) {
+    if (condition) required.emplace_back(cap, name);
+  };
+  // Devices that take SPIR-V 1.6 take the UniformDecoration capability.
+  need(il.find("SPIR-V_1.6") != std::string::npos, 71, "UniformDecoration");
+  need(query(CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT, cl_bool()), 38, "GenericPointer");
+  bool subgroups = query(CL_DEVICE_MAX_NUM_SUB_GROUPS, cl_uint()) != 0;
+  need(subgroups || query(CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, cl_bool()), 18, "Groups");
+  need(query(CL_DEVICE_PIPE_SUPPORT, cl_bool()), 17, "Pipes");
+  need(subgroups, 58, "SubgroupDispatch");
+  need(reports("cl_khr_fp16"), 9, "Float16");
+  need(reports("cl_khr_fp64"), 10, "Float64");
+  need(reports("cl_khr_int64_base_atomics") || reports("cl_khr_int64_extended_atomics"), 12,
+       "Int64Atomics");
+  if (reports("cl_khr_integer_dot_product")) {
+    required_extensions.push_back("SPV_KHR_integer_dot_product");
+    need(true, 6019, "DotProduct");
+    need(true, 6018, "DotProductInput4x8BitPacked");
+    need(query(CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR, cl_bitfield()) &
+             CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR,
+         6017, "DotProductInput4x8Bit");
+  }
+  if (reports("cl_ext_float_atomics")) {
+    const cl_bitfield add = (1 << 1) | (1 << 17), min_max = (1 << 2) | (1 << 18);
+    cl_bitfield fp32 = query(0x4231, cl_bitfield()), fp64 = query(0x4232, cl_bitfield()),
+                fp16 = query(0x4233, cl_bitfield());
+    need(fp32 & add, 6033, "AtomicFloat32AddEXT");
+    need(fp32 & min_max, 5612, "AtomicFloat32MinMaxEXT");
+    need(fp16 & add, 6095, "AtomicFloat16AddEXT");
+    need(fp16 & min_max, 5616, "AtomicFloat16MinMaxEXT");
+    need(fp64 & add, 6034, "AtomicFloat64AddEXT");
+    need(fp64 & min_max, 5613, "AtomicFloat64MinMaxEXT");
+    if (fp16 & add) required_extensions.push_back("SPV_EXT_shader_atomic_float16_add");
+    if ((fp32 | fp64) & add) required_extensions.push_back("SPV_EXT_shader_atomic_float_add");
+    if ((fp16 | fp32 | fp64) & min_max)
+      required_extensions.push_back("SPV_EXT_shader_atomic_float_min_max");
+  }
+  for (const auto& [cap, name] : required)
+    EXPECT_NE(std::find(caps.begin(), caps.end(), cap), caps.end()) << "missing capability " << name;
+  for (const char* e : required_extensions)
+    EXPECT_TRUE(spirv_extensions.count(e)) << "missing SPIR-V extension " << e;
+}
+
+// clGetCommandQueueInfo on a host queue: CL_QUEUE_SIZE "To be considered valid for this query,
+// command_queue must be a device command-queue" (CL_INVALID_COMMAND_QUEUE "if command_queue is
+// not a valid command-queue for param_name"); CL_QUEUE_PROPERTIES_ARRAY is the properties
+// argument as given (size 0 for clCreateCommandQueue or NULL properties);
+// CL_QUEUE_DEVICE_DEFAULT is NULL where there is no device queue.
+TEST_F(Api, CommandQueueInfoOfHostQueues) {
+  cl_int err;
+  Context c(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  Queue q(clCreateCommandQueueWithProperties(c, device_, props, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_uint queue_size = 1234;
+  size_t size = 0;
+  EXPECT_EQ(CL_INVALID_COMMAND_QUEUE,
+            clGetCommandQueueInfo(q, CL_QUEUE_SIZE, sizeof queue_size, &queue_size, nullptr));
+  EXPECT_EQ(CL_INVALID_COMMAND_QUEUE, clGetCommandQueueInfo(q, CL_QUEUE_SIZE, 0, nullptr, &size));
+  ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES_ARRAY, 0, nullptr, &size));
+  ASSERT_EQ(size, sizeof props);
+  cl_queue_properties back[3] = {7, 7, 7};
+  ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES_ARRAY, size, back, nullptr));
+  EXPECT_EQ(0, std::memcmp(back, props, sizeof props));
+  cl_command_queue device_default = q;
+  ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(q, CL_QUEUE_DEVICE_DEFAULT, sizeof device_default,
+                                              &device_default, &size));
+  EXPECT_EQ(size, sizeof(cl_command_queue));
+  EXPECT_EQ(device_default, nullptr);
+  cl_uint refs = 0;
+  EXPECT_EQ(CL_INVALID_VALUE, clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, 0, &refs, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clGetCommandQueueInfo(q, 0x7777, 0, nullptr, nullptr));
+  Queue others[2] = {Queue(clCreateCommandQueue(c, device_, 0, &err)),
+                     Queue(clCreateCommandQueueWithProperties(c, device_, nullptr, &err))};
+  for (const Queue& other : others) {
+    ASSERT_NE(other.get(), nullptr);
+    size = 99;
+    ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(other, CL_QUEUE_PROPERTIES_ARRAY, 0, nullptr, &size));
+    EXPECT_EQ(size, 0u);
+    EXPECT_EQ(CL_INVALID_COMMAND_QUEUE,
+              clGetCommandQueueInfo(other, CL_QUEUE_SIZE, sizeof queue_size, &queue_size, nullptr));
+  }
+}
+
+// "clGetExtensionFunctionAddressForPlatform returns NULL if platform is not a valid platform"
+// (checked with other vkcl objects, which the ICD loader hands to vkcl).
+TEST_F(Api, ExtensionFunctionAddressNeedsAValidPlatform) {
+  EXPECT_NE(nullptr, clGetExtensionFunctionAddressForPlatform(platform_, "clGetValidationMessageCountVKCL"));
+  EXPECT_EQ(nullptr, clGetExtensionFunctionAddressForPlatform(platform_, "clNoSuchFunctionVKCL"));
+  cl_int err;
+  Context c(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  for (const char* name : {"clGetValidationMessageCountVKCL", "clIcdGetPlatformIDsKHR"}) {
+    EXPECT_EQ(nullptr, clGetExtensionFunctionAddressForPlatform(
+                           reinterpret_cast<cl_platform_id>(device_), name)) << name;
+    EXPECT_EQ(nullptr, clGetExtensionFunctionAddressForPlatform(
+                           reinterpret_cast<cl_platform_id>(c.get()), name)) << name;
+  }
 }
 
 TEST_F(Api, QueueCreationAndErrors) {

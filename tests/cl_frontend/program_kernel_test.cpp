@@ -36,6 +36,29 @@ TEST_P(Programs, InvalidOptions) {
   EXPECT_EQ(CL_INVALID_BUILD_OPTIONS, clBuildProgram(p, 1, &device_, "-cl-std=CL2.0", nullptr, nullptr));
 }
 
+// "-Werror: Make all warnings into errors" (5.8.6.3): a program whose only diagnostic is a
+// warning fails to build or compile with it, and the log has the warning; "-w: Inhibit all
+// warning messages".
+TEST_P(Programs, WerrorTurnsWarningsIntoFailures) {
+  const char* text = "__kernel void k(__global int* o) { o[0] == 1; o[0] = 2; }";  // -Wunused-comparison
+  Program plain = source(text);
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(plain, 1, &device_, "", nullptr, nullptr)) << log_of(plain);
+  EXPECT_NE(log_of(plain).find("warning"), std::string::npos) << log_of(plain);
+  Program quiet = source(text);
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(quiet, 1, &device_, "-w", nullptr, nullptr)) << log_of(quiet);
+  EXPECT_EQ(log_of(quiet).find("comparison result unused"), std::string::npos) << log_of(quiet);
+  Program strict = source(text);
+  EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(strict, 1, &device_, "-Werror", nullptr, nullptr));
+  EXPECT_NE(log_of(strict).find("comparison result unused"), std::string::npos) << log_of(strict);
+  cl_build_status status = CL_BUILD_NONE;
+  ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(strict, device_, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, nullptr));
+  EXPECT_EQ(status, CL_BUILD_ERROR);
+  Program compiled = source(text);
+  EXPECT_EQ(CL_COMPILE_PROGRAM_FAILURE,
+            clCompileProgram(compiled, 1, &device_, "-Werror", 0, nullptr, nullptr, nullptr, nullptr));
+  EXPECT_NE(log_of(compiled).find("comparison result unused"), std::string::npos) << log_of(compiled);
+}
+
 TEST_P(Programs, DefinesTakeEffect) {
   Program p = build("__kernel void k(__global int* o) { o[0] = VALUE * 2; }", "-D VALUE=21");
   Kernel k = kernel(p, "k");

@@ -64,6 +64,45 @@ TEST_P(CompileLink, ObjectsLibrariesAndExecutables) {
   EXPECT_NE(log_of(broken).find("offset"), std::string::npos) << log_of(broken);
 }
 
+// Two compiled objects that both define the same function: clLinkProgram fails with
+// CL_LINK_PROGRAM_FAILURE ("if there is a failure to link the compiled binaries and/or
+// libraries") and the log names the function.
+TEST_P(CompileLink, DuplicateDefinitionsFailToLink) {
+  const char* options = GetParam().c_str();
+  Program first = source(R"(
+    int twice_value(int x) { return 2 * x; }
+    __kernel void k(__global int* out) { out[0] = twice_value(out[0]); })");
+  Program second = source("int twice_value(int x) { return x + x; }\n");
+  ASSERT_EQ(CL_SUCCESS, clCompileProgram(first, 1, &device_, options, 0, nullptr, nullptr, nullptr, nullptr))
+      << log_of(first);
+  ASSERT_EQ(CL_SUCCESS, clCompileProgram(second, 1, &device_, options, 0, nullptr, nullptr, nullptr, nullptr))
+      << log_of(second);
+  cl_program inputs[] = {first, second};
+  for (const char* link_options : {"", "-create-library"}) {
+    cl_int err = CL_SUCCESS;
+    Program linked(clLinkProgram(context_, 1, &device_, link_options, 2, inputs, nullptr, nullptr, &err));
+    EXPECT_EQ(CL_LINK_PROGRAM_FAILURE, err) << link_options;
+    ASSERT_NE(linked.get(), nullptr) << "the program is returned so its log can be read";
+    EXPECT_NE(log_of(linked).find("twice_value"), std::string::npos) << log_of(linked);
+    cl_build_status status = CL_BUILD_NONE;
+    ASSERT_EQ(CL_SUCCESS, clGetProgramBuildInfo(linked, device_, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, nullptr));
+    EXPECT_EQ(status, CL_BUILD_ERROR);
+  }
+  // The same kernel name in two objects is a duplicate definition too.
+  Program again = source("__kernel void k(__global int* out) { out[0] = 1; }");
+  ASSERT_EQ(CL_SUCCESS, clCompileProgram(again, 1, &device_, options, 0, nullptr, nullptr, nullptr, nullptr));
+  Program other = source("int twice_value(int x);\n__kernel void k2(__global int* out) { out[0] = twice_value(3); }");
+  ASSERT_EQ(CL_SUCCESS, clCompileProgram(other, 1, &device_, options, 0, nullptr, nullptr, nullptr, nullptr));
+  cl_program kernels_twice[] = {first, again};
+  cl_int err = CL_SUCCESS;
+  Program clash(clLinkProgram(context_, 1, &device_, "", 2, kernels_twice, nullptr, nullptr, &err));
+  EXPECT_EQ(CL_LINK_PROGRAM_FAILURE, err);
+  // A declaration in one object and the definition in another still links.
+  cl_program fine[] = {other, second};
+  Program ok(clLinkProgram(context_, 1, &device_, "", 2, fine, nullptr, nullptr, &err));
+  EXPECT_EQ(CL_SUCCESS, err) << log_of(ok);
+}
+
 TEST_P(CompileLink, Errors) {
   Program p = source("__kernel void k(__global int* o) { o[0] = 1; }");
   cl_int err;

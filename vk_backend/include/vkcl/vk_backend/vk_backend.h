@@ -17,6 +17,12 @@ namespace vkcl::vk {
 // Human-readable name of |result| ("VK_ERROR_OUT_OF_DEVICE_MEMORY").
 const char* result_name(VkResult result);
 
+// Whether Vulkan may still be called: false once the process is exiting and vkcl has finished
+// every device's work (exit.cpp), before the loader, layers and driver tear themselves down.
+// Objects destroyed after that let their Vulkan handles go with the process; commands
+// recorded after it fail with VK_ERROR_DEVICE_LOST.
+bool vulkan_usable();
+
 // Everything the frontend needs to describe a physical device, read once at instance creation.
 struct DeviceInfo {
   VkPhysicalDevice physical = VK_NULL_HANDLE;

@@ -253,12 +253,16 @@ void strengthen_weak_compare_exchange(ir::Module& module) {
 
 // From SPIR-V 1.4 an entry point lists every module-scope variable it uses; llvm-spirv 15
 // leaves out some (a variable only named in another's initializer), so every entry point gets
-// all of them.
+// all of them. Before 1.4 it lists the Input variables it uses, which older producers left
+// out for built-ins (which variable a kernel reads is clear from its code), so every entry
+// point gets every Input variable.
 void complete_interfaces(ir::Module& module) {
-  if (module.version < 0x00010400) return;
+  bool all = module.version >= 0x00010400;
   std::vector<uint32_t> variables;
   for (const auto& g : module.globals)
-    if (g.opcode == spv::Op::OpVariable) variables.push_back(g.result_id);
+    if (g.opcode == spv::Op::OpVariable &&
+        (all || spv::StorageClass(g.operands[0]) == spv::StorageClass::Input))
+      variables.push_back(g.result_id);
   for (auto& ep : module.entry_points) {
     size_t first = 2 + ir::decode_string(ep.operands, 2).size() / 4 + 1;
     std::set<uint32_t> listed(ep.operands.begin() + long(std::min(first, ep.operands.size())),

@@ -388,6 +388,8 @@ bool Lowering::lower_globals() {
             return fail("Input variable without BuiltIn: " + describe(g));
           break;
         }
+        if (is_builtin_variable(g.result_id)) break;  // a UniformConstant built-in
+
         if (storage == spv::StorageClass::Workgroup) {
           // Kernel-scope __local variables are regions of the local word array, placed for
           // each kernel that reaches them.

@@ -29,10 +29,62 @@ std::string validate(const std::vector<uint32_t>& words, spv_target_env env) {
 
 namespace {
 
-// The module reduced to one kernel: its entry point renamed "main" and functions it does not
-// reach removed.
-bool extract_kernel(const ir::Module& shader, size_t index, std::vector<uint32_t>* out,
-                    std::string* log) {
+// Places the local memory regions (PassContext::local_regions) that the one kernel of
+// |words| uses, one after the other from |base|, and turns every region's offset into a
+// constant (0 for those it never reaches). Returns the kernel's local memory bytes. Called
+// once the functions the kernel does not reach are gone, so a region is reached when any
+// instruction left names its offset: kernels of one program share neither their local
+// memory nor its limit, wherever the producer placed the variables and whichever functions
+// use them.
+uint32_t lay_out_local_memory(std::vector<uint32_t>& words,
+                              const std::vector<PassContext::LocalRegion>& regions, uint32_t base) {
+  struct Scan {
+    std::unordered_map<uint32_t, size_t> region_of;   // offset id -> index in |regions|
+    std::vector<bool> reached;
+    std::unordered_map<uint32_t, size_t> defined_at;  // offset id -> word of its instruction
+    const uint32_t* first = nullptr;
+  } scan;
+  for (size_t r = 0; r < regions.size(); ++r) scan.region_of[regions[r].offset_id] = r;
+  scan.reached.assign(regions.size(), false);
+  scan.first = words.data();
+  spv_context context = spvContextCreate(SPV_ENV_VULKAN_1_2);
+  spvBinaryParse(
+      context, &scan, words.data(), words.size(), nullptr,
+      [](void* user, const spv_parsed_instruction_t* inst) -> spv_result_t {
+        auto& s = *static_cast<Scan*>(user);
+        for (uint16_t k = 0; k < inst->num_operands; ++k) {
+          const spv_parsed_operand_t& o = inst->operands[k];
+          if (o.type != SPV_OPERAND_TYPE_ID) continue;
+          auto r = s.region_of.find(inst->words[o.offset]);
+          if (r != s.region_of.end()) s.reached[r->second] = true;
+        }
+        if (s.region_of.count(inst->result_id))
+          s.defined_at[inst->result_id] = size_t(inst->words - s.first);
+        return SPV_SUCCESS;
+      },
+      nullptr);
+  spvContextDestroy(context);
+  uint32_t end = base;
+  for (size_t r = 0; r < regions.size(); ++r) {
+    auto at = scan.defined_at.find(regions[r].offset_id);
+    if (at == scan.defined_at.end()) continue;
+    uint32_t offset = 0;
+    if (scan.reached[r]) {
+      uint32_t a = regions[r].alignment;
+      offset = end = (end + a - 1) / a * a;
+      end += regions[r].size;
+    }
+    // OpSpecConstant %uint 0 -> OpConstant %uint offset (same length).
+    words[at->second] = (words[at->second] & 0xffff0000u) | uint32_t(spv::Op::OpConstant);
+    words[at->second + 3] = offset;
+  }
+  return (end + 15) / 16 * 16;
+}
+
+// The module reduced to one kernel: its entry point renamed "main", its local memory laid out
+// (|*local_bytes|) and functions it does not reach removed.
+bool extract_kernel(const ir::Module& shader, size_t index, const PassContext& context,
+                    std::vector<uint32_t>* out, uint32_t* local_bytes, std::string* log) {
   ir::Module m = shader;
   const ir::Instruction ep = shader.entry_points[index];
   m.entry_points.clear();
@@ -60,6 +112,7 @@ bool extract_kernel(const ir::Module& shader, size_t index, std::vector<uint32_t
     *log += "internal error while extracting kernel " + name + ": " + messages;
     return false;
   }
+  *local_bytes = lay_out_local_memory(*out, context.local_regions, context.local_base);
   return true;
 }
 
@@ -200,12 +253,16 @@ void strengthen_weak_compare_exchange(ir::Module& module) {
 
 // From SPIR-V 1.4 an entry point lists every module-scope variable it uses; llvm-spirv 15
 // leaves out some (a variable only named in another's initializer), so every entry point gets
-// all of them.
+// all of them. Before 1.4 it lists the Input variables it uses, which older producers left
+// out for built-ins (which variable a kernel reads is clear from its code), so every entry
+// point gets every Input variable.
 void complete_interfaces(ir::Module& module) {
-  if (module.version < 0x00010400) return;
+  bool all = module.version >= 0x00010400;
   std::vector<uint32_t> variables;
   for (const auto& g : module.globals)
-    if (g.opcode == spv::Op::OpVariable) variables.push_back(g.result_id);
+    if (g.opcode == spv::Op::OpVariable &&
+        (all || spv::StorageClass(g.operands[0]) == spv::StorageClass::Input))
+      variables.push_back(g.result_id);
   for (auto& ep : module.entry_points) {
     size_t first = 2 + ir::decode_string(ep.operands, 2).size() / 4 + 1;
     std::set<uint32_t> listed(ep.operands.begin() + long(std::min(first, ep.operands.size())),
@@ -380,7 +437,8 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     for (size_t k = 0; log.empty() && k < module.entry_points.size(); ++k) {
       TranslatedKernel kernel;
       kernel.interface = context.kernels[k];
-      if (!extract_kernel(module, k, &kernel.shader, &log)) {
+      if (!extract_kernel(module, k, context, &kernel.shader,
+                          &kernel.interface.static_local_memory_size, &log)) {
         if (log.empty()) log = "internal error: kernel " + kernel.interface.name + " not extracted\n";
         break;
       }

@@ -4,6 +4,7 @@
 #include "log.cl"
 #include "pow.cl"
 #include "dot.cl"
+#include "mad_sat.cl"
 #include "exp.cl"
 #include "fp64.cl"
 #include "tgamma64.cl"  // uses fp64.cl's helpers

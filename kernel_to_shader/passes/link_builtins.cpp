@@ -763,9 +763,12 @@ class Linker {
         uint32_t inf = emit(out, Op::OpIsInf, b, {x});
         return emit(out, Op::OpSelect, type, {inf, k(0x7f800000), r});
       }
-      case cl::Fract: {  // fract(±inf) = ±0
+      case cl::Fract: {
+        // fract(±inf) = ±0, and "fract(-0, iptr) returns -0" (libclc's x - floor(x) is +0).
         uint32_t inf = emit(out, Op::OpIsInf, b, {x});
-        return emit(out, Op::OpSelect, type, {inf, ext(cl::Copysign, {zero, x}), r});
+        r = emit(out, Op::OpSelect, type, {inf, ext(cl::Copysign, {zero, x}), r});
+        uint32_t is_zero = emit(out, Op::OpFOrdEqual, b, {x, zero});
+        return emit(out, Op::OpSelect, type, {is_zero, x, r});
       }
       default:
         return r;

@@ -14,10 +14,17 @@ constexpr uint32_t kGlobalOffset = 0, kWorkDim = 3, kGlobalSize = 4, kEnqueuedLo
                    kRegionGroupOffset = 12, kNumGroups = 16;
 }  // namespace
 
+// The OpenCL SPIR-V environment puts built-in variables in Input, but older producers
+// (LLVM/SPIR-V Translator up to v14, which wrote the SPIR-V 1.0 modules PyOpenCL ships) put
+// them in UniformConstant, and leave them out of the entry point's interface: the BuiltIn
+// decoration decides, wherever the variable lives.
 bool Lowering::is_builtin_variable(uint32_t in_id) const {
   const ir::Instruction* v = def(in_id);
-  return v && v->opcode == Op::OpVariable &&
-         spv::StorageClass(v->operands[0]) == spv::StorageClass::Input;
+  if (!v || v->opcode != Op::OpVariable) return false;
+  auto storage = spv::StorageClass(v->operands[0]);
+  return storage == spv::StorageClass::Input ||
+         (storage == spv::StorageClass::UniformConstant &&
+          decoration(in_id, spv::Decoration::BuiltIn) != nullptr);
 }
 
 uint32_t Lowering::vulkan_builtin(spv::BuiltIn b, uint32_t out_type) {

@@ -77,17 +77,13 @@ void Lowering::workgroup_barrier(bool global_memory) {
 }
 
 // Byte offset in local memory of the scratch slot of work-item |index| (an output u32).
-// The region follows the kernel-scope __local variables, all placed before any function is
-// lowered; its size is fixed at the end (finish_group_scratch).
+// The slots are a local memory region of their own, so only kernels that reach a work-group
+// function give memory to them (PassContext::local_regions).
 uint32_t Lowering::group_slot(uint32_t index) {
-  if (group_scratch_base_ == kNoGroupScratch) group_scratch_base_ = (static_local_bytes_ + 7) / 8 * 8;
+  if (!group_scratch_offset_)
+    group_scratch_offset_ = local_region(ctx_.caps.max_work_group_size * kSlotBytes, kSlotBytes);
   uint32_t bytes = emit(Op::OpIMul, t_uint(32), {index, c_u32(kSlotBytes)});
-  return emit(Op::OpIAdd, t_uint(32), {bytes, c_u32(group_scratch_base_)});
-}
-
-void Lowering::finish_group_scratch() {
-  if (group_scratch_base_ != kNoGroupScratch)
-    static_local_bytes_ = group_scratch_base_ + ctx_.caps.max_work_group_size * kSlotBytes;
+  return emit(Op::OpIAdd, t_uint(32), {bytes, group_scratch_offset_});
 }
 
 // Starts output function |f| returning |return_type|; the ids of its parameters of types

@@ -388,13 +388,13 @@ bool Lowering::lower_globals() {
             return fail("Input variable without BuiltIn: " + describe(g));
           break;
         }
+        if (is_builtin_variable(g.result_id)) break;  // a UniformConstant built-in
+
         if (storage == spv::StorageClass::Workgroup) {
-          // Kernel-scope __local variables get fixed offsets in the local word array.
+          // Kernel-scope __local variables are regions of the local word array, placed for
+          // each kernel that reaches them.
           const Layout& l = layout_.of(pointee(g.type_id));
-          uint32_t a = std::max<uint32_t>(l.alignment, 4);
-          static_local_bytes_ = (static_local_bytes_ + a - 1) / a * a;
-          map_[g.result_id] = c_u32(static_local_bytes_);
-          static_local_bytes_ += (l.size + 3) / 4 * 4;
+          map_[g.result_id] = local_region(l.size, l.alignment);
           // OpenCL C cannot initialise __local variables; llvm-spirv writes an undef or null
           // initializer for some of them, which means no initial value.
           std::function<bool(uint32_t)> no_value = [&](uint32_t id) {
@@ -900,6 +900,15 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
   }
 }
 
+uint32_t Lowering::local_region(uint32_t size, uint32_t alignment) {
+  // A specialization constant without SpecId: never merged with equal constants by a later
+  // pass, and made an OpConstant of the kernel's offset when the kernel is extracted.
+  uint32_t id = take_id();
+  out_.globals.emplace_back(Op::OpSpecConstant, t_uint(32), id, std::vector<uint32_t>{0});
+  local_regions_.push_back({id, (size + 3) / 4 * 4, std::max<uint32_t>(alignment, 4)});
+  return id;
+}
+
 uint32_t Lowering::push_word(uint32_t index) {
   uint32_t p = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, t_uint(32)),
                     {push_var_, c_u32(1), c_u32(index)});
@@ -1142,9 +1151,14 @@ bool Lowering::run(ir::Module* result) {
   }
   if (failed_) return false;
   finish_module();
-  finish_group_scratch();
+  // Every region, as if one kernel reached them all; translate() gives each kernel its own.
+  uint32_t local_bytes = static_local_bytes_;
+  for (const PassContext::LocalRegion& r : local_regions_)
+    local_bytes = (local_bytes + r.alignment - 1) / r.alignment * r.alignment + r.size;
+  ctx_.local_regions = local_regions_;
+  ctx_.local_base = static_local_bytes_;
   for (auto& k : kernels_) {
-    k.static_local_memory_size = (static_local_bytes_ + 15) / 16 * 16;
+    k.static_local_memory_size = (local_bytes + 15) / 16 * 16;
     k.private_memory_size = private_bytes_;
   }
   uint32_t max_record = 0;

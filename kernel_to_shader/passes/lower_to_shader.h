@@ -215,7 +215,6 @@ class Lowering {
   uint32_t workgroup_invocations();
   void workgroup_barrier(bool global_memory);
   uint32_t group_slot(uint32_t index);
-  void finish_group_scratch();
   void start_helper(ir::Function& f, uint32_t return_type,
                     const std::vector<uint32_t>& param_types, std::vector<uint32_t>& params);
   uint32_t async_copy_helper(AddressFormat fd, AddressFormat fs, uint32_t size, uint32_t chunk);
@@ -224,8 +223,7 @@ class Lowering {
   // Helper functions by kind. Keys of helpers that touch local memory include wide_arena_.
   std::map<std::vector<uint32_t>, uint32_t> group_helpers_;
 
-  static constexpr uint32_t kNoGroupScratch = ~0u;
-  uint32_t group_scratch_base_ = kNoGroupScratch;  // byte offset of the work-group scratch slots
+  uint32_t group_scratch_offset_ = 0;  // local_region() of the work-group scratch slots, or 0
 
   // Memory copies too large to unroll, or of a size known only at run time (lower_copy.cpp).
   bool lower_copy_loop(const ir::Instruction& inst);
@@ -298,6 +296,10 @@ class Lowering {
   uint32_t private_bytes_ = 64;      // first 64 bytes are scratch for generic accesses
   static constexpr uint32_t kLocalScratch = 64;
   uint32_t static_local_bytes_ = 0;  // kLocalScratch where needed (index_input)
+  // A region of |size| bytes of local memory: the output u32 holding its byte offset, which
+  // translate() fixes per kernel (PassContext::local_regions).
+  uint32_t local_region(uint32_t size, uint32_t alignment);
+  std::vector<PassContext::LocalRegion> local_regions_;
   uint32_t push_var_ = 0;
   uint32_t push_argument_words_ = 0;  // argument block words the push constants carry too
   std::unordered_map<uint32_t, uint32_t> builtin_vars_;  // spv::BuiltIn -> output Input variable

@@ -23,6 +23,17 @@ struct PassContext {
   // program-scope variables): the data buffer's address is added to each when it is made.
   std::vector<uint32_t> program_relocations;
   uint32_t global_variable_size = 0;
+  // __local memory is laid out per kernel (translate() does it as it extracts each kernel):
+  // every region a kernel reaches gets an offset in its local word array, the others none.
+  // A region is a kernel-scope __local variable or the scratch work-group functions use;
+  // |offset_id| is the output OpSpecConstant standing for its byte offset until then.
+  struct LocalRegion {
+    uint32_t offset_id;
+    uint32_t size;
+    uint32_t alignment;
+  };
+  std::vector<LocalRegion> local_regions;
+  uint32_t local_base = 0;  // bytes before the first region (generic accesses' scratch)
   // Structure every function that needs it through a dispatch loop where possible (a retry:
   // set when the structurizer's output failed validation).
   bool dispatch_loops = false;

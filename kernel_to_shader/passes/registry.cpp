@@ -1,3 +1,4 @@
+#include "passes/copy_byval_arguments.h"
 #include "passes/link_builtins.h"
 #include "passes/lower_to_shader.h"
 #include "passes/pass.h"
@@ -16,6 +17,7 @@ struct Entry {
 // Every pass, in the order translate() runs them.
 const Entry kPasses[] = {
     {"link-builtins", create_link_builtins_pass},
+    {"copy-byval-arguments", create_copy_byval_arguments_pass},
     {"reducible", create_reducible_pass},
     {"structurize", create_structurize_pass},
     {"lower-to-shader", create_lower_to_shader_pass},

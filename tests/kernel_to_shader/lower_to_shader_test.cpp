@@ -325,5 +325,81 @@ OpFunctionEnd
   EXPECT_EQ(r.text.find("OpTypeVector %float 8"), std::string::npos);
 }
 
+// Each kernel's local memory is the __local variables its own call graph reaches. SPIR-V
+// producers other than clang may use a module-scope Workgroup variable in any function: here
+// a helper that two kernels call uses a 4000-byte array, a third kernel only its own 64-byte
+// one, and a fourth none.
+TEST(LowerToShader, LocalMemoryIsWhatEachKernelReaches) {
+  std::string error;
+  std::vector<uint32_t> words = assemble(std::string(kHeader) + R"(
+OpEntryPoint Kernel %k1 "first"
+OpEntryPoint Kernel %k2 "second"
+OpEntryPoint Kernel %k3 "own_only"
+OpEntryPoint Kernel %k4 "none"
+)" + kTypes + R"(
+%uint_5 = OpConstant %uint 5
+%uint_16 = OpConstant %uint 16
+%uint_1000 = OpConstant %uint 1000
+%big = OpTypeArray %uint %uint_1000
+%small = OpTypeArray %uint %uint_16
+%lptr_big = OpTypePointer Workgroup %big
+%lptr_small = OpTypePointer Workgroup %small
+%shared = OpVariable %lptr_big Workgroup
+%own = OpVariable %lptr_small Workgroup
+%fn = OpTypeFunction %void %gptr_uint
+%helper = OpFunction %void None %fn
+%hout = OpFunctionParameter %gptr_uint
+%h0 = OpLabel
+%hp = OpInBoundsAccessChain %lptr_uint %shared %uint_5
+OpStore %hp %uint_2 Aligned 4
+%hv = OpLoad %uint %hp Aligned 4
+OpStore %hout %hv Aligned 4
+OpReturn
+OpFunctionEnd
+%k1 = OpFunction %void None %fn
+%o1 = OpFunctionParameter %gptr_uint
+%e1 = OpLabel
+%c1 = OpFunctionCall %void %helper %o1
+OpReturn
+OpFunctionEnd
+%k2 = OpFunction %void None %fn
+%o2 = OpFunctionParameter %gptr_uint
+%e2 = OpLabel
+%c2 = OpFunctionCall %void %helper %o2
+OpReturn
+OpFunctionEnd
+%k3 = OpFunction %void None %fn
+%o3 = OpFunctionParameter %gptr_uint
+%e3 = OpLabel
+%p3 = OpInBoundsAccessChain %lptr_uint %own %uint_1
+OpStore %p3 %uint_2 Aligned 4
+%v3 = OpLoad %uint %p3 Aligned 4
+OpStore %o3 %v3 Aligned 4
+OpReturn
+OpFunctionEnd
+%k4 = OpFunction %void None %fn
+%o4 = OpFunctionParameter %gptr_uint
+%e4 = OpLabel
+OpStore %o4 %uint_2 Aligned 4
+OpReturn
+OpFunctionEnd
+)", &error);
+  ASSERT_FALSE(words.empty()) << error;
+  k2s::TargetCaps caps;
+  caps.int8 = caps.storage8 = true;
+  k2s::TranslateResult r = k2s::translate(words, caps);
+  ASSERT_TRUE(r.ok) << r.log;
+  ASSERT_EQ(r.kernels.size(), 4u);
+  EXPECT_EQ(r.kernels[0].interface.static_local_memory_size, 4000u);
+  EXPECT_EQ(r.kernels[1].interface.static_local_memory_size, 4000u);
+  EXPECT_EQ(r.kernels[2].interface.static_local_memory_size, 64u);
+  EXPECT_EQ(r.kernels[3].interface.static_local_memory_size, 0u);
+  // The offsets are plain constants, each kernel's own (own_only's array starts at 0).
+  for (const auto& k : r.kernels) {
+    std::string text = disassemble(k.shader);
+    EXPECT_EQ(text.find("OpSpecConstant %uint 0"), std::string::npos) << text;
+  }
+}
+
 }  // namespace
 }  // namespace vkcl::test

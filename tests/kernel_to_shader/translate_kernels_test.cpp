@@ -449,3 +449,47 @@ TEST_P(TranslateKernels, ReducibleChangesOnlyIrreducibleGraphs) {
 
 }  // namespace
 }  // namespace vkcl::test
+
+namespace vkcl::test {
+namespace {
+
+// copy-byval-arguments on clang's -O2 output: twice() passes its own by-value parameter on
+// (its only use: no copy) and the struct it returns (a copy), the kernel its variable (a
+// copy), the kernel's entry wrapper its argument (no copy); a second run changes nothing.
+TEST(CopyByValArguments, CopiesWhatTheCallerStillSees) {
+  compiler::DeviceFeatures features = kernel_features();
+  auto compiled = compiler::compile(R"(
+    typedef struct { int a; float b; long c; } S;
+    __attribute__((noinline)) S bump(S s, int k) { s.a += k; s.c -= k; return s; }
+    __attribute__((noinline)) S twice(S s, int k) { S t = bump(s, k); return bump(t, k); }
+    __kernel void run(__global S* io, S arg) {
+      size_t i = get_global_id(0);
+      S s = io[i];
+      io[i + 1] = twice(s, (int)i);
+      io[i + 2] = s;
+      io[i + 3] = bump(arg, 1);
+    })", "-cl-std=CL3.0", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  ir::Module m;
+  std::string error;
+  ASSERT_TRUE(ir::parse(compiled.spirv.data(), compiled.spirv.size(), &m, &error)) << error;
+  auto pass = k2s::create_pass("copy-byval-arguments");
+  ASSERT_NE(pass, nullptr);
+  k2s::PassContext context;
+  auto copies = [&] {
+    size_t n = 0;
+    for (const auto& f : m.functions)
+      for (const auto& b : f.blocks)
+        for (const auto& i : b.instructions) n += i.opcode == spv::Op::OpCopyMemory;
+    return n;
+  };
+  size_t before = copies();
+  EXPECT_EQ(pass->Process(m, context), k2s::PassStatus::SuccessWithChange);
+  // twice's second call (bump of its result t) and run's call of twice; at -O2 run passes
+  // its argument to bump as its only use, and twice its parameter.
+  EXPECT_EQ(copies(), before + 2);
+  EXPECT_EQ(pass->Process(m, context), k2s::PassStatus::SuccessWithoutChange);
+}
+
+}  // namespace
+}  // namespace vkcl::test

@@ -269,6 +269,8 @@ const std::vector<MathFunction>& functions() {
       Arg x(in[0]);
       mpfr_floor(o2, x.v);
       if (mpfr_inf_p(x.v)) { mpfr_set_zero(o, mpfr_sgn(x.v)); return; }
+      // "fract(-0, iptr) returns -0 and -0 in iptr" (x - floor(x) would be +0).
+      if (mpfr_zero_p(x.v)) { mpfr_set(o, x.v, R); return; }
       mpfr_sub(o, x.v, o2, R);
       mpfr_t cap;
       mpfr_init2(cap, 64);

@@ -266,6 +266,42 @@ TEST_P(ILProgram, DecorationGroupsAndParameterConstant) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] + 7) << i;
 }
 
+// Built-in variables in every form valid producers write (data/il/builtin_forms*.spvasm):
+// Input or UniformConstant, listed in the entry point's interface or not, loaded whole or one
+// component through an access chain, in any block; size_t of 64 bits (Physical64) and 32
+// bits (Physical32). Each kernel runs on 1024 work-items in groups of 64 and writes
+// a number made of its global id, local id, group id and global size at out[global id].
+TEST_P(ILProgram, BuiltInVariablesInEveryForm) {
+  const size_t n = 1024, local = 64;
+  for (bool narrow : {false, true}) {
+    SCOPED_TRACE(narrow ? "Physical32" : "Physical64");
+    Program p = from_il(narrow ? "builtin_forms32.spv" : "builtin_forms.spv");
+    ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, GetParam().c_str(), nullptr, nullptr))
+        << log_of(p);
+    for (const char* name : {"whole_vector", "access_chain", "in_bounds_chain"}) {
+      SCOPED_TRACE(name);
+      Kernel k = kernel(p, name);
+      const size_t bytes = narrow ? 4 : 8;
+      Mem out = poisoned(n * bytes);
+      set_mem_arg(k, 0, out);
+      run(k, 1, &n, &local);
+      uint64_t size = std::string(name) == "in_bounds_chain" ? 3 * n : n;
+      if (narrow) {
+        auto got = read<uint32_t>(out, n);
+        for (size_t i = 0; i < n; ++i)
+          ASSERT_EQ(got[i], uint32_t(i + ((i % local) << 10) + ((i / local) << 16) + (size << 20)))
+              << "at " << i;
+      } else {
+        auto got = read<uint64_t>(out, n);
+        for (size_t i = 0; i < n; ++i)
+          ASSERT_EQ(got[i], uint64_t(i + ((i % local) << 16) + (uint64_t(i / local) << 32) +
+                                     (size << 48)))
+              << "at " << i;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, ILProgram,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

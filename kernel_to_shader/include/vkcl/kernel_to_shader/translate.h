@@ -139,7 +139,9 @@ struct KernelInterface {
   uint32_t push_constant_size = sizeof(DispatchBlock);
   uint32_t pushed_arguments_offset = 0;
   uint32_t pushed_arguments_size = 0;
-  uint32_t static_local_memory_size = 0;  // bytes of __local program-scope/kernel variables
+  // Bytes of local memory the kernel itself needs: the __local variables (and work-group
+  // function scratch) reachable from its entry point, not those of other kernels.
+  uint32_t static_local_memory_size = 0;
   uint32_t private_memory_size = 0;    // bytes of emulated private memory per work-item
   // Where the frontend writes the device address of the program's data (program-scope
   // __constant/__global variables) in the argument block; UINT32_MAX when there is none.

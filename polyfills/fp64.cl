@@ -32,103 +32,85 @@ static void two_product(double a, double b, double* hi, double* lo) {
   *lo = ((ah * bh - *hi) + ah * bl + al * bh) + al * bl;
 }
 
-// The 128-bit integer *hi:*lo shifted right by |n| >= 0; what is shifted out is ORed into the
-// lowest bit, so rounding still sees that something was there.
-static void shift_right_sticky(ulong* hi, ulong* lo, int n) {
-  if (n <= 0) return;
-  if (n >= 128) {
-    *lo = (*hi | *lo) != 0;
-    *hi = 0;
-  } else if (n >= 64) {
-    ulong lost = *lo | (n > 64 ? *hi << (128 - n) : 0);
-    *lo = (n > 64 ? *hi >> (n - 64) : *hi) | (lost != 0);
-    *hi = 0;
-  } else {
-    ulong lost = *lo << (64 - n);
-    *lo = (*lo >> n) | (*hi << (64 - n)) | (lost != 0);
-    *hi >>= n;
-  }
+// The fma below is straight-line code: values, never pointers (a pointer parameter is a
+// generic pointer here, and every access through one becomes three), and selects, never
+// branches (drivers inline it at every call, and a CPU driver's JIT is slowest on branches).
+
+// The 128-bit integer v (x the low half, y the high) shifted right by |n|; what is shifted out
+// is ORed into the lowest bit, so rounding still sees that something was there.
+static ulong2 shift_right_sticky(ulong2 v, int n) {
+  n = clamp(n, 0, 128);
+  ulong lo = v.x, hi = v.y;
+  int k = n & 63;  // the shift within a word (OpenCL shifts count modulo 64)
+  ulong up = k != 0 ? hi << (64 - k) : 0;  // hi's bits that move into the word below
+  ulong lost_in_lo = k != 0 ? lo << (64 - k) : 0;
+  bool words = n >= 64;  // the high word moves into the low one
+  ulong new_lo = words ? hi >> k : (lo >> k) | up;
+  ulong new_hi = words ? 0 : hi >> k;
+  ulong lost = words ? lo | up : lost_in_lo;
+  new_lo = n >= 128 ? 0 : new_lo;
+  lost = n >= 128 ? lo | hi : lost;
+  return (ulong2)(new_lo | (lost != 0), new_hi);
 }
 
-// x = m 2^e with m a 53-bit integer (bit 52 set), for finite nonzero x.
-static ulong decompose(double x, int* e) {
+// x = m 2^e with m a 53-bit integer (bit 52 set), for finite nonzero x: (m, e).
+static long2 decompose(double x) {
   ulong b = as_ulong(x) & 0x7fffffffffffffffUL;
-  ulong m = b & 0x000fffffffffffffUL;
-  int biased = (int)(b >> 52);
-  if (biased == 0) {  // a denormal, normalised
-    int s = (int)clz(m) - 11;
-    *e = -1074 - s;
-    return m << s;
-  }
-  *e = biased - 1075;
-  return m | 0x0010000000000000UL;
+  long m = (long)(b & 0x000fffffffffffffUL);
+  long biased = (long)(b >> 52);
+  long s = biased == 0 ? (long)clz(m) - 11 : 0;  // a denormal is normalised
+  return (long2)(biased == 0 ? m << s : m | 0x0010000000000000L,
+                 biased == 0 ? -1074 - s : biased - 1075);
 }
 
 // a b + c rounded once, in integers: the 106-bit product and c meet in 128 bits, the smaller
-// shifted right with a sticky bit, and the sum is rounded to nearest even. Integer code keeps
-// the function small: drivers inline it at every call, and libclc's double sin and cos call
-// it 25 times each (a Dekker-split version made PyOpenCL's Bessel kernels take minutes to JIT).
+// shifted right with a sticky bit, and the sum is rounded to nearest even.
 double __attribute__((overloadable)) fma(double a, double b, double c) {
-  // Zero, infinite or NaN factors: the product is exact and one addition is IEEE's fma.
-  if (a == 0 || b == 0 || !isfinite(a) || !isfinite(b)) return a * b + c;
-  if (!isfinite(c)) return c;  // the exact product is finite
-  if (c == 0) return a * b;    // a b + 0 rounded once, with the sign of a b
-  int ea, eb, ec;
-  ulong ma = decompose(a, &ea), mb = decompose(b, &eb), mc = decompose(c, &ec);
+  long2 da = decompose(a), db = decompose(b), dc = decompose(c);
+  ulong ma = (ulong)da.x, mb = (ulong)db.x, mc = (ulong)dc.x;
   bool product_negative = (a < 0) != (b < 0);
   // The product's top bit (104 or 105) moves to 124 or 125, c's (52) to 124; the sum of the
   // two stays below 2^127.
   ulong pl = ma * mb, ph = mul_hi(ma, mb);
-  ph = (ph << 20) | (pl >> 44);
-  pl <<= 20;
-  ulong ch = mc << 8, cl = 0;
-  int ep = ea + eb - 20, ecc = ec - 72;
-  int e = max(ep, ecc);  // the unit of both, once aligned
-  shift_right_sticky(&ph, &pl, e - ep);
-  shift_right_sticky(&ch, &cl, e - ecc);
-  ulong rh, rl;
-  bool negative;
-  if (product_negative == (c < 0)) {
-    rl = pl + cl;
-    rh = ph + ch + (rl < pl);
-    negative = product_negative;
-  } else {
-    // Bits are lost only from an operand far smaller than the other, which is then the one
-    // subtracted: its sticky bit keeps the difference on the right side of every rounding
-    // boundary.
-    bool product_larger = ph > ch || (ph == ch && pl >= cl);
-    if (product_larger) {
-      rl = pl - cl;
-      rh = ph - ch - (pl < cl);
-    } else {
-      rl = cl - pl;
-      rh = ch - ph - (cl < pl);
-    }
-    negative = product_larger ? product_negative : c < 0;
-    if ((rh | rl) == 0) return 0.0;  // an exact zero sum is +0 when rounding to nearest
-  }
-  int t = rh != 0 ? 127 - (int)clz(rh) : 63 - (int)clz(rl);  // the top bit
+  ulong2 p = (ulong2)(pl << 20, (ph << 20) | (pl >> 44));
+  ulong2 q = (ulong2)(0, mc << 8);
+  int ep = (int)(da.y + db.y) - 20, eq = (int)dc.y - 72;
+  int e = max(ep, eq);  // the unit of both, once aligned
+  p = shift_right_sticky(p, e - ep);
+  q = shift_right_sticky(q, e - eq);
+  // Bits are lost only from an operand far smaller than the other, which is then the one
+  // subtracted: its sticky bit keeps the difference on the right side of every rounding
+  // boundary.
+  bool add = product_negative == (c < 0);
+  bool product_larger = (p.y > q.y) | ((p.y == q.y) & (p.x >= q.x));
+  ulong big_lo = product_larger ? p.x : q.x, big_hi = product_larger ? p.y : q.y;
+  ulong small_lo = product_larger ? q.x : p.x, small_hi = product_larger ? q.y : p.y;
+  ulong sum_lo = p.x + q.x;
+  ulong2 r = add ? (ulong2)(sum_lo, p.y + q.y + (sum_lo < p.x))
+                 : (ulong2)(big_lo - small_lo, big_hi - small_hi - (big_lo < small_lo));
+  bool negative = add | product_larger ? product_negative : c < 0;
+  int t = r.y != 0 ? 127 - (int)clz(r.y) : 63 - (int)clz(r.x);  // the top bit
   int exponent = e + t;  // |a b + c| in [2^exponent, 2^(exponent + 1))
-  if (exponent > 1023) return negative ? -INFINITY : INFINITY;
   // The result's last bit is worth 2^(exponent - 52), or 2^-1074 for a denormal.
   int shift = exponent >= -1022 ? t - 52 : -1074 - e;
-  ulong m;
-  if (shift <= 0) {
-    m = rl << -shift;  // at most 53 bits: exact
-  } else {
-    // Two bits below the last one stay: the rounding bit and, ORed, everything under it.
-    if (shift >= 2) {
-      shift_right_sticky(&rh, &rl, shift - 2);
-    } else {
-      rl = rl << 1;  // rh is 0: the sum has at most 54 bits here
-    }
-    ulong below = rl & 3;
-    m = rl >> 2;
-    if (below > 2 || (below == 2 && (m & 1))) m += 1;  // to nearest, ties to even
-  }
+  // Two bits below the last one stay: the rounding bit and, ORed, everything under it (the
+  // sum has at most 54 bits where shift is 1: r.y is 0).
+  ulong low = shift >= 2 ? shift_right_sticky(r, shift - 2).x : r.x << 1;
+  ulong below = low & 3;
+  ulong rounded = (low >> 2) + ((below > 2) | ((below == 2) & ((low >> 2) & 1)));
+  ulong m = shift <= 0 ? r.x << (-shift & 63) : rounded;  // at most 53 bits: exact
   // A mantissa that rounds up to 2^53 (or a denormal to 2^52) carries into the exponent.
   ulong bits = exponent >= -1022 ? ((ulong)(exponent + 1022) << 52) + m : m;
-  return as_double(bits | (negative ? 0x8000000000000000UL : 0));
+  bits = exponent > 1023 ? 0x7ff0000000000000UL : bits;
+  bits = (r.x | r.y) == 0 ? 0 : bits | (negative ? 0x8000000000000000UL : 0);
+  // Zero, infinite or NaN factors make the product exact, and one addition is IEEE's fma;
+  // an infinite or NaN c is the result; a b + 0 is the product rounded once.
+  double z = as_double(bits);
+  double product = a * b;
+  bool special = (a == 0) | (b == 0) | !isfinite(a) | !isfinite(b);
+  z = c == 0 ? product : z;
+  z = !isfinite(c) ? c : z;
+  return special ? product + c : z;
 }
 
 double __attribute__((overloadable)) sqrt(double x) {

@@ -272,4 +272,12 @@ uint32_t Importer::function(const Library& lib, const std::string& name, std::st
   return id;
 }
 
+uint32_t Importer::imported(const Library& lib, const std::string& name) const {
+  uint32_t lib_id = lib.find(name);
+  auto ids = ids_.find(&lib);
+  if (!lib_id || ids == ids_.end()) return 0;
+  auto it = ids->second.find(lib_id);
+  return it == ids->second.end() ? 0 : it->second;
+}
+
 }  // namespace vkcl::ir

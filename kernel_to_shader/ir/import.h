@@ -50,6 +50,8 @@ class Importer {
   // 0 when |library| does not have it. Sets |error| and returns 0 on a construct it cannot
   // import (e.g. an unresolved import of the library).
   uint32_t function(const Library& library, const std::string& name, std::string* error);
+  // Id in the target of library function |name| if it has been imported already, else 0.
+  uint32_t imported(const Library& library, const std::string& name) const;
   // Id of a type or constant equal to |inst| (its operands already target ids), added to the
   // target when it has none.
   uint32_t intern(Instruction inst);

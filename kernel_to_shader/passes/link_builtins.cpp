@@ -865,8 +865,14 @@ class Linker {
     std::string name = mangle(b, gentype);
     size_t before = m_.functions.size();
     uint32_t fid = import(name);
-    if (needs_exact_fma(b.op))
+    if (needs_exact_fma(b.op)) {
       for (size_t f = before; f < m_.functions.size(); ++f) exact_fma_functions_.insert(m_.functions[f].id());
+      // Only the reductions of sin and cos need exact products: their shared polynomial
+      // (Horner steps below a quarter of the result) is within the bounds with the device's
+      // Fma, and its 14 exact emulations made up most of PyOpenCL's Bessel shaders.
+      if (const Libraries& libs = libraries(); libs.libclc)
+        exact_fma_functions_.erase(importer_.imported(*libs.libclc, "__clc_sincos_piby4"));
+    }
     if (!fid) {
       ctx_.log += "  (needed for OpenCL built-in " + std::string(b.name) + ")\n";
       return false;

@@ -389,6 +389,13 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
   // The plan lives as long as the work lambda too; the printf output is only in |keep|, so
   // it prints when the command retires.
   if (shared->printf_output) keep.push_back(std::move(shared->printf_output));
+  // The status word is read when the event sees the command complete, or else when the
+  // command retires.
+  std::function<cl_int()> gpu_status;
+  if (shared->loop_limit_status) {
+    gpu_status = [status = shared->loop_limit_status] { return status->command_status(); };
+    keep.push_back(std::move(shared->loop_limit_status));
+  }
   auto r = queue->enqueue(CL_COMMAND_NDRANGE_KERNEL, waits, true,
                           [queue, shared] {
                             if (shared->regions.empty()) return CL_SUCCESS;
@@ -410,7 +417,7 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
                             }
                             return CL_SUCCESS;
                           },
-                          std::move(keep));
+                          std::move(keep), std::move(gpu_status));
   return finish_enqueue(std::move(r), false, event);
 }
 

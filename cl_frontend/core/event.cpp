@@ -17,10 +17,11 @@ uint64_t host_time_ns() {
 
 using namespace vkcl;
 
-void _cl_event::set_recorded(uint64_t point) {
+void _cl_event::set_recorded(uint64_t point, std::function<cl_int()> status) {
   std::lock_guard<std::mutex> lock(mutex_);
   recorded_ = true;
   point_ = point;
+  gpu_status_ = std::move(status);
 }
 
 void _cl_event::mark_submitted() {
@@ -72,6 +73,14 @@ cl_int _cl_event::status() {
     point = point_;
   }
   if (queue && queue->stream->completed_point() >= point) {
+    // Threads that see the work complete together: one reads the timestamps and the status.
+    std::lock_guard<std::mutex> completing(completing_);
+    std::function<cl_int()> gpu_status;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (done_) return final_status_;
+      gpu_status = std::move(gpu_status_);
+    }
     if (start_slot != UINT32_MAX) {
       started = queue->stream->read_timestamp(start_slot);
       ended = queue->stream->read_timestamp(end_slot);
@@ -79,8 +88,9 @@ cl_int _cl_event::status() {
       queue->stream->release_timestamp(end_slot);
       start_slot = end_slot = UINT32_MAX;
     }
-    set_complete(CL_COMPLETE);
-    return CL_COMPLETE;
+    cl_int s = gpu_status ? gpu_status() : CL_COMPLETE;
+    set_complete(s);
+    return s;
   }
   std::lock_guard<std::mutex> lock(mutex_);
   return submitted_ ? CL_SUBMITTED : CL_QUEUED;

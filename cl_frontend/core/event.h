@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -32,7 +33,9 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   std::atomic<bool> held{false};
 
   // Lifecycle, written by the queue.
-  void set_recorded(uint64_t point);  // GPU work recorded; completes when |point| signals
+  // GPU work recorded; completes when |point| signals. |status|, when given, is called once
+  // the work has completed and gives the command's status (CL_COMPLETE or a negative error).
+  void set_recorded(uint64_t point, std::function<cl_int()> status = {});
   // Host work done (or failed), or a user event's status. False if the status was set
   // already (it is set once).
   bool set_complete(cl_int status = CL_COMPLETE);
@@ -55,6 +58,7 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   // (CL_SUBMITTED, CL_RUNNING, CL_COMPLETE, or a negative error that reaches all of them).
   void run_callbacks(cl_int reached);
   std::mutex mutex_;
+  std::mutex completing_;  // one thread completes a GPU command's event
   std::condition_variable changed_;
   bool recorded_ = false;
   bool done_ = false;
@@ -63,6 +67,7 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   bool watched_ = false;  // a helper thread waits for the GPU work, for the callbacks
   cl_int final_status_ = CL_COMPLETE;
   uint64_t point_ = 0;
+  std::function<cl_int()> gpu_status_;  // see set_recorded
   std::vector<std::tuple<cl_int, Callback, void*>> callbacks_;
 };
 

@@ -244,6 +244,16 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     plan.printf_output =
         std::make_shared<cl::PrintfOutput>(std::move(buffer), ki.printf_calls, printf_pool_);
   }
+  if (ki.loop_limit_status_offset != UINT32_MAX) {
+    auto vk_device = device->vk_device();
+    if (!vk_device) return cl::Error{vk_device.error()};
+    VkResult r = VK_SUCCESS;
+    cl::StatusWordPool::Word word = status_words_->take(*vk_device, &r);
+    if (!word.buffer) return cl::Error{cl::cl_error_from(r)};
+    uint64_t address = word.address();
+    std::memcpy(&plan.arguments[ki.loop_limit_status_offset], &address, 8);
+    plan.loop_limit_status = std::make_shared<cl::LoopLimitStatus>(std::move(word), name, status_words_);
+  }
   // The arguments the kernel reads from push constants, which follow the dispatch block.
   plan.pushed_offset = std::min<uint32_t>(ki.pushed_arguments_offset, uint32_t(plan.arguments.size()));
   plan.pushed_size = std::min<uint32_t>({ki.pushed_arguments_size, k2s::kMaxPushedArgumentBytes,

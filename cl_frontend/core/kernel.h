@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/loop_limit.h"
 #include "core/memory.h"
 #include "core/object.h"
 #include "core/printf.h"
@@ -32,6 +33,9 @@ struct LaunchPlan {
   std::vector<vkcl::cl::Ref<_cl_mem>> buffers;
   std::shared_ptr<vkcl::vk::Buffer> program_data;
   std::shared_ptr<vkcl::cl::PrintfOutput> printf_output;  // printed when the command retires
+  // Set by the kernel when the driver cut its loops short (KernelInterface::
+  // loop_limit_status_offset); the command's status is read from it.
+  std::shared_ptr<vkcl::cl::LoopLimitStatus> loop_limit_status;
 };
 
 struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
@@ -67,6 +71,8 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   const vkcl::k2s::KernelInterface* interface_ = nullptr;
   std::mutex mutex_;
   std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();
+  std::shared_ptr<vkcl::cl::StatusWordPool> status_words_ =
+      std::make_shared<vkcl::cl::StatusWordPool>();
   std::map<std::tuple<_cl_device_id*, uint32_t, uint32_t, uint32_t, uint32_t>,
            std::unique_ptr<vkcl::vk::ComputePipeline>>
       pipelines_;

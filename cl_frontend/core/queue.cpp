@@ -55,13 +55,14 @@ _cl_command_queue::~_cl_command_queue() {
 
 cl::Result<cl::Ref<_cl_event>> _cl_command_queue::enqueue(cl_command_type type,
                                                          const std::vector<_cl_event*>& waits,
-                                                         bool gpu, Work work, Keep keep) {
+                                                         bool gpu, Work work, Keep keep,
+                                                         std::function<cl_int()> gpu_status) {
   auto event = cl::Ref<_cl_event>::adopt(new _cl_event());
   event->context = context;
   event->queue = cl::Ref<_cl_command_queue>(this);
   event->type = type;
   event->queued = cl::host_time_ns();
-  Pending p{type, {}, gpu, std::move(work), std::move(keep), event};
+  Pending p{type, {}, gpu, std::move(work), std::move(keep), event, std::move(gpu_status)};
   for (_cl_event* w : waits) p.waits.emplace_back(w);
   // Decided under the lock: clSetUserEventStatus sets the status first and then drains every
   // queue, taking this lock, so either the status is seen here or the command is in held_
@@ -112,7 +113,7 @@ void _cl_command_queue::execute(Pending& p) {
   }
   if (profiling) stream->write_timestamp(&p.event->end_slot);
   uint64_t point = stream->last_point();
-  p.event->set_recorded(point);
+  p.event->set_recorded(point, std::move(p.gpu_status));
   in_flight_.push_back({point, std::move(p.keep)});
   batch_events_.push_back(p.event);
   if (++batch_commands_ >= kBatchLimit) (void)flush();

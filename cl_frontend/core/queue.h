@@ -34,10 +34,12 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   ~_cl_command_queue();
 
   // Enqueues a command. |gpu| work records into the stream; host work does everything itself
-  // (calling sync() first when it touches memory the GPU may use).
+  // (calling sync() first when it touches memory the GPU may use). |gpu_status|, for GPU
+  // work, gives the command's status once the work has completed (CL_COMPLETE without it).
   vkcl::cl::Result<vkcl::cl::Ref<_cl_event>> enqueue(cl_command_type type,
                                                       const std::vector<_cl_event*>& waits,
-                                                      bool gpu, Work work, Keep keep = {});
+                                                      bool gpu, Work work, Keep keep = {},
+                                                      std::function<cl_int()> gpu_status = {});
   vkcl::cl::Result<void> flush();
   vkcl::cl::Result<void> finish();
   // Blocks until the stream reaches |point|.
@@ -62,6 +64,7 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
     Work work;
     Keep keep;
     vkcl::cl::Ref<_cl_event> event;
+    std::function<cl_int()> gpu_status;
   };
   void execute(Pending& p);
   void retire();

@@ -923,6 +923,53 @@ uint32_t Lowering::arg_block_address() {
 
 // ---------------------------------------------------------------- kernels
 
+// Mesa's gallivm gives each batch of invocations one loop limiter: a counter set to 65535
+// that every back edge of every loop decrements, each loop leaving at a back edge where it
+// is no longer positive. Once the kernel's loops have used it up, a loop of two iterations
+// that runs after them (every work-item reaches the entry point's end, and the driver
+// reconverges them there) leaves after its first. Its trip count is a run-time value, 2
+// whatever the work dimension is, so the driver cannot unroll it. No cut goes unnoticed; a
+// false alarm needs a kernel whose loops ended with the counter at 1 or 0 without needing
+// another iteration (measured on lavapipe: two loops of n iterations are cut from
+// n = 32768 on, and reported from n = 32766 on).
+void Lowering::emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t slot) {
+  uint32_t u32 = t_uint(32), u64 = t_uint(64);
+  uint32_t work_dim = push_word(3);  // DispatchBlock::work_dim, 1 to 3
+  uint32_t trips = emit(Op::OpIAdd, u32, {c_u32(2), emit(Op::OpShiftRightLogical, u32, {work_dim, c_u32(2)})});
+  uint32_t before = main.blocks.back().label;
+  uint32_t header = take_id(), body = take_id(), next = take_id(), merge = take_id();
+  uint32_t report = take_id(), end = take_id();
+  uint32_t trip = take_id(), stepped = take_id();
+  auto start_block = [&](uint32_t label) {
+    main.blocks.push_back(ir::Block{label, {}});
+    block_ = &main.blocks.back().instructions;
+  };
+  emit_void(Op::OpBranch, {header});
+  start_block(header);
+  block_->emplace_back(Op::OpPhi, u32, trip, std::vector<uint32_t>{c_u32(0), before, stepped, next});
+  uint32_t go = emit(Op::OpULessThan, t_bool(), {trip, trips});
+  emit_void(Op::OpLoopMerge, {merge, next, 0});
+  emit_void(Op::OpBranchConditional, {go, body, merge});
+  start_block(body);
+  emit_void(Op::OpBranch, {next});
+  start_block(next);
+  block_->emplace_back(Op::OpIAdd, u32, stepped, std::vector<uint32_t>{trip, c_u32(1)});
+  emit_void(Op::OpBranch, {header});
+  start_block(merge);
+  // Not the loop's own test: a use of that condition after the loop could be folded to
+  // false by a compiler that knows only the loop's exit through it.
+  uint32_t cut = emit(Op::OpINotEqual, t_bool(), {trip, trips});
+  emit_void(Op::OpSelectionMerge, {end, 0});
+  emit_void(Op::OpBranchConditional, {cut, report, end});
+  start_block(report);
+  uint32_t address = load_out(AddressFormat::Global64,
+                              add_offset(AddressFormat::Global64, args, c_u64(slot)), u64, 8);
+  uint32_t status = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, u32), {address});
+  emit(Op::OpAtomicOr, u32, {status, c_u32(uint32_t(spv::Scope::Device)), c_u32(0), c_u32(1)});
+  emit_void(Op::OpBranch, {end});
+  start_block(end);
+}
+
 bool Lowering::build_entry_point(const ir::Instruction& entry) {
   uint32_t fn = entry.operands[1];
   std::string name = ir::decode_string(entry.operands, 2);
@@ -1035,11 +1082,18 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     }
     if (failed_) return false;
   }
+  if (ctx_.caps.loop_iteration_limit) {
+    offset = (offset + 7) / 8 * 8;
+    ki.loop_limit_status_offset = offset;
+    offset += 8;
+  }
   ki.argument_block_size = (offset + 15) / 16 * 16;
   ki.push_constant_size = uint32_t(sizeof(DispatchBlock)) + 4 * push_argument_words_;
   ki.pushed_arguments_offset = kArgumentScratchBytes;
   ki.pushed_arguments_size = (pushed_end + 3) / 4 * 4;
   emit(Op::OpFunctionCall, t_void(), call);
+  if (ki.loop_limit_status_offset != UINT32_MAX)
+    emit_loop_limit_probe(main, args, ki.loop_limit_status_offset);
   emit_void(Op::OpReturn, {});
   out_.functions.push_back(std::move(main));
 

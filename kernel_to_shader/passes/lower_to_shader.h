@@ -247,6 +247,10 @@ class Lowering {
   uint32_t splat32(uint32_t v, uint32_t count);
   bool classify_variables(const ir::Function& f);
   bool build_entry_point(const ir::Instruction& entry);
+  // Appends to the entry point |main| (whose last block is open) the probe that finds out
+  // whether the driver cut the kernel's loops short (TargetCaps::loop_iteration_limit) and
+  // then sets the u32 whose address the argument block at |args| holds at byte |slot|.
+  void emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t slot);
   void finish_module();
 
   const ir::Module& in_;

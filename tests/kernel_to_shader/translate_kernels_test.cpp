@@ -3,6 +3,8 @@
 // pass spirv-val for Vulkan (translate() validates) and keep its interface.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <spirv/unified1/spirv.hpp11>
 
 #include "compiler/compiler.h"
@@ -337,6 +339,29 @@ TEST_P(TranslateKernels, ValidWithoutNarrowIntegers) {
   }
 }
 
+// How many instructions with |op| a translated shader holds.
+size_t count_instructions(const std::vector<uint32_t>& shader, spv::Op op) {
+  size_t n = 0;
+  for (size_t at = 5; at < shader.size() && (shader[at] >> 16); at += shader[at] >> 16)
+    n += spv::Op(shader[at] & 0xffff) == op;
+  return n;
+}
+
+// Every shape still validates with the loop limit probe at the entry point's end (kernels
+// that return early from loops included).
+TEST_P(TranslateKernels, ValidWithLoopLimitProbe) {
+  const Case& c = std::get<0>(GetParam());
+  compiler::DeviceFeatures features = kernel_features();
+  auto compiled = compiler::compile(c.source, std::string(std::get<1>(GetParam())) + " -cl-std=CL3.0", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TargetCaps caps;
+  caps.loop_iteration_limit = true;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+  ASSERT_TRUE(r.ok) << r.log;
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_NE(r.kernels[0].interface.loop_limit_status_offset, UINT32_MAX);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, TranslateKernels,
     ::testing::Combine(::testing::ValuesIn(kCases), ::testing::Values("", "-cl-opt-disable")),
@@ -372,6 +397,45 @@ TEST(TranslateSize, ShortCircuitLadderStaysSmall) {
     ASSERT_EQ(r.kernels.size(), 1u);
     EXPECT_LT(r.kernels[0].shader.size(), 8 * compiled.spirv.size()) << rungs;
   }
+}
+
+// On a driver that cuts loops short (TargetCaps::loop_iteration_limit) the entry point ends
+// with one loop and an atomic that sets the status word, whose address follows the
+// arguments; the arguments keep their places. Elsewhere neither is there.
+TEST(LoopLimitProbe, OnlyWhereTheDriverLimitsLoops) {
+  compiler::DeviceFeatures features = kernel_features();
+  auto compiled = compiler::compile(R"(__kernel void k(__global int* o, int n, char c) {
+       o[get_global_id(0)] = n + c; })", "-cl-std=CL3.0", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TargetCaps plain;
+  k2s::TranslateResult without = k2s::translate(compiled.spirv, plain);
+  ASSERT_TRUE(without.ok) << without.log;
+  k2s::TargetCaps limited;
+  limited.loop_iteration_limit = true;
+  k2s::TranslateResult with = k2s::translate(compiled.spirv, limited);
+  ASSERT_TRUE(with.ok) << with.log;
+  ASSERT_EQ(without.kernels.size(), 1u);
+  ASSERT_EQ(with.kernels.size(), 1u);
+  const std::vector<uint32_t>& a = without.kernels[0].shader;
+  const std::vector<uint32_t>& b = with.kernels[0].shader;
+  EXPECT_EQ(count_instructions(a, spv::Op::OpLoopMerge), 0u);
+  EXPECT_EQ(count_instructions(a, spv::Op::OpAtomicOr), 0u);
+  EXPECT_EQ(count_instructions(b, spv::Op::OpLoopMerge), 1u);
+  EXPECT_EQ(count_instructions(b, spv::Op::OpAtomicOr), 1u);
+
+  const k2s::KernelInterface& ka = without.kernels[0].interface;
+  const k2s::KernelInterface& kb = with.kernels[0].interface;
+  EXPECT_EQ(ka.loop_limit_status_offset, UINT32_MAX);
+  ASSERT_EQ(ka.args.size(), kb.args.size());
+  uint32_t end = 0;
+  for (size_t i = 0; i < ka.args.size(); ++i) {
+    EXPECT_EQ(ka.args[i].offset, kb.args[i].offset);
+    end = std::max(end, kb.args[i].offset + kb.args[i].size);
+  }
+  EXPECT_EQ(ka.pushed_arguments_size, kb.pushed_arguments_size);
+  EXPECT_GE(kb.loop_limit_status_offset, end);
+  EXPECT_EQ(kb.loop_limit_status_offset % 8, 0u);
+  EXPECT_LE(kb.loop_limit_status_offset + 8, kb.argument_block_size);
 }
 
 // OpenCL C forbids recursion and Vulkan has none: a build error that names the function.

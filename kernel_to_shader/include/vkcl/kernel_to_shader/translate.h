@@ -41,6 +41,11 @@ struct TargetCaps {
   // become read-modify-writes and fences an atomic on a scratch word: the driver makes every
   // atomic read-modify-write sequentially consistent, which orders the accesses around it.
   bool memory_barriers_stall = false;
+  // The driver cuts loops short, silently: one counter per batch of invocations allows
+  // 65535 loop iterations in all, after which every loop exits at its next back edge
+  // (Mesa's gallivm: llvmpipe, lavapipe). Each kernel then ends with a probe loop that finds
+  // out whether its loops were cut and says so (KernelInterface::loop_limit_status_offset).
+  bool loop_iteration_limit = false;
   bool subgroups = true;         // GroupNonUniform basic in compute
   bool subgroup_operations = false;  // and vote, ballot and arithmetic (cl_khr_subgroups)
   uint32_t subgroup_features = 0;    // kSubgroup* bits: VkSubgroupFeatureFlags in compute
@@ -152,6 +157,11 @@ struct KernelInterface {
   uint32_t printf_buffer_address_offset = UINT32_MAX;
   std::vector<PrintfCall> printf_calls;
   uint32_t printf_max_record = 0;
+  // With TargetCaps::loop_iteration_limit: where the frontend writes the device address of
+  // a u32 it zeroed, which the kernel sets to nonzero when the driver cut its loops short
+  // (its results are then wrong); UINT32_MAX otherwise. The slot follows the arguments, so
+  // the arguments are laid out as without it.
+  uint32_t loop_limit_status_offset = UINT32_MAX;
   std::optional<std::array<uint32_t, 3>> required_work_group_size;  // reqd_work_group_size
   std::optional<std::array<uint32_t, 3>> work_group_size_hint;
   uint32_t compile_num_sub_groups = 0;  // SubgroupsPerWorkgroup(Id), 0 when not given

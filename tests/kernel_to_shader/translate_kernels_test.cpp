@@ -296,40 +296,55 @@ compiler::DeviceFeatures kernel_features() {
   return features;
 }
 
-class TranslateKernels : public ::testing::TestWithParam<std::tuple<Case, const char*>> {};
+class TranslateKernels : public ::testing::TestWithParam<std::tuple<Case, const char*>> {
+ protected:
+  // The test's case compiled with its options and translated for |caps|; the test fails
+  // unless both work and give one kernel.
+  k2s::TranslateResult translate_case(const k2s::TargetCaps& caps) {
+    const Case& c = std::get<0>(GetParam());
+    compiler::DeviceFeatures features = kernel_features();
+    auto compiled = compiler::compile(c.source, std::string(std::get<1>(GetParam())) + " -cl-std=CL3.0", features);
+    EXPECT_TRUE(compiled.ok) << compiled.log;
+    if (!compiled.ok) return {};
+    k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+    EXPECT_TRUE(r.ok) << r.log;
+    EXPECT_EQ(r.kernels.size(), 1u);
+    if (r.kernels.size() != 1) r.ok = false;
+    return r;
+  }
+};
 
 TEST_P(TranslateKernels, ValidVulkanShader) {
-  const Case& c = std::get<0>(GetParam());
-  compiler::DeviceFeatures features = kernel_features();
-  auto compiled = compiler::compile(c.source, std::string(std::get<1>(GetParam())) + " -cl-std=CL3.0", features);
-  ASSERT_TRUE(compiled.ok) << compiled.log;
   k2s::TargetCaps caps;
   caps.int8 = caps.int16 = caps.storage8 = caps.storage16 = true;
-  k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
-  ASSERT_TRUE(r.ok) << r.log;
-  ASSERT_EQ(r.kernels.size(), 1u);
+  k2s::TranslateResult r = translate_case(caps);
+  ASSERT_TRUE(r.ok);
   EXPECT_EQ(r.kernels[0].interface.name, "k");
   EXPECT_FALSE(r.kernels[0].shader.empty());
+}
+
+// Calls |visit| with the opcode and first operand word's position of each instruction of a
+// translated shader.
+template <typename Visit>
+void for_each_instruction(const std::vector<uint32_t>& shader, Visit visit) {
+  for (size_t at = 5; at < shader.size() && (shader[at] >> 16); at += shader[at] >> 16)
+    visit(spv::Op(shader[at] & 0xffff), at + 1);
 }
 
 // The capabilities a translated shader declares.
 std::vector<spv::Capability> capabilities(const std::vector<uint32_t>& shader) {
   std::vector<spv::Capability> caps;
-  for (size_t at = 5; at < shader.size() && (shader[at] >> 16); at += shader[at] >> 16)
-    if (spv::Op(shader[at] & 0xffff) == spv::Op::OpCapability) caps.push_back(spv::Capability(shader[at + 1]));
+  for_each_instruction(shader, [&](spv::Op op, size_t operands) {
+    if (op == spv::Op::OpCapability) caps.push_back(spv::Capability(shader[operands]));
+  });
   return caps;
 }
 
 // A device without 8- and 16-bit integers or storage, or half arithmetic, gets the same kernels,
 // carried in 32 bits: no narrow capability is left for the driver to reject.
 TEST_P(TranslateKernels, ValidWithoutNarrowIntegers) {
-  const Case& c = std::get<0>(GetParam());
-  compiler::DeviceFeatures features = kernel_features();
-  auto compiled = compiler::compile(c.source, std::string(std::get<1>(GetParam())) + " -cl-std=CL3.0", features);
-  ASSERT_TRUE(compiled.ok) << compiled.log;
-  k2s::TranslateResult r = k2s::translate(compiled.spirv, k2s::TargetCaps{});
-  ASSERT_TRUE(r.ok) << r.log;
-  ASSERT_EQ(r.kernels.size(), 1u);
+  k2s::TranslateResult r = translate_case(k2s::TargetCaps{});
+  ASSERT_TRUE(r.ok);
   for (spv::Capability cap : capabilities(r.kernels[0].shader)) {
     EXPECT_NE(cap, spv::Capability::Int8);
     EXPECT_NE(cap, spv::Capability::Int16);
@@ -342,23 +357,17 @@ TEST_P(TranslateKernels, ValidWithoutNarrowIntegers) {
 // How many instructions with |op| a translated shader holds.
 size_t count_instructions(const std::vector<uint32_t>& shader, spv::Op op) {
   size_t n = 0;
-  for (size_t at = 5; at < shader.size() && (shader[at] >> 16); at += shader[at] >> 16)
-    n += spv::Op(shader[at] & 0xffff) == op;
+  for_each_instruction(shader, [&](spv::Op o, size_t) { n += o == op; });
   return n;
 }
 
 // Every shape still validates with the loop limit probe at the entry point's end (kernels
 // that return early from loops included).
 TEST_P(TranslateKernels, ValidWithLoopLimitProbe) {
-  const Case& c = std::get<0>(GetParam());
-  compiler::DeviceFeatures features = kernel_features();
-  auto compiled = compiler::compile(c.source, std::string(std::get<1>(GetParam())) + " -cl-std=CL3.0", features);
-  ASSERT_TRUE(compiled.ok) << compiled.log;
   k2s::TargetCaps caps;
   caps.loop_iteration_limit = true;
-  k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
-  ASSERT_TRUE(r.ok) << r.log;
-  ASSERT_EQ(r.kernels.size(), 1u);
+  k2s::TranslateResult r = translate_case(caps);
+  ASSERT_TRUE(r.ok);
   EXPECT_NE(r.kernels[0].interface.loop_limit_status_offset, UINT32_MAX);
 }
 

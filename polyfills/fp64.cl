@@ -58,9 +58,11 @@ static long2 decompose(double x) {
   ulong b = as_ulong(x) & 0x7fffffffffffffffUL;
   long m = (long)(b & 0x000fffffffffffffUL);
   long biased = (long)(b >> 52);
-  long s = biased == 0 ? (long)clz(m) - 11 : 0;  // a denormal is normalised
-  return (long2)(biased == 0 ? m << s : m | 0x0010000000000000L,
-                 biased == 0 ? -1074 - s : biased - 1075);
+  // A denormal is normalised (s > 0); a normal number gets its implicit bit. Arithmetic on
+  // the condition, not a choice: an optimiser keeps clz behind a branch otherwise.
+  long denormal = biased == 0;
+  long s = ((long)clz(m) - 11) * denormal;
+  return (long2)((m << s) | ((1 - denormal) << 52), biased - 1075 + denormal - s);
 }
 
 // a b + c rounded once, in integers: the 106-bit product and c meet in 128 bits, the smaller
@@ -89,13 +91,16 @@ double __attribute__((overloadable)) fma(double a, double b, double c) {
   ulong2 r = add ? (ulong2)(sum_lo, p.y + q.y + (sum_lo < p.x))
                  : (ulong2)(big_lo - small_lo, big_hi - small_hi - (big_lo < small_lo));
   bool negative = add | product_larger ? product_negative : c < 0;
-  int t = r.y != 0 ? 127 - (int)clz(r.y) : 63 - (int)clz(r.x);  // the top bit
+  int top_hi = 127 - (int)clz(r.y), top_lo = 63 - (int)clz(r.x);
+  int t = r.y != 0 ? top_hi : top_lo;  // the top bit
   int exponent = e + t;  // |a b + c| in [2^exponent, 2^(exponent + 1))
   // The result's last bit is worth 2^(exponent - 52), or 2^-1074 for a denormal.
   int shift = exponent >= -1022 ? t - 52 : -1074 - e;
   // Two bits below the last one stay: the rounding bit and, ORed, everything under it (the
   // sum has at most 54 bits where shift is 1: r.y is 0).
-  ulong low = shift >= 2 ? shift_right_sticky(r, shift - 2).x : r.x << 1;
+  ulong shifted = shift_right_sticky(r, shift - 2).x;  // computed before the choice, which
+  ulong low = shift >= 2 ? shifted : r.x << 1;         // then stays a select
+
   ulong below = low & 3;
   ulong rounded = (low >> 2) + ((below > 2) | ((below == 2) & ((low >> 2) & 1)));
   ulong m = shift <= 0 ? r.x << (-shift & 63) : rounded;  // at most 53 bits: exact

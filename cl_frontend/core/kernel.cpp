@@ -18,6 +18,7 @@ cl::Result<_cl_kernel*> _cl_kernel::create(_cl_program* program, const std::stri
   auto k = cl::Ref<_cl_kernel>::adopt(new _cl_kernel());
   k->program = cl::Ref<_cl_program>(program);
   k->name = name;
+  k->status_words_ = std::make_shared<cl::StatusWordPool>(name);
   k->interface_ = found;
   k->args.resize(found->args.size());
   program->kernels_attached++;
@@ -252,7 +253,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     if (!word.buffer) return cl::Error{cl::cl_error_from(r)};
     uint64_t address = word.address();
     std::memcpy(&plan.arguments[ki.loop_limit_status_offset], &address, 8);
-    plan.loop_limit_status = std::make_shared<cl::LoopLimitStatus>(std::move(word), name, status_words_);
+    plan.loop_limit_status = std::make_shared<cl::LoopLimitStatus>(std::move(word), status_words_);
   }
   // The arguments the kernel reads from push constants, which follow the dispatch block.
   plan.pushed_offset = std::min<uint32_t>(ki.pushed_arguments_offset, uint32_t(plan.arguments.size()));

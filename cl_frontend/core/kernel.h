@@ -71,8 +71,7 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   const vkcl::k2s::KernelInterface* interface_ = nullptr;
   std::mutex mutex_;
   std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();
-  std::shared_ptr<vkcl::cl::StatusWordPool> status_words_ =
-      std::make_shared<vkcl::cl::StatusWordPool>();
+  std::shared_ptr<vkcl::cl::StatusWordPool> status_words_;
   std::map<std::tuple<_cl_device_id*, uint32_t, uint32_t, uint32_t, uint32_t>,
            std::unique_ptr<vkcl::vk::ComputePipeline>>
       pipelines_;

@@ -52,7 +52,7 @@ cl_int LoopLimitStatus::command_status() {
                  "vkcl: kernel %s: its loops ran more than the %u iterations that this Vulkan "
                  "driver (Mesa's llvmpipe) allows per batch of work-items and were cut short; "
                  "its results are wrong and its command fails with CL_OUT_OF_RESOURCES\n",
-                 kernel_.c_str(), kDriverLoopIterationLimit);
+                 pool_->kernel().c_str(), kDriverLoopIterationLimit);
     std::fflush(stderr);
   });
   return status_;
@@ -62,7 +62,7 @@ LoopLimitStatus::~LoopLimitStatus() {
   // The command has completed by now (the queue lets go of it when it retires, the event
   // when it completes): a launch whose event nobody asked about still reports.
   (void)command_status();
-  if (pool_) pool_->give_back(std::move(word_));
+  pool_->give_back(std::move(word_));
 }
 
 }  // namespace vkcl::cl

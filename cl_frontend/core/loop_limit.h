@@ -23,6 +23,7 @@ constexpr uint32_t kDriverLoopIterationLimit = 65535;
 // launch must not allocate device memory of its own) and reused once a launch completes.
 class StatusWordPool {
  public:
+  explicit StatusWordPool(std::string kernel) : kernel_(std::move(kernel)) {}
   struct Word {
     std::shared_ptr<vk::Buffer> buffer;
     uint32_t offset = 0;
@@ -32,8 +33,10 @@ class StatusWordPool {
   // A word set to zero, or one without a buffer with |*result| set.
   Word take(const std::shared_ptr<vk::Device>& device, VkResult* result);
   void give_back(Word word);
+  const std::string& kernel() const { return kernel_; }  // named when a launch is cut
 
  private:
+  const std::string kernel_;
   std::mutex mutex_;
   std::vector<Word> free_;
 };
@@ -42,8 +45,8 @@ class StatusWordPool {
 // the event sees the command complete); the last of them to let go returns the word.
 class LoopLimitStatus {
  public:
-  LoopLimitStatus(StatusWordPool::Word word, std::string kernel, std::shared_ptr<StatusWordPool> pool)
-      : word_(std::move(word)), kernel_(std::move(kernel)), pool_(std::move(pool)) {}
+  LoopLimitStatus(StatusWordPool::Word word, std::shared_ptr<StatusWordPool> pool)
+      : word_(std::move(word)), pool_(std::move(pool)) {}
   ~LoopLimitStatus();
   LoopLimitStatus(const LoopLimitStatus&) = delete;
   LoopLimitStatus& operator=(const LoopLimitStatus&) = delete;
@@ -54,7 +57,6 @@ class LoopLimitStatus {
 
  private:
   StatusWordPool::Word word_;
-  std::string kernel_;
   std::shared_ptr<StatusWordPool> pool_;
   std::once_flag read_;
   cl_int status_ = CL_COMPLETE;

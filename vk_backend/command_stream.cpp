@@ -122,6 +122,23 @@ VkResult CommandStream::dispatch(const ComputePipeline& pipeline, const void* pu
   return VK_SUCCESS;
 }
 
+VkResult CommandStream::dispatch_indirect(const ComputePipeline& pipeline, const void* push_constants,
+                                          uint32_t push_size, const Buffer& arguments,
+                                          VkDeviceSize offset) {
+  VkResult r = begin(*device_, *impl_, timeline_);
+  if (r != VK_SUCCESS) return r;
+  if (impl_->bound != pipeline.handle()) {
+    vkCmdBindPipeline(impl_->recording, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+    impl_->bound = pipeline.handle();
+  }
+  if (push_size)
+    vkCmdPushConstants(impl_->recording, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                       push_size, push_constants);
+  vkCmdDispatchIndirect(impl_->recording, arguments.handle(), offset);
+  impl_->recorded_commands++;
+  return VK_SUCCESS;
+}
+
 VkResult CommandStream::copy_buffer(const Buffer& src, VkDeviceSize src_offset, const Buffer& dst,
                                     VkDeviceSize dst_offset, VkDeviceSize size) {
   VkResult r = begin(*device_, *impl_, timeline_);
@@ -148,10 +165,13 @@ static void full_barrier(VkCommandBuffer cb) {
                           VK_ACCESS_TRANSFER_READ_BIT;
   barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
                           VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
-                          VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT;
+                          VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT |
+                          VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
   VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
                                 VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT;
-  vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  // Indirect dispatches read their group counts in the draw-indirect stage.
+  VkPipelineStageFlags after = stages | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT;
+  vkCmdPipelineBarrier(cb, stages, after, 0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
 VkResult CommandStream::barrier() {

@@ -407,13 +407,28 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
                             uint8_t push[sizeof(k2s::DispatchBlock) + k2s::kMaxPushedArgumentBytes];
                             std::memcpy(push + block, shared->arguments.data() + shared->pushed_offset,
                                         shared->pushed_size);
+                            uint32_t push_size = uint32_t(block + shared->pushed_size);
                             for (LaunchRegion& region : shared->regions) {
                               region.dispatch.argument_block_address = *address;
                               std::memcpy(push, &region.dispatch, block);
                               VkResult vr = queue->stream->dispatch(
-                                  *region.pipeline, push, uint32_t(block + shared->pushed_size),
+                                  *region.pipeline, push, push_size,
                                   region.groups[0], region.groups[1], region.groups[2]);
                               if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
+                              if (!shared->resume_arguments) continue;
+                              // The rounds: each runs the region again where a work-item of
+                              // the round before stopped, and is empty otherwise.
+                              k2s::DispatchBlock next = region.dispatch;
+                              for (uint32_t round = 1; round <= cl::kResumeRounds; ++round) {
+                                uint64_t from = shared->resume_arguments_offset + uint64_t(next.resume_slot) * 16;
+                                next.resume_round = round;
+                                next.resume_slot++;
+                                std::memcpy(push, &next, block);
+                                if ((vr = queue->stream->barrier()) != VK_SUCCESS ||
+                                    (vr = queue->stream->dispatch_indirect(*region.pipeline, push, push_size,
+                                                                           *shared->resume_arguments, from)) != VK_SUCCESS)
+                                  return cl::cl_error_from(vr);
+                              }
                             }
                             return CL_SUCCESS;
                           },

@@ -262,7 +262,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   // CL_OUT_OF_RESOURCES if the kernel needs more local memory than the device has.
   if (local_bytes > device->vk_info().properties.limits.maxComputeSharedMemorySize)
     return cl::Error{CL_OUT_OF_RESOURCES};
-  uint32_t words = uint32_t(std::max<uint64_t>((local_bytes + 3) / 4, 16));
+  // A multiple of 4: kernels that resume copy local memory 4 words at a time.
+  uint32_t words = uint32_t(std::max<uint64_t>((local_bytes + 15) / 16 * 4, 16));
 
   // Uniform regions: per dimension the full groups, then the partial last group; group
   // counts above the device limit are split further.
@@ -295,5 +296,31 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         }
         plan.regions.push_back(r);
       }
+  if (ki.resume_area_offset != UINT32_MAX && plan.loop_limit_status) {
+    // Room for every work-item's record and every work-group's saved local memory.
+    uint64_t items = 1, groups = 1;
+    for (cl_uint d = 0; d < work_dim; ++d) {
+      items *= g[d];
+      groups *= (g[d] + l[d] - 1) / l[d];
+    }
+    auto vk_device = device->vk_device();
+    if (!vk_device) return cl::Error{vk_device.error()};
+    VkResult r = VK_SUCCESS;
+    cl::ResumeArea area = resume_pool_->take(
+        *vk_device, items, ki.resume_record_size, ki.resume_group_records ? groups : 0,
+        16 + 4 * (words + 1), uint32_t(plan.regions.size()), &r);
+    if (!area.buffer) return cl::Error{cl::cl_error_from(r)};
+    uint64_t addresses[3] = {area.buffer->address() + area.items, area.buffer->address() + area.groups,
+                             area.buffer->address() + area.arguments};
+    std::memcpy(&plan.arguments[ki.resume_area_offset], addresses, sizeof addresses);
+    for (uint32_t i = 0; i < plan.regions.size(); ++i) {
+      plan.regions[i].dispatch.resume_epoch = area.epoch;
+      plan.regions[i].dispatch.resume_round = 0;
+      plan.regions[i].dispatch.resume_slot = i * (cl::kResumeRounds + 1);
+    }
+    plan.resume_arguments = area.buffer;
+    plan.resume_arguments_offset = area.arguments;
+    plan.loop_limit_status->set_resume(std::move(area), resume_pool_);
+  }
   return plan;
 }

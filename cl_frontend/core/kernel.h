@@ -36,6 +36,9 @@ struct LaunchPlan {
   // Set by the kernel when the driver cut its loops short (KernelInterface::
   // loop_limit_status_offset); the command's status is read from it.
   std::shared_ptr<vkcl::cl::LoopLimitStatus> loop_limit_status;
+  // A kernel that resumes: the indirect arguments of its rounds (cl::ResumeArea).
+  std::shared_ptr<vkcl::vk::Buffer> resume_arguments;
+  uint64_t resume_arguments_offset = 0;
 };
 
 struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
@@ -72,6 +75,7 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   std::mutex mutex_;
   std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();
   std::shared_ptr<vkcl::cl::StatusWordPool> status_words_;
+  std::shared_ptr<vkcl::cl::ResumePool> resume_pool_ = std::make_shared<vkcl::cl::ResumePool>();
   std::map<std::tuple<_cl_device_id*, uint32_t, uint32_t, uint32_t, uint32_t>,
            std::unique_ptr<vkcl::vk::ComputePipeline>>
       pipelines_;

@@ -1,5 +1,7 @@
 #include "core/loop_limit.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -44,9 +46,77 @@ void StatusWordPool::give_back(Word word) {
   free_.push_back(std::move(word));
 }
 
+bool ResumeArea::unfinished() const {
+  if (!buffer) return false;
+  const uint8_t* base = static_cast<const uint8_t*>(buffer->mapped());
+  for (uint32_t r = 0; r < regions; ++r) {
+    uint32_t counts[3];
+    std::memcpy(counts, base + arguments_offset(r, kResumeRounds), sizeof counts);
+    if (counts[0] | counts[1] | counts[2]) return true;
+  }
+  return false;
+}
+
+ResumeArea ResumePool::take(const std::shared_ptr<vk::Device>& device, uint64_t items,
+                            uint32_t record, uint64_t groups, uint32_t group_record,
+                            uint32_t regions, VkResult* result) {
+  ResumeArea area;
+  area.regions = regions;
+  area.arguments = 0;
+  area.groups = (uint64_t(regions) * (kResumeRounds + 1) * 16 + 255) / 256 * 256;
+  area.items = (area.groups + groups * group_record + 255) / 256 * 256;
+  uint64_t size = area.items + items * record;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < free_.size(); ++i)
+      if (free_[i]->size() >= size) {
+        area.buffer = std::move(free_[i]);
+        free_.erase(free_.begin() + i);
+        break;
+      }
+  }
+  if (!area.buffer) {
+    std::unique_ptr<vk::Buffer> fresh;
+    *result = vk::Buffer::create(device, size, vk::MemoryPlacement::HostVisible, &fresh);
+    if (*result != VK_SUCCESS) return {};
+    if (!fresh->mapped()) {
+      *result = VK_ERROR_MEMORY_MAP_FAILED;
+      return {};
+    }
+    area.buffer = std::move(fresh);
+  }
+  // Records of earlier launches carry other epochs and are read as empty; only the indirect
+  // arguments must start at zero.
+  std::memset(area.buffer->mapped(), 0, area.groups);
+  static std::atomic<uint32_t> launches{0};
+  do area.epoch = ++launches;
+  while (area.epoch == 0);
+  *result = VK_SUCCESS;
+  return area;
+}
+
+void ResumePool::give_back(std::shared_ptr<vk::Buffer> buffer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_.push_back(std::move(buffer));
+  // A few of the largest are worth keeping.
+  std::sort(free_.begin(), free_.end(), [](const auto& a, const auto& b) { return a->size() > b->size(); });
+  if (free_.size() > 4) free_.resize(4);
+}
+
 cl_int LoopLimitStatus::command_status() {
   std::call_once(read_, [&] {
-    if (word_.read() == 0) return;
+    if (word_.read() == 0) {
+      if (!resume_.unfinished()) return;
+      status_ = CL_OUT_OF_RESOURCES;
+      std::fprintf(stderr,
+                   "vkcl: kernel %s: some work-items had not finished after %u rounds of %u "
+                   "loop iterations each (this Vulkan driver, Mesa's llvmpipe, cuts loops short "
+                   "after %u, and vkcl resumes them at most that often); the command fails "
+                   "with CL_OUT_OF_RESOURCES\n",
+                   pool_->kernel().c_str(), kResumeRounds + 1, 60000u, kDriverLoopIterationLimit);
+      std::fflush(stderr);
+      return;
+    }
     status_ = CL_OUT_OF_RESOURCES;
     std::fprintf(stderr,
                  "vkcl: kernel %s: its loops ran more than the %u iterations that this Vulkan "
@@ -63,6 +133,7 @@ LoopLimitStatus::~LoopLimitStatus() {
   // when it completes): a launch whose event nobody asked about still reports.
   (void)command_status();
   pool_->give_back(std::move(word_));
+  if (resume_pool_ && resume_.buffer) resume_pool_->give_back(std::move(resume_.buffer));
 }
 
 }  // namespace vkcl::cl

@@ -41,12 +41,53 @@ class StatusWordPool {
   std::vector<Word> free_;
 };
 
+// Rounds a launch of a kernel that resumes (k2s::KernelInterface::resume_area_offset) gets
+// after its first dispatch: indirect re-dispatches, each of which runs the work-groups again
+// only when a work-item stopped in the round before. 64 rounds give every batch of
+// work-items about 64 x 60000 loop iterations.
+constexpr uint32_t kResumeRounds = 64;
+
+// Where a launch of such a kernel keeps its work-items' saved state: byte offsets in a
+// host-visible buffer of the kernel's ResumePool.
+struct ResumeArea {
+  std::shared_ptr<vk::Buffer> buffer;
+  uint64_t items = 0, groups = 0, arguments = 0;
+  uint32_t regions = 0;
+  uint32_t epoch = 0;  // the launch's number, which marks the records it wrote
+  // Device address of the indirect arguments round |round| of region |region| writes.
+  uint64_t arguments_offset(uint32_t region, uint32_t round) const {
+    return arguments + (uint64_t(region) * (kResumeRounds + 1) + round) * 16;
+  }
+  // Once the command has completed: whether a work-item stopped in the last round, so it
+  // never finished.
+  bool unfinished() const;
+};
+
+class ResumePool {
+ public:
+  // An area for |items| records of |record| bytes and |groups| group records of
+  // |group_record| bytes, for |regions| dispatch regions, with its indirect arguments zeroed.
+  ResumeArea take(const std::shared_ptr<vk::Device>& device, uint64_t items, uint32_t record,
+                  uint64_t groups, uint32_t group_record, uint32_t regions, VkResult* result);
+  void give_back(std::shared_ptr<vk::Buffer> buffer);
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<vk::Buffer>> free_;
+};
+
 // One launch's status word, shared by the command (until it retires) and its event (until
 // the event sees the command complete); the last of them to let go returns the word.
 class LoopLimitStatus {
  public:
   LoopLimitStatus(StatusWordPool::Word word, std::shared_ptr<StatusWordPool> pool)
       : word_(std::move(word)), pool_(std::move(pool)) {}
+  // The launch resumes its work-items from |area| (returned to |pool| with the word).
+  void set_resume(ResumeArea area, std::shared_ptr<ResumePool> pool) {
+    resume_ = std::move(area);
+    resume_pool_ = std::move(pool);
+  }
+  const ResumeArea& resume() const { return resume_; }
   ~LoopLimitStatus();
   LoopLimitStatus(const LoopLimitStatus&) = delete;
   LoopLimitStatus& operator=(const LoopLimitStatus&) = delete;
@@ -58,6 +99,8 @@ class LoopLimitStatus {
  private:
   StatusWordPool::Word word_;
   std::shared_ptr<StatusWordPool> pool_;
+  ResumeArea resume_;
+  std::shared_ptr<ResumePool> resume_pool_;
   std::once_flag read_;
   cl_int status_ = CL_COMPLETE;
 };

@@ -329,4 +329,48 @@ uint32_t intern_global(Module& module, spv::Op op, uint32_t type, std::vector<ui
   return id;
 }
 
+// A copy of |f| with fresh ids for everything it defines; decorations on those ids are
+// copied too.
+Function clone_function(Module& m, const Function& f) {
+  std::unordered_map<uint32_t, uint32_t> fresh;
+  auto rename = [&](uint32_t id) {
+    if (id) fresh[id] = m.take_id();
+  };
+  rename(f.id());
+  for (const auto& p : f.parameters) rename(p.result_id);
+  for (const auto& b : f.blocks) {
+    rename(b.label);
+    for (const auto& i : b.instructions) rename(i.result_id);
+  }
+  auto mapped = [&](uint32_t id) {
+    auto it = fresh.find(id);
+    return it == fresh.end() ? id : it->second;
+  };
+  Function c = f;
+  c.definition.result_id = mapped(f.id());
+  for (auto& p : c.parameters) p.result_id = mapped(p.result_id);
+  for (auto& b : c.blocks) {
+    b.label = mapped(b.label);
+    for (auto& i : b.instructions) {
+      uint32_t switch_words = i.opcode == spv::Op::OpSwitch ? switch_literal_words(m, f, i) : 0;
+      i.result_id = mapped(i.result_id);
+      for (size_t k = 0; k < i.operands.size(); ++k) {
+        bool literal = switch_words ? k >= 2 && (k - 2) % (switch_words + 1) != switch_words
+                                    : is_literal_operand(i, k);
+        if (!literal) i.operands[k] = mapped(i.operands[k]);
+      }
+    }
+  }
+  std::vector<Instruction> copies;
+  for (const auto& a : m.annotations)
+    if (a.opcode == spv::Op::OpDecorate && !a.operands.empty() && fresh.count(a.operands[0])) {
+      Instruction d = a;
+      d.operands[0] = fresh[a.operands[0]];
+      copies.push_back(d);
+    }
+  m.annotations.insert(m.annotations.end(), copies.begin(), copies.end());
+  return c;
+}
+
+
 }  // namespace vkcl::ir

@@ -81,6 +81,9 @@ bool is_literal_operand(const Instruction& inst, size_t k);
 // however many times a pass duplicates the instruction that makes it.
 void copy_decorations(Module& module, const std::unordered_map<uint32_t, uint32_t>& copies);
 
+// A copy of |f| with fresh ids for everything it defines (decorations on them copied).
+Function clone_function(Module& module, const Function& f);
+
 // Parses a binary module. Returns false and sets |error| on malformed input.
 // Id of the module-scope type, constant or OpUndef with this opcode, type and operands; added
 // at the end of |module|'s globals when there is none.

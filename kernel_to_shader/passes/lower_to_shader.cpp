@@ -1,6 +1,7 @@
 #include <spirv/unified1/GLSL.std.450.h>
 
 #include "passes/lower_to_shader.h"
+#include "passes/resumable_loops.h"
 
 #include <spirv-tools/libspirv.hpp>
 #include <spirv/unified1/OpenCL.std.h>
@@ -278,6 +279,7 @@ bool Lowering::index_input() {
     defs_[i.result_id] = &i;
     std::string name = ir::decode_string(i.operands, 0);
     if (name == "OpenCL.std") opencl_std_ = i.result_id;
+    else if (name == kResumeSet) resume_set_ = i.result_id;
     else if (name.rfind("NonSemantic.", 0) != 0 && name != "OpenCL.DebugInfo.100")
       return fail("extended instruction set \"" + name + "\" is not supported");
   }
@@ -758,6 +760,7 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
     case Op::OpNoLine: return true;
     case Op::OpExtInst:
       if (i.operands[0] == opencl_std_) return lower_opencl_std(i);
+      if (resume_set_ && i.operands[0] == resume_set_) return lower_resume(i);
       if (i.type_id && def(i.type_id) && def(i.type_id)->opcode == Op::OpTypeVoid)
         return true;  // non-semantic / debug info
       return fail("extended instruction not supported: " + describe(i));
@@ -959,6 +962,10 @@ void Lowering::emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t
   // Not the loop's own test: a use of that condition after the loop could be folded to
   // false by a compiler that knows only the loop's exit through it.
   uint32_t cut = emit(Op::OpINotEqual, t_bool(), {trip, trips});
+  // A work-item that stopped to resume in the next round had its loops counted and cut
+  // them itself; what the probe sees of its batch then says nothing.
+  if (stopped_var_)
+    cut = emit(Op::OpLogicalAnd, t_bool(), {cut, emit(Op::OpLogicalNot, t_bool(), {emit(Op::OpLoad, t_bool(), {stopped_var_})})});
   emit_void(Op::OpSelectionMerge, {end, 0});
   emit_void(Op::OpBranchConditional, {cut, report, end});
   start_block(report);
@@ -1020,6 +1027,13 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
   if (uses_printf_) {
     ki.printf_buffer_address_offset = kPrintfSlot;
     offset = kPrintfSlot + 8;
+  }
+  auto resumable = ctx_.resumable.find(fn);
+  if (resumable != ctx_.resumable.end()) {
+    ki.resume_area_offset = kResumeSlot;
+    ki.resume_record_size = resumable->second.record_size;
+    ki.resume_group_records = resumable->second.group_records;
+    offset = kResumeSlot + 24;
   }
   std::vector<uint32_t> call = {value(fn)};
   uint32_t pushed_end = 0;
@@ -1152,7 +1166,7 @@ bool Lowering::run(ir::Module* result) {
   interface_.push_back(push_var_);
 
   // Local memory: u32[spec constant] shared by static __local variables and __local arguments.
-  uint32_t local_words = take_id();
+  uint32_t local_words = local_words_ = take_id();
   out_.globals.emplace_back(Op::OpSpecConstant, t_uint(32), local_words, std::vector<uint32_t>{16});
   decorate(local_words, spv::Decoration::SpecId, {kSpecLocalMemoryWords});
   uint32_t local_array = take_id();

@@ -2,6 +2,7 @@
 // to its command-line flag, Process() reporting failure / changed / unchanged.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +38,12 @@ struct PassContext {
   // Structure every function that needs it through a dispatch loop where possible (a retry:
   // set when the structurizer's output failed validation).
   bool dispatch_loops = false;
+  // Kernels that resume where they stopped (resumable-loops), by entry point function id.
+  struct Resumable {
+    uint32_t record_size;  // bytes of each work-item's record
+    bool group_records;    // each work-group saves its local memory too
+  };
+  std::map<uint32_t, Resumable> resumable;
 };
 
 class Pass {

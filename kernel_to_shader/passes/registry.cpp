@@ -3,6 +3,7 @@
 #include "passes/lower_to_shader.h"
 #include "passes/pass.h"
 #include "passes/reducible.h"
+#include "passes/resumable_loops.h"
 #include "passes/structurize.h"
 #include "passes/vulkan_memory_model.h"
 #include "passes/widen_small_integers.h"
@@ -18,6 +19,7 @@ struct Entry {
 const Entry kPasses[] = {
     {"link-builtins", create_link_builtins_pass},
     {"copy-byval-arguments", create_copy_byval_arguments_pass},
+    {"resumable-loops", create_resumable_loops_pass},
     {"reducible", create_reducible_pass},
     {"structurize", create_structurize_pass},
     {"lower-to-shader", create_lower_to_shader_pass},

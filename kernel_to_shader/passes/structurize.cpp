@@ -761,6 +761,7 @@ class Structurizer {
           if (forward_preds < 2) continue;
           if (is_small_return(f_.blocks[x]) || merges_.count(f_.blocks[x].label)) continue;
           if (is_switch && std::count(targets.begin(), targets.end(), f_.blocks[x].label)) continue;
+          if (leads_back_into(cfg, hi, x)) continue;
           m = x;
           break;
         }
@@ -841,6 +842,19 @@ class Structurizer {
       ir::rename_phi_predecessor(block(t), h, s);
     }
     return true;
+  }
+
+  // Whether a block |m| dominates branches to a block of the construct |h| would have with
+  // |m| as its merge (one |h| dominates and |m| does not): a join after which another path
+  // of the construct still joins in (the selection that enters loops at several places,
+  // resumable-loops' resume switch) cannot be the merge.
+  bool leads_back_into(const Cfg& cfg, int h, int m) {
+    for (int y : cfg.rpo()) {
+      if (!cfg.dominates(m, y)) continue;
+      for (int z : cfg.successors(y))
+        if (cfg.dominates(h, z) && !cfg.dominates(m, z)) return true;
+    }
+    return false;
   }
 
   // Copies the blocks |target| dominates so that the edge from |from| enters the copy.

@@ -69,49 +69,6 @@ bool has_wide_local_atomic(const ir::Function& f,
   return false;
 }
 
-// A copy of |f| with fresh ids for everything it defines; decorations on those ids are
-// copied too.
-ir::Function clone_function(ir::Module& m, const ir::Function& f) {
-  std::unordered_map<uint32_t, uint32_t> fresh;
-  auto rename = [&](uint32_t id) {
-    if (id) fresh[id] = m.take_id();
-  };
-  rename(f.id());
-  for (const auto& p : f.parameters) rename(p.result_id);
-  for (const auto& b : f.blocks) {
-    rename(b.label);
-    for (const auto& i : b.instructions) rename(i.result_id);
-  }
-  auto mapped = [&](uint32_t id) {
-    auto it = fresh.find(id);
-    return it == fresh.end() ? id : it->second;
-  };
-  ir::Function c = f;
-  c.definition.result_id = mapped(f.id());
-  for (auto& p : c.parameters) p.result_id = mapped(p.result_id);
-  for (auto& b : c.blocks) {
-    b.label = mapped(b.label);
-    for (auto& i : b.instructions) {
-      uint32_t switch_words = i.opcode == Op::OpSwitch ? ir::switch_literal_words(m, f, i) : 0;
-      i.result_id = mapped(i.result_id);
-      for (size_t k = 0; k < i.operands.size(); ++k) {
-        bool literal = switch_words ? k >= 2 && (k - 2) % (switch_words + 1) != switch_words
-                                    : ir::is_literal_operand(i, k);
-        if (!literal) i.operands[k] = mapped(i.operands[k]);
-      }
-    }
-  }
-  std::vector<ir::Instruction> copies;
-  for (const auto& a : m.annotations)
-    if (a.opcode == Op::OpDecorate && !a.operands.empty() && fresh.count(a.operands[0])) {
-      ir::Instruction d = a;
-      d.operands[0] = fresh[a.operands[0]];
-      copies.push_back(d);
-    }
-  m.annotations.insert(m.annotations.end(), copies.begin(), copies.end());
-  return c;
-}
-
 }  // namespace
 
 std::unordered_set<uint32_t> prepare_wide_arena(ir::Module& m) {
@@ -150,7 +107,7 @@ std::unordered_set<uint32_t> prepare_wide_arena(ir::Module& m) {
   std::vector<ir::Function> copies;
   for (uint32_t f : wide)
     if (narrow.count(f)) {
-      copies.push_back(clone_function(m, *graph.functions[f]));
+      copies.push_back(ir::clone_function(m, *graph.functions[f]));
       copy_of[f] = copies.back().id();
     }
   std::unordered_set<uint32_t> result;

@@ -85,11 +85,11 @@ struct DispatchBlock {
   uint32_t global_offset[3];
   uint32_t work_dim;
   uint32_t global_size[3];
-  uint32_t pad0;
+  uint32_t resume_epoch;  // kernels that resume: the launch's number (never 0)
   uint32_t enqueued_local_size[3];
-  uint32_t pad1;
+  uint32_t resume_round;  // 0 for a launch's first dispatch, then 1, 2, ...
   uint32_t region_group_offset[3];  // added to gl_WorkGroupID to give the OpenCL group id
-  uint32_t pad2;
+  uint32_t resume_slot;   // which 16 bytes of the indirect-argument area a yield writes
   uint32_t num_groups[3];           // get_num_groups(): ceil(global_size / enqueued_local_size)
   uint32_t pad3;
 };
@@ -162,6 +162,18 @@ struct KernelInterface {
   // (its results are then wrong); UINT32_MAX otherwise. The slot follows the arguments, so
   // the arguments are laid out as without it.
   uint32_t loop_limit_status_offset = UINT32_MAX;
+  // With TargetCaps::loop_iteration_limit, kernels with loops stop before the driver cuts
+  // them and resume in the next dispatch of the same launch (a "round"; see
+  // kernel_to_shader/passes/resumable_loops.h). Where the frontend writes three device
+  // addresses: each work-item's record (|resume_record_size| bytes, indexed by the global
+  // linear id), each work-group's record (16 bytes plus 4 * (local memory words + 1), indexed
+  // by the linear group id; only with |resume_group_records|), and the indirect-dispatch
+  // arguments (16 bytes per round and region, zeroed: a work-item that stops writes the
+  // region's group counts at DispatchBlock::resume_slot, and the next round dispatches
+  // indirectly from there). UINT32_MAX when the kernel does not resume.
+  uint32_t resume_area_offset = UINT32_MAX;
+  uint32_t resume_record_size = 0;
+  bool resume_group_records = false;
   std::optional<std::array<uint32_t, 3>> required_work_group_size;  // reqd_work_group_size
   std::optional<std::array<uint32_t, 3>> work_group_size_hint;
   uint32_t compile_num_sub_groups = 0;  // SubgroupsPerWorkgroup(Id), 0 when not given

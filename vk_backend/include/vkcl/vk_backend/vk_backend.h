@@ -190,6 +190,10 @@ class CommandStream {
   // Recording. Each returns an error only when a command buffer could not be had.
   VkResult dispatch(const ComputePipeline& pipeline, const void* push_constants,
                     uint32_t push_size, uint32_t groups_x, uint32_t groups_y, uint32_t groups_z);
+  // A dispatch whose group counts the device reads from |arguments| at |offset| when it runs
+  // (VkDispatchIndirectCommand; zero counts dispatch nothing).
+  VkResult dispatch_indirect(const ComputePipeline& pipeline, const void* push_constants,
+                             uint32_t push_size, const Buffer& arguments, VkDeviceSize offset);
   VkResult copy_buffer(const Buffer& src, VkDeviceSize src_offset, const Buffer& dst,
                        VkDeviceSize dst_offset, VkDeviceSize size);
   // Fills |size| bytes at |offset| with a repeating 4-byte |pattern| (offset, size multiples

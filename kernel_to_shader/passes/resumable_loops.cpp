@@ -1,0 +1,796 @@
+#include "passes/resumable_loops.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/cfg.h"
+
+namespace vkcl::k2s {
+
+namespace {
+
+using ir::Block;
+using ir::Cfg;
+using ir::Instruction;
+using spv::Op;
+
+// A batch stops once its count reaches kYieldAt: the driver's 65535 leaves room for the
+// entry point's probe loop and for copying 64 KiB of local memory out, 4 words an iteration.
+constexpr uint32_t kYieldAt = 60000;
+// A batch whose loop can reach a barrier asks its work-group to stop at the next barrier
+// from kFlagAt on; the barrier-free stretch until then may take the rest (about 28000).
+constexpr uint32_t kFlagAt = 32768;
+constexpr uint32_t kScopeWorkgroup = 2;
+constexpr uint32_t kAcquireReleaseWorkgroupMemory = 0x8 | 0x100;
+
+// Operand indices of |i| that are ids (OpSwitch's case literals are not).
+std::vector<size_t> id_operands(const ir::Module& m, const ir::Function& f, const Instruction& i) {
+  std::vector<size_t> out;
+  uint32_t words = i.opcode == Op::OpSwitch ? ir::switch_literal_words(m, f, i) : 0;
+  for (size_t k = 0; k < i.operands.size(); ++k) {
+    bool literal = words ? k >= 2 && (k - 2) % (words + 1) != words : ir::is_literal_operand(i, k);
+    if (!literal) out.push_back(k);
+  }
+  return out;
+}
+
+bool is_workgroup_scope(const ir::Module& m, uint32_t scope_id) {
+  for (const auto& g : m.globals)
+    if (g.result_id == scope_id)
+      return g.opcode == Op::OpConstant && !g.operands.empty() && g.operands[0] == kScopeWorkgroup;
+  return false;
+}
+
+// Instructions after which the whole work-group has met: barriers and the work-group
+// functions, which the lowering builds on barriers.
+bool is_collective(const ir::Module& m, const Instruction& i) {
+  switch (i.opcode) {
+    case Op::OpControlBarrier:
+    case Op::OpGroupAll: case Op::OpGroupAny: case Op::OpGroupBroadcast:
+    case Op::OpGroupIAdd: case Op::OpGroupFAdd: case Op::OpGroupFMin: case Op::OpGroupUMin:
+    case Op::OpGroupSMin: case Op::OpGroupFMax: case Op::OpGroupUMax: case Op::OpGroupSMax:
+    case Op::OpGroupIMulKHR: case Op::OpGroupFMulKHR: case Op::OpGroupBitwiseAndKHR:
+    case Op::OpGroupBitwiseOrKHR: case Op::OpGroupBitwiseXorKHR: case Op::OpGroupLogicalAndKHR:
+    case Op::OpGroupLogicalOrKHR: case Op::OpGroupLogicalXorKHR:
+    case Op::OpGroupAsyncCopy: case Op::OpGroupWaitEvents:
+      return !i.operands.empty() && is_workgroup_scope(m, i.operands[0]);
+    default:
+      return false;
+  }
+}
+
+bool has_retreating_edge(const ir::Module& m, ir::Function& f) {
+  if (f.blocks.empty()) return false;
+  Cfg cfg(m, f);
+  for (int u : cfg.rpo())
+    for (int v : cfg.successors(u))
+      if (cfg.rpo_number(v) <= cfg.rpo_number(u)) return true;
+  return false;
+}
+
+class Resumer {
+ public:
+  Resumer(ir::Module& m, PassContext& ctx) : m_(m), ctx_(ctx) {}
+
+  bool run() {
+    std::unordered_map<uint32_t, ir::Function*> by_id;
+    for (ir::Function& f : m_.functions) by_id[f.id()] = &f;
+    // Functions with loops, and those that call them.
+    std::unordered_set<uint32_t> looping;
+    for (ir::Function& f : m_.functions)
+      if (has_retreating_edge(m_, f)) looping.insert(f.id());
+    fixpoint(&looping, by_id);
+    // Functions whose calls the work-group makes together.
+    for (ir::Function& f : m_.functions)
+      for (const Block& b : f.blocks)
+        for (const Instruction& i : b.instructions)
+          if (is_collective(m_, i)) collective_.insert(f.id());
+    fixpoint(&collective_, by_id);
+
+    bool changed = false;
+    for (const Instruction& ep : m_.entry_points) {
+      if (spv::ExecutionModel(ep.operands[0]) != spv::ExecutionModel::Kernel) continue;
+      auto it = by_id.find(ep.operands[1]);
+      if (it == by_id.end() || !looping.count(it->first) || it->second->blocks.empty()) continue;
+      ir::Function& f = *it->second;
+      ir::Function original = f;
+      inline_looping_calls(f, looping, by_id);
+      if (!transform(f)) {
+        f = original;
+        continue;
+      }
+      changed = true;
+    }
+    return changed;
+  }
+
+ private:
+  void fixpoint(std::unordered_set<uint32_t>* set,
+                const std::unordered_map<uint32_t, ir::Function*>& by_id) {
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& [id, f] : by_id) {
+        if (set->count(id)) continue;
+        for (const Block& b : f->blocks)
+          for (const Instruction& i : b.instructions)
+            if (i.opcode == Op::OpFunctionCall && set->count(i.operands[0]) && !set->count(id)) {
+              set->insert(id);
+              grew = true;
+            }
+      }
+    }
+  }
+
+  // ---- module helpers
+  uint32_t t_int(uint32_t width) { return ir::intern_global(m_, Op::OpTypeInt, 0, {width, 0}); }
+  uint32_t t_bool() { return ir::intern_global(m_, Op::OpTypeBool, 0, {}); }
+  uint32_t t_void() { return ir::intern_global(m_, Op::OpTypeVoid, 0, {}); }
+  uint32_t t_ptr(spv::StorageClass s, uint32_t pointee) {
+    return ir::intern_global(m_, Op::OpTypePointer, 0, {uint32_t(s), pointee});
+  }
+  uint32_t c_u32(uint32_t v) { return ir::intern_global(m_, Op::OpConstant, t_int(32), {v}); }
+  uint32_t c_u64(uint64_t v) {
+    return ir::intern_global(m_, Op::OpConstant, t_int(64), {uint32_t(v), uint32_t(v >> 32)});
+  }
+  const Instruction* global(uint32_t id) const {
+    for (const auto& g : m_.globals)
+      if (g.result_id == id) return &g;
+    return nullptr;
+  }
+  uint32_t resume_set() {
+    if (!resume_set_) {
+      resume_set_ = m_.take_id();
+      Instruction imp(Op::OpExtInstImport, 0, resume_set_);
+      ir::append_string(&imp.operands, kResumeSet);
+      m_.ext_inst_imports.push_back(imp);
+    }
+    return resume_set_;
+  }
+
+  // OpenCL C layout of a Kernel type (as lower-to-shader's TypeLayout computes it); false
+  // for types that cannot be stored (booleans inside aggregates, opaque types).
+  bool layout(uint32_t type, uint32_t* size, uint32_t* alignment) {
+    const Instruction* t = global(type);
+    if (!t) return false;
+    auto up = [](uint32_t v, uint32_t a) { return (v + a - 1) / a * a; };
+    switch (t->opcode) {
+      case Op::OpTypeInt: case Op::OpTypeFloat:
+        *size = *alignment = t->operands[0] / 8;
+        return true;
+      case Op::OpTypePointer:
+        *size = *alignment = 8;
+        return true;
+      case Op::OpTypeVector: {
+        uint32_t s, a;
+        if (!layout(t->operands[0], &s, &a)) return false;
+        *size = *alignment = s * (t->operands[1] == 3 ? 4 : t->operands[1]);
+        return true;
+      }
+      case Op::OpTypeArray: {
+        uint32_t s, a;
+        const Instruction* n = global(t->operands[1]);
+        if (!layout(t->operands[0], &s, &a) || !n || n->opcode != Op::OpConstant) return false;
+        uint64_t count = n->operands[0] | (n->operands.size() > 1 ? uint64_t(n->operands[1]) << 32 : 0);
+        if (count > (1u << 20)) return false;
+        *size = uint32_t(up(s, a) * count);
+        *alignment = a;
+        return true;
+      }
+      case Op::OpTypeStruct: {
+        bool packed = false;
+        for (const auto& d : m_.annotations)
+          if (d.opcode == Op::OpDecorate && d.operands[0] == type &&
+              spv::Decoration(d.operands[1]) == spv::Decoration::CPacked)
+            packed = true;
+        uint32_t offset = 0, align = 1;
+        for (uint32_t member : t->operands) {
+          uint32_t s, a;
+          if (!layout(member, &s, &a)) return false;
+          a = packed ? 1 : a;
+          offset = up(offset, a) + s;
+          align = std::max(align, a);
+        }
+        *size = up(offset, align);
+        *alignment = align;
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  // ---- inlining
+  void inline_looping_calls(ir::Function& f, const std::unordered_set<uint32_t>& looping,
+                            const std::unordered_map<uint32_t, ir::Function*>& by_id) {
+    for (bool again = true; again;) {
+      again = false;
+      for (size_t b = 0; b < f.blocks.size() && !again; ++b)
+        for (size_t k = 0; k < f.blocks[b].instructions.size() && !again; ++k) {
+          const Instruction& i = f.blocks[b].instructions[k];
+          if (i.opcode != Op::OpFunctionCall || !looping.count(i.operands[0])) continue;
+          auto callee = by_id.find(i.operands[0]);
+          if (callee == by_id.end() || callee->second->blocks.empty()) continue;
+          inline_call(f, b, k, *callee->second);
+          again = true;
+        }
+    }
+  }
+
+  void inline_call(ir::Function& f, size_t bi, size_t ki, const ir::Function& g) {
+    ir::Function c = ir::clone_function(m_, g);
+    Instruction call = f.blocks[bi].instructions[ki];
+    std::unordered_map<uint32_t, uint32_t> args;
+    for (size_t p = 0; p < c.parameters.size(); ++p) args[c.parameters[p].result_id] = call.operands[1 + p];
+    std::vector<Instruction> variables;
+    for (Block& b : c.blocks) {
+      std::vector<Instruction> rest;
+      for (Instruction& i : b.instructions) {
+        for (size_t k : id_operands(m_, c, i)) {
+          auto a = args.find(i.operands[k]);
+          if (a != args.end()) i.operands[k] = a->second;
+        }
+        (i.opcode == Op::OpVariable ? variables : rest).push_back(std::move(i));
+      }
+      b.instructions = std::move(rest);
+    }
+    Block after{m_.take_id(), {}};
+    uint32_t caller_label = f.blocks[bi].label, after_label = after.label;
+    std::vector<Instruction>& at = f.blocks[bi].instructions;
+    after.instructions.assign(at.begin() + ki + 1, at.end());
+    at.resize(ki);
+    at.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{c.blocks.front().label});
+    std::vector<uint32_t> returned;
+    for (Block& b : c.blocks) {
+      Instruction& t = b.terminator();
+      if (t.opcode == Op::OpReturnValue) {
+        returned.push_back(t.operands[0]);
+        returned.push_back(b.label);
+      }
+      if (t.opcode == Op::OpReturn || t.opcode == Op::OpReturnValue)
+        t = Instruction(Op::OpBranch, 0, 0, {after.label});
+    }
+    if (call.result_id && !returned.empty())
+      after.instructions.insert(after.instructions.begin(),
+                                Instruction(Op::OpPhi, call.type_id, call.result_id, returned));
+    auto& entry = f.blocks.front().instructions;
+    entry.insert(entry.begin(), variables.begin(), variables.end());
+    std::vector<Block> blocks = std::move(c.blocks);
+    blocks.push_back(std::move(after));
+    f.blocks.insert(f.blocks.begin() + bi + 1, std::make_move_iterator(blocks.begin()),
+                    std::make_move_iterator(blocks.end()));
+    for (uint32_t s : ir::successor_labels(m_, f, *f.find_block(after_label)))
+      if (Block* sb = f.find_block(s)) ir::rename_phi_predecessor(*sb, caller_label, after_label);
+  }
+
+  // ---- the transformation
+  uint32_t new_variable(ir::Function& f, uint32_t type) {
+    uint32_t id = m_.take_id();
+    auto& entry = f.blocks.front().instructions;
+    entry.insert(entry.begin(), Instruction(Op::OpVariable, t_ptr(spv::StorageClass::Function, type),
+                                            id, {uint32_t(spv::StorageClass::Function)}));
+    return id;
+  }
+
+  // Every phi becomes a variable stored at the end of each predecessor, so that blocks can
+  // gain predecessors (the resume paths) without repair.
+  void demote_phis(ir::Function& f) {
+    std::vector<std::pair<uint32_t, Instruction>> stores;  // (predecessor, store)
+    for (Block& b : f.blocks)
+      for (Instruction& i : b.instructions) {
+        if (i.opcode != Op::OpPhi) break;
+        uint32_t var = new_variable_later(i.type_id);
+        for (size_t k = 0; k + 1 < i.operands.size(); k += 2)
+          stores.push_back({i.operands[k + 1], Instruction(Op::OpStore, 0, 0, {var, i.operands[k]})});
+        i = Instruction(Op::OpLoad, i.type_id, i.result_id, {var});
+      }
+    for (auto& [pred, store] : stores)
+      if (Block* p = f.find_block(pred))
+        p->instructions.insert(p->instructions.end() - 1, store);
+    flush_variables(f);
+  }
+  std::vector<Instruction> pending_variables_;
+  uint32_t new_variable_later(uint32_t type) {
+    uint32_t id = m_.take_id();
+    pending_variables_.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Function, type), id,
+                                    std::vector<uint32_t>{uint32_t(spv::StorageClass::Function)});
+    return id;
+  }
+  void flush_variables(ir::Function& f) {
+    auto& entry = f.blocks.front().instructions;
+    entry.insert(entry.begin(), pending_variables_.begin(), pending_variables_.end());
+    pending_variables_.clear();
+  }
+
+  uint32_t ext(std::vector<Instruction>& out, uint32_t type, ResumeOp op, std::vector<uint32_t> args = {}) {
+    uint32_t id = m_.take_id();
+    std::vector<uint32_t> operands = {resume_set(), uint32_t(op)};
+    operands.insert(operands.end(), args.begin(), args.end());
+    out.emplace_back(Op::OpExtInst, type ? type : t_void(), id, operands);
+    return id;
+  }
+  uint32_t emit(std::vector<Instruction>& out, Op op, uint32_t type, std::vector<uint32_t> operands) {
+    uint32_t id = m_.take_id();
+    out.emplace_back(op, type, id, operands);
+    return id;
+  }
+  // A CrossWorkgroup pointer to |type| at |address| + |offset|.
+  uint32_t at(std::vector<Instruction>& out, uint32_t address, uint32_t offset, uint32_t type) {
+    uint32_t a = offset ? emit(out, Op::OpIAdd, t_int(64), {address, c_u64(offset)}) : address;
+    return emit(out, Op::OpConvertUToPtr, t_ptr(spv::StorageClass::CrossWorkgroup, type), {a});
+  }
+  void store(std::vector<Instruction>& out, uint32_t pointer, uint32_t value, uint32_t alignment) {
+    out.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{pointer, value, 2, alignment});
+  }
+  uint32_t load(std::vector<Instruction>& out, uint32_t type, uint32_t pointer, uint32_t alignment) {
+    return emit(out, Op::OpLoad, type, {pointer, 2, alignment});
+  }
+  void barrier(std::vector<Instruction>& out) {
+    uint32_t scope = c_u32(kScopeWorkgroup);
+    out.emplace_back(Op::OpControlBarrier, 0, 0,
+                     std::vector<uint32_t>{scope, scope, c_u32(kAcquireReleaseWorkgroupMemory)});
+  }
+
+  // One saved piece of state: the contents of a variable (or of a ByVal parameter's copy).
+  struct Slot {
+    uint32_t pointer;      // Function pointer
+    uint32_t type;         // what it holds
+    uint32_t saved_type;   // type in the record (booleans are saved as integers)
+    uint32_t offset, alignment;
+  };
+
+  bool make_slot(uint32_t pointer, uint32_t type, uint32_t* record, std::vector<Slot>* slots) {
+    const Instruction* t = global(type);
+    if (!t) return false;
+    if (t->opcode == Op::OpTypeEvent || t->opcode == Op::OpTypeDeviceEvent ||
+        t->opcode == Op::OpTypeReserveId)
+      return true;  // no state behind it in this implementation
+    Slot s{pointer, type, type, 0, 0};
+    if (t->opcode == Op::OpTypeBool) s.saved_type = t_int(32);
+    if (t->opcode == Op::OpTypeVector) {
+      const Instruction* e = global(t->operands[0]);
+      if (e && e->opcode == Op::OpTypeBool)
+        s.saved_type = ir::intern_global(m_, Op::OpTypeVector, 0, {t_int(32), t->operands[1]});
+    }
+    uint32_t size;
+    if (!layout(s.saved_type, &size, &s.alignment)) return false;
+    s.alignment = std::max<uint32_t>(s.alignment, 4);
+    *record = (*record + s.alignment - 1) / s.alignment * s.alignment;
+    s.offset = *record;
+    *record += size;
+    slots->push_back(s);
+    return true;
+  }
+
+  uint32_t to_saved(std::vector<Instruction>& out, const Slot& s, uint32_t v) {
+    if (s.saved_type == s.type) return v;
+    const Instruction* t = global(s.type);
+    uint32_t one = c_u32(1), zero = c_u32(0);
+    if (t->opcode == Op::OpTypeVector) {
+      std::vector<uint32_t> ones(t->operands[1], one), zeros(t->operands[1], zero);
+      one = ir::intern_global(m_, Op::OpConstantComposite, s.saved_type, ones);
+      zero = ir::intern_global(m_, Op::OpConstantComposite, s.saved_type, zeros);
+    }
+    return emit(out, Op::OpSelect, s.saved_type, {v, one, zero});
+  }
+  uint32_t from_saved(std::vector<Instruction>& out, const Slot& s, uint32_t v) {
+    if (s.saved_type == s.type) return v;
+    const Instruction* t = global(s.type);
+    uint32_t zero = c_u32(0);
+    if (t->opcode == Op::OpTypeVector)
+      zero = ir::intern_global(m_, Op::OpConstantComposite, s.saved_type,
+                               std::vector<uint32_t>(t->operands[1], c_u32(0)));
+    return emit(out, Op::OpINotEqual, s.type, {v, zero});
+  }
+
+  bool transform(ir::Function& f) {
+    if (ctx_.dispatch_loops) return false;  // a dispatch loop's iterations would go uncounted
+    demote_phis(f);
+
+    std::unordered_set<uint32_t> byval;
+    for (const auto& a : m_.annotations)
+      if (a.opcode == Op::OpDecorate && a.operands.size() >= 3 &&
+          spv::Decoration(a.operands[1]) == spv::Decoration::FuncParamAttr &&
+          spv::FunctionParameterAttribute(a.operands[2]) == spv::FunctionParameterAttribute::ByVal)
+        byval.insert(a.operands[0]);
+
+    // Edges into loop headers (targets of retreating edges of a depth-first order: every
+    // cycle has one), and whether a barrier can follow each one's target.
+    struct Edge {
+      uint32_t from, to;
+      bool group;  // a barrier can follow: the work-group must stop together
+    };
+    std::vector<Edge> edges;
+    auto find_edges = [&] {
+      edges.clear();
+      Cfg cfg(m_, f);
+      std::vector<bool> meets(f.blocks.size(), false);
+      for (size_t b = 0; b < f.blocks.size(); ++b)
+        for (const Instruction& i : f.blocks[b].instructions)
+          if (is_collective(m_, i) || (i.opcode == Op::OpFunctionCall && collective_.count(i.operands[0])))
+            meets[b] = true;
+      auto reaches_barrier = [&](int from) {
+        std::vector<bool> seen(f.blocks.size(), false);
+        std::vector<int> work = {from};
+        seen[from] = true;
+        while (!work.empty()) {
+          int b = work.back();
+          work.pop_back();
+          if (meets[b]) return true;
+          for (int s : cfg.successors(b))
+            if (!seen[s]) seen[s] = true, work.push_back(s);
+        }
+        return false;
+      };
+      // The driver counts every pass through a loop's header, the first one too (its
+      // limiter steps at each loop end, and a loop ends once more to leave): so every edge
+      // into a header counts, and each is a place to stop.
+      std::set<int> headers;
+      for (int u : cfg.rpo())
+        for (int v : cfg.successors(u))
+          if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
+      for (int v : headers) {
+        bool group = reaches_barrier(v);
+        for (int u : cfg.predecessors(v))
+          if (cfg.reachable(u)) edges.push_back({f.blocks[u].label, f.blocks[v].label, group});
+      }
+    };
+    find_edges();
+    bool uses_local = touches_local_memory(f);
+    if (edges.empty()) return false;
+    bool group_yields = std::any_of(edges.begin(), edges.end(), [](const Edge& e) { return e.group; });
+    bool group_records = uses_local || group_yields;
+
+    // Where the work-group may stop together: after each barrier of the kernel's own body.
+    // The continuation becomes a block of its own; the branch into it is completed later.
+    struct Point {
+      uint32_t target;  // where the work-item resumes
+      bool group;
+    };
+    std::vector<Point> points;
+    std::unordered_map<uint32_t, uint32_t> point_of_target;
+    std::vector<std::pair<uint32_t, uint32_t>> barrier_exits;  // (block ending the check, point)
+    if (group_yields) {
+      for (size_t b = 0; b < f.blocks.size(); ++b) {
+        auto& ins = f.blocks[b].instructions;
+        for (size_t k = 0; k < ins.size(); ++k) {
+          if (ins[k].opcode != Op::OpControlBarrier || !is_workgroup_scope(m_, ins[k].operands[0])) continue;
+          Block rest{m_.take_id(), {}};
+          rest.instructions.assign(ins.begin() + k + 1, ins.end());
+          ins.resize(k + 1);
+          ins.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{rest.label});  // for now
+          for (uint32_t s : ir::successor_labels(m_, f, rest))
+            if (Block* sb = f.find_block(s)) ir::rename_phi_predecessor(*sb, f.blocks[b].label, rest.label);
+          barrier_exits.push_back({f.blocks[b].label, uint32_t(points.size())});
+          point_of_target[rest.label] = uint32_t(points.size());
+          points.push_back({rest.label, true});
+          f.blocks.insert(f.blocks.begin() + b + 1, std::move(rest));
+          break;  // the rest is visited as the next block
+        }
+      }
+      find_edges();  // terminators moved into the continuations
+    }
+    for (const Edge& e : edges)
+      if (!e.group && !point_of_target.count(e.to)) {
+        point_of_target[e.to] = uint32_t(points.size());
+        points.push_back({e.to, false});
+      }
+
+    // Values live into a resume target go through variables.
+    // Every loop header and every place to resume is entered through one hub (below), so
+    // values live into any of them go through variables.
+    std::vector<uint32_t> hub_targets;  // resume points first: a point's number is its index
+    for (const Point& p : points) hub_targets.push_back(p.target);
+    for (const Edge& e : edges)
+      if (std::find(hub_targets.begin(), hub_targets.end(), e.to) == hub_targets.end())
+        hub_targets.push_back(e.to);
+    demote_live_values(f, std::set<uint32_t>(hub_targets.begin(), hub_targets.end()));
+
+    // The state: every variable, and the copies ByVal parameters point to.
+    uint32_t record = kResumeRecordHeader;
+    std::vector<Slot> slots;
+    for (const Instruction& i : f.blocks.front().instructions) {
+      if (i.opcode != Op::OpVariable) continue;
+      const Instruction* pt = global(i.type_id);
+      if (!pt || !make_slot(i.result_id, pt->operands[1], &record, &slots)) return false;
+    }
+    for (const Instruction& p : f.parameters)
+      if (byval.count(p.result_id)) {
+        const Instruction* pt = global(p.type_id);
+        if (!pt || !make_slot(p.result_id, pt->operands[1], &record, &slots)) return false;
+      }
+    record = (record + 15) / 16 * 16;
+
+    uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
+
+    // The new entry block: the variables, then which way this work-item goes.
+    Block& old_entry = f.blocks.front();
+    Block entry{m_.take_id(), {}};
+    {
+      std::vector<Instruction> rest;
+      for (Instruction& i : old_entry.instructions)
+        (i.opcode == Op::OpVariable ? entry.instructions : rest).push_back(std::move(i));
+      old_entry.instructions = std::move(rest);
+    }
+    uint32_t fresh_label = old_entry.label;
+    std::deque<Block> added;  // references to its blocks stay valid as it grows
+    auto& e = entry.instructions;
+    uint32_t round = ext(e, u32, ResumeOp::Round);
+    uint32_t epoch = ext(e, u32, ResumeOp::Epoch);
+    uint32_t rec = ext(e, u64, ResumeOp::ItemRecord, {c_u32(record)});
+    uint32_t grec = 0;
+    uint32_t returned = m_.take_id(), dispatch = m_.take_id();
+    auto start = [&](uint32_t label) -> std::vector<Instruction>& {
+      added.push_back(Block{label, {}});
+      return added.back().instructions;
+    };
+    if (group_records) {
+      grec = ext(e, u64, ResumeOp::GroupRecord);
+      uint32_t gepoch = load(e, u32, at(e, grec, 0, u32), 4);
+      uint32_t later = emit(e, Op::OpINotEqual, boolean, {round, c_u32(0)});
+      uint32_t saved = emit(e, Op::OpIEqual, boolean, {gepoch, epoch});
+      uint32_t restore = emit(e, Op::OpLogicalAnd, boolean, {later, saved});
+      uint32_t copy = m_.take_id(), joined = m_.take_id();
+      e.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{restore, copy, joined});
+      auto& c = start(copy);
+      ext(c, 0, ResumeOp::RestoreLocal, {emit(c, Op::OpIAdd, u64, {grec, c_u64(16)})});
+      c.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{joined});
+      auto& j = start(joined);
+      barrier(j);
+      ext(j, 0, ResumeOp::BudgetReset);
+      if (group_yields) ext(j, 0, ResumeOp::FlagReset);
+      barrier(j);
+      j.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{dispatch});
+    } else {
+      ext(e, 0, ResumeOp::BudgetReset);
+      e.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{dispatch});
+    }
+    uint32_t restore_label = m_.take_id(), look = m_.take_id();
+    uint32_t hub = m_.take_id();
+    std::vector<uint32_t> hub_entries;  // the hub's selector phi: (value, predecessor)...
+    {
+      auto& d = start(dispatch);
+      uint32_t first = emit(d, Op::OpIEqual, boolean, {round, c_u32(0)});
+      d.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{first, fresh_label, look});
+      auto& l = start(look);
+      uint32_t mine = load(l, u32, at(l, rec, 0, u32), 4);
+      uint32_t point = load(l, u32, at(l, rec, 4, u32), 4);
+      uint32_t ok = emit(l, Op::OpLogicalAnd, boolean,
+                         {emit(l, Op::OpIEqual, boolean, {mine, epoch}),
+                          emit(l, Op::OpINotEqual, boolean, {point, c_u32(kResumeDone)})});
+      l.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{ok, restore_label, returned});
+      auto& r = start(restore_label);
+      for (const Slot& s : slots) {
+        uint32_t v = load(r, s.saved_type, at(r, rec, s.offset, s.saved_type), s.alignment);
+        r.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{s.pointer, from_saved(r, s, v)});
+      }
+      r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{hub});
+      hub_entries.push_back(point);
+      hub_entries.push_back(restore_label);
+      start(returned).emplace_back(Op::OpReturn, 0, 0);
+    }
+
+    // Stopping: the variables, the point, local memory where the work-group has any, then
+    // return. Each place to stop has its own copy, so no block joins paths from inside and
+    // outside loops (which the structurizer could only handle with a dispatch loop, whose
+    // every step the driver would count as a loop iteration).
+    auto stop_at = [&](uint32_t point) {
+      uint32_t label = m_.take_id();
+      auto& b = start(label);
+      for (const Slot& sl : slots) {
+        uint32_t v = emit(b, Op::OpLoad, sl.type, {sl.pointer});
+        store(b, at(b, rec, sl.offset, sl.saved_type), to_saved(b, sl, v), sl.alignment);
+      }
+      store(b, at(b, rec, 0, u32), epoch, 4);
+      store(b, at(b, rec, 4, u32), c_u32(point), 4);
+      if (group_records) {
+        uint32_t local = emit(b, Op::OpIAdd, u64, {grec, c_u64(16)});
+        ext(b, 0, ResumeOp::SaveLocal, {local, c_u32(points[point].group ? 1 : 0)});
+        store(b, at(b, grec, 0, u32), epoch, 4);
+      }
+      ext(b, 0, ResumeOp::Yield);
+      b.emplace_back(Op::OpReturn, 0, 0);
+      return label;
+    };
+
+    // Each barrier: read the flag, meet again, and stop together if it was raised.
+    for (auto [label, point] : barrier_exits) {
+      Block* b = f.find_block(label);
+      b->instructions.pop_back();  // the branch put there for now
+      uint32_t flag = ext(b->instructions, u32, ResumeOp::FlagRead);
+      barrier(b->instructions);
+      uint32_t raised = emit(b->instructions, Op::OpINotEqual, boolean, {flag, c_u32(0)});
+      uint32_t stop = stop_at(point);
+      b = f.find_block(label);
+      b->instructions.emplace_back(Op::OpBranchConditional, 0, 0,
+                                   std::vector<uint32_t>{raised, stop, points[point].target});
+    }
+    // Passing a barrier goes through the hub too, which the driver counts as an iteration.
+    for (auto [label, point] : barrier_exits) edges.push_back({label, points[point].target, true});
+    // Each edge into a loop header: count it, and stop (or ask the work-group to) when the
+    // budget is low.
+    for (const Edge& edge : edges) {
+      uint32_t check = m_.take_id();
+      auto& c = start(check);
+      uint32_t count = ext(c, u32, ResumeOp::BudgetStep);
+      if (edge.group) {
+        uint32_t low = emit(c, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kFlagAt)});
+        uint32_t raise = m_.take_id();
+        c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, raise, edge.to});
+        auto& r = start(raise);
+        ext(r, 0, ResumeOp::FlagSet);
+        r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{edge.to});
+      } else {
+        uint32_t low = emit(c, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kYieldAt)});
+        uint32_t stop = stop_at(point_of_target[edge.to]);
+        c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, stop, edge.to});
+      }
+      Block* from = f.find_block(edge.from);
+      ir::retarget(m_, f, *from, edge.to, check);
+    }
+    // A work-item that finishes after it resumed says so.
+    for (Block& b : f.blocks)
+      if (b.terminator().opcode == Op::OpReturn) {
+        std::vector<Instruction> done;
+        store(done, at(done, rec, 4, u32), c_u32(kResumeDone), 4);
+        b.instructions.insert(b.instructions.end() - 1, done.begin(), done.end());
+      }
+
+    f.blocks.insert(f.blocks.begin(), std::move(entry));
+    for (Block& b : added) f.blocks.push_back(std::move(b));
+
+    // The hub: every edge into a loop header or a resume point becomes an edge to one block
+    // that switches on where it goes. The resume path then joins the kernel's own control
+    // flow in one place (a selection whose arms enter loops at several places has no merge
+    // the structurizer could find), and all loops become one loop around the hub, whose
+    // iterations are exactly the header passes the driver counted before.
+    std::unordered_map<uint32_t, uint32_t> index_of;
+    for (size_t k = 0; k < hub_targets.size(); ++k) index_of[hub_targets[k]] = uint32_t(k);
+    size_t count = f.blocks.size();
+    for (size_t b = 0; b < count; ++b) {
+      std::vector<uint32_t> succ = ir::successor_labels(m_, f, f.blocks[b]);
+      std::set<uint32_t> seen;
+      for (uint32_t t : succ) {
+        auto it = index_of.find(t);
+        if (it == index_of.end() || !seen.insert(t).second) continue;
+        uint32_t via = m_.take_id();
+        ir::retarget(m_, f, f.blocks[b], t, via);
+        hub_entries.push_back(c_u32(it->second));
+        hub_entries.push_back(via);
+        f.blocks.push_back(Block{via, {Instruction(Op::OpBranch, 0, 0, {hub})}});
+      }
+    }
+    Block h{hub, {}};
+    uint32_t selector = m_.take_id();
+    h.instructions.emplace_back(Op::OpPhi, u32, selector, hub_entries);
+    std::vector<uint32_t> sw = {selector, returned};
+    for (size_t k = 0; k < hub_targets.size(); ++k) {
+      sw.push_back(uint32_t(k));
+      sw.push_back(hub_targets[k]);
+    }
+    h.instructions.emplace_back(Op::OpSwitch, 0, 0, sw);
+    f.blocks.push_back(std::move(h));
+    ctx_.resumable[f.id()] = {record, group_records};
+    return true;
+  }
+
+  bool touches_local_memory(const ir::Function& f) {
+    std::unordered_set<uint32_t> local;
+    for (const auto& g : m_.globals)
+      if (g.opcode == Op::OpVariable && spv::StorageClass(g.operands[0]) == spv::StorageClass::Workgroup)
+        local.insert(g.result_id);
+    for (const auto& p : f.parameters) {
+      const Instruction* t = global(p.type_id);
+      if (t && t->opcode == Op::OpTypePointer &&
+          spv::StorageClass(t->operands[0]) == spv::StorageClass::Workgroup)
+        return true;
+    }
+    std::unordered_map<uint32_t, const ir::Function*> by_id;
+    for (const auto& g : m_.functions) by_id[g.id()] = &g;
+    std::unordered_set<uint32_t> seen = {f.id()};
+    std::vector<const ir::Function*> work = {&f};
+    while (!work.empty()) {
+      const ir::Function* g = work.back();
+      work.pop_back();
+      for (const Block& b : g->blocks)
+        for (const Instruction& i : b.instructions) {
+          if (i.opcode == Op::OpFunctionCall && !seen.count(i.operands[0]) && by_id.count(i.operands[0])) {
+            seen.insert(i.operands[0]);
+            work.push_back(by_id[i.operands[0]]);
+          }
+          for (uint32_t o : i.operands)
+            if (local.count(o)) return true;
+        }
+    }
+    return false;
+  }
+
+  // Liveness over blocks (there are no phis left), then every value live into a target
+  // block is stored to a variable where it is made and loaded where it is used.
+  void demote_live_values(ir::Function& f, const std::set<uint32_t>& targets) {
+    std::unordered_set<uint32_t> local_defs;
+    for (const Block& b : f.blocks)
+      for (const Instruction& i : b.instructions)
+        if (i.result_id && i.type_id && i.opcode != Op::OpVariable) local_defs.insert(i.result_id);
+    size_t n = f.blocks.size();
+    std::vector<std::set<uint32_t>> use(n), def(n), live_in(n);
+    for (size_t b = 0; b < n; ++b)
+      for (const Instruction& i : f.blocks[b].instructions) {
+        for (size_t k : id_operands(m_, f, i))
+          if (local_defs.count(i.operands[k]) && !def[b].count(i.operands[k])) use[b].insert(i.operands[k]);
+        if (i.result_id && local_defs.count(i.result_id)) def[b].insert(i.result_id);
+      }
+    Cfg cfg(m_, f);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto it = cfg.rpo().rbegin(); it != cfg.rpo().rend(); ++it) {
+        int b = *it;
+        std::set<uint32_t> in = use[b];
+        for (int s : cfg.successors(b))
+          for (uint32_t v : live_in[s])
+            if (!def[b].count(v)) in.insert(v);
+        if (in.size() != live_in[b].size()) {
+          live_in[b] = std::move(in);
+          changed = true;
+        }
+      }
+    }
+    std::set<uint32_t> demoted;
+    for (uint32_t t : targets) {
+      int b = cfg.index(t);
+      if (b >= 0) demoted.insert(live_in[b].begin(), live_in[b].end());
+    }
+    if (demoted.empty()) return;
+    std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> var_of;  // value -> (var, type)
+    for (const Block& b : f.blocks)
+      for (const Instruction& i : b.instructions)
+        if (demoted.count(i.result_id)) var_of[i.result_id] = {new_variable_later(i.type_id), i.type_id};
+    for (Block& b : f.blocks) {
+      std::vector<Instruction> out;
+      for (Instruction& i : b.instructions) {
+        std::unordered_map<uint32_t, uint32_t> loaded;
+        for (size_t k : id_operands(m_, f, i)) {
+          auto v = var_of.find(i.operands[k]);
+          if (v == var_of.end()) continue;
+          auto l = loaded.find(i.operands[k]);
+          if (l == loaded.end()) {
+            uint32_t id = m_.take_id();
+            out.emplace_back(Op::OpLoad, v->second.second, id, std::vector<uint32_t>{v->second.first});
+            l = loaded.emplace(i.operands[k], id).first;
+          }
+          i.operands[k] = l->second;
+        }
+        uint32_t result = i.result_id;
+        out.push_back(std::move(i));
+        auto v = var_of.find(result);
+        if (v != var_of.end()) out.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{v->second.first, result});
+      }
+      b.instructions = std::move(out);
+    }
+    flush_variables(f);
+  }
+
+  ir::Module& m_;
+  PassContext& ctx_;
+  uint32_t resume_set_ = 0;
+  std::unordered_set<uint32_t> collective_;
+};
+
+class ResumableLoopsPass : public Pass {
+ public:
+  const char* name() const override { return "resumable-loops"; }
+  PassStatus Process(ir::Module& module, PassContext& context) override {
+    if (!context.caps.loop_iteration_limit) return PassStatus::SuccessWithoutChange;
+    Resumer r(module, context);
+    return r.run() ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> create_resumable_loops_pass() { return std::make_unique<ResumableLoopsPass>(); }
+
+}  // namespace vkcl::k2s

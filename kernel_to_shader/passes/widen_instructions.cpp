@@ -190,6 +190,9 @@ bool Widening::convert(const ir::Instruction& i) {
   bool sign = i.opcode == Op::OpSConvert;
   if (from.small && sign) v = sign_extend(v, from.width, n);
   if (from.width == 64) v = emit(Op::OpUConvert, u32s(n), {v});  // to a narrow integer
+  // From the narrow width the device has (char where only short is widened, or the reverse):
+  // to 32 bits first, extended as the conversion says, so the mask below sees a u32.
+  if (!from.small && from.width < 32) v = emit(sign ? Op::OpSConvert : Op::OpUConvert, u32s(n), {v});
   if (to.small) {
     if (!from.small || from.width > to.width || sign)
       emit_as(i, Op::OpBitwiseAnd, type, {v, constant(lane_mask(to.width), n)});

@@ -63,14 +63,15 @@ FormatSupport format_support(const DeviceInfo& device, VkFormat format) {
   s.sampled = optimal & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
   s.linear_filter = optimal & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
   s.storage = optimal & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT;
+  // The device-wide features cover every storage format (Device enables them); Vulkan 1.3's
+  // per-format bits add formats a device allows without them.
+  s.storage_read_without_format = s.storage && device.features.shaderStorageImageReadWithoutFormat;
+  s.storage_write_without_format = s.storage && device.features.shaderStorageImageWriteWithoutFormat;
   if (has3) {
-    s.storage_read_without_format =
-        properties3.optimalTilingFeatures & VK_FORMAT_FEATURE_2_STORAGE_READ_WITHOUT_FORMAT_BIT;
-    s.storage_write_without_format =
-        properties3.optimalTilingFeatures & VK_FORMAT_FEATURE_2_STORAGE_WRITE_WITHOUT_FORMAT_BIT;
-  } else {
-    s.storage_read_without_format = s.storage && device.features.shaderStorageImageReadWithoutFormat;
-    s.storage_write_without_format = s.storage && device.features.shaderStorageImageWriteWithoutFormat;
+    s.storage_read_without_format = s.storage_read_without_format ||
+        (properties3.optimalTilingFeatures & VK_FORMAT_FEATURE_2_STORAGE_READ_WITHOUT_FORMAT_BIT);
+    s.storage_write_without_format = s.storage_write_without_format ||
+        (properties3.optimalTilingFeatures & VK_FORMAT_FEATURE_2_STORAGE_WRITE_WITHOUT_FORMAT_BIT);
   }
   s.uniform_texel_buffer = buffer & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT;
   s.storage_texel_buffer = buffer & VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT;

@@ -330,9 +330,15 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     // (image_format.h); every limit is then the Vulkan device's, and 0 without images.
     case CL_DEVICE_MAX_READ_IMAGE_ARGS:
       return out(cl_uint(images() ? std::min(l.maxPerStageDescriptorSampledImages, l.maxDescriptorSetSampledImages) : 0));
+    // Written images are storage images of format Unknown: writes need
+    // shaderStorageImageWriteWithoutFormat, read_write images also ...ReadWithoutFormat
+    // (which lavapipe lacks: it has no read_write images).
     case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
-    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
-      return out(cl_uint(images() ? std::min(l.maxPerStageDescriptorStorageImages, l.maxDescriptorSetStorageImages) : 0));
+    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS: {
+      bool storage = images() && info_.features.shaderStorageImageWriteWithoutFormat &&
+                     (param == CL_DEVICE_MAX_WRITE_IMAGE_ARGS || info_.features.shaderStorageImageReadWithoutFormat);
+      return out(cl_uint(storage ? std::min(l.maxPerStageDescriptorStorageImages, l.maxDescriptorSetStorageImages) : 0));
+    }
     case CL_DEVICE_MAX_SAMPLERS:
       return out(cl_uint(images() ? std::min(l.maxPerStageDescriptorSamplers, l.maxDescriptorSetSamplers) : 0));
     // 2D images from buffers (cl_khr_image2d_from_buffer) are not built: "0 if the device

@@ -158,6 +158,14 @@ VkResult CommandStream::fill_buffer(const Buffer& dst, VkDeviceSize offset, VkDe
   return VK_SUCCESS;
 }
 
+VkResult CommandStream::command_buffer(VkCommandBuffer* out) {
+  VkResult r = begin(*device_, *impl_, timeline_);
+  if (r != VK_SUCCESS) return r;
+  impl_->recorded_commands++;
+  *out = impl_->recording;
+  return VK_SUCCESS;
+}
+
 static void full_barrier(VkCommandBuffer cb) {
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |

@@ -15,10 +15,20 @@ namespace {
 
 std::atomic<uint64_t> g_validation_messages{0};
 
+// vkcl keeps images in VK_IMAGE_LAYOUT_GENERAL for their whole life (image.h): kernels use
+// them as storage images, which need GENERAL, and a transition around every copy would cost
+// two barriers for what lavapipe and most GPUs do as fast in GENERAL. The layers' hint that a
+// copy would be faster in TRANSFER_*_OPTIMAL is that design choice, not a fault.
+bool expected_performance_hint(VkDebugUtilsMessageTypeFlagsEXT type,
+                               const VkDebugUtilsMessengerCallbackDataEXT* data) {
+  return (type & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT) && data->pMessageIdName &&
+         std::strcmp(data->pMessageIdName, "UNASSIGNED-CoreValidation-DrawState-InvalidImageLayout") == 0;
+}
+
 VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT type,
     const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
-  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT && !expected_performance_hint(type, data)) {
     g_validation_messages.fetch_add(1);
     std::fprintf(stderr, "vkcl: Vulkan validation: %s\n", data->pMessage);
   }

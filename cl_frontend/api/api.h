@@ -32,6 +32,17 @@ T* hand_out(cl::Result<T*> r, cl_int* errcode_ret) {
 cl_int check_wait_list(cl_uint count, const cl_event* list, _cl_context* context,
                        std::vector<_cl_event*>* out);
 
+// CL_INVALID_VALUE if values specified in flags are not valid (the cl_mem_flags of buffers
+// and images).
+bool valid_mem_flags(cl_mem_flags flags);
+
+// Hands the event of an enqueued command out (or drops it) and, for blocking calls, waits
+// for it; the command's status is returned.
+cl_int finish_enqueue(cl::Result<cl::Ref<_cl_event>> r, bool blocking, cl_event* event);
+// clEnqueueUnmapMemObject for an image (arguments checked but |mapped|).
+cl_int unmap_image(cl_command_queue queue, cl_mem image, void* mapped,
+                   const std::vector<_cl_event*>& waits, cl_event* event);
+
 // Extension entry points by name (clGetExtensionFunctionAddress*).
 void* CL_API_CALL extension_function(const char* name);
 // The same for |platform|: NULL when it is not vkcl's platform.
@@ -47,5 +58,6 @@ void register_event(cl_icd_dispatch& table);
 void register_enqueue(cl_icd_dispatch& table);
 void register_program(cl_icd_dispatch& table);
 void register_kernel(cl_icd_dispatch& table);
+void register_image(cl_icd_dispatch& table);
 
 }  // namespace vkcl::api

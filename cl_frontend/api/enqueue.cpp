@@ -7,11 +7,9 @@
 #include "core/transfer.h"
 
 namespace vkcl::api {
-namespace {
 
 using cl::Ref;
 
-// Hands the event out (or drops it) and, for blocking calls, waits for it.
 cl_int finish_enqueue(cl::Result<Ref<_cl_event>> r, bool blocking, cl_event* event) {
   if (!r) return r.error();
   Ref<_cl_event> e = std::move(*r);
@@ -26,6 +24,8 @@ cl_int finish_enqueue(cl::Result<Ref<_cl_event>> r, bool blocking, cl_event* eve
   return status;
 }
 
+namespace {
+
 // Common checks of commands on one buffer.
 cl_int check_buffer_command(cl_command_queue queue, cl_mem buffer, size_t offset, size_t size,
                             cl_uint num_events, const cl_event* wait_list,
@@ -33,7 +33,7 @@ cl_int check_buffer_command(cl_command_queue queue, cl_mem buffer, size_t offset
   // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
   if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
   // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
-  if (!cl::validate(buffer)) return CL_INVALID_MEM_OBJECT;
+  if (!cl::validate(buffer) || buffer->image) return CL_INVALID_MEM_OBJECT;
   // CL_INVALID_CONTEXT if the context associated with command_queue and buffer are not the
   // same.
   if (buffer->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
@@ -96,7 +96,7 @@ cl_int CL_API_CALL EnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem 
   std::vector<_cl_event*> waits;
   cl_int e = check_buffer_command(queue, src, src_offset, size, num_events, wait_list, &waits);
   if (e != CL_SUCCESS) return e;
-  if (!cl::validate(dst)) return CL_INVALID_MEM_OBJECT;
+  if (!cl::validate(dst) || dst->image) return CL_INVALID_MEM_OBJECT;
   if (dst->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
   // CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset + size or dst_offset + size
   // require accessing elements outside the src_buffer and dst_buffer buffer objects
@@ -254,7 +254,7 @@ cl_int CL_API_CALL EnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_
   std::vector<_cl_event*> waits;
   cl_int e = check_buffer_command(queue, src, 0, 0, num_events, wait_list, &waits);
   if (e != CL_SUCCESS) return e;
-  if (!cl::validate(dst)) return CL_INVALID_MEM_OBJECT;
+  if (!cl::validate(dst) || dst->image) return CL_INVALID_MEM_OBJECT;
   if (dst->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
   Rect s, d;
   e = check_rect(src_origin, dst_origin, region, src_row, src_slice, dst_row, dst_slice,
@@ -333,9 +333,15 @@ void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_boo
 cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, void* mapped,
                                          cl_uint num_events, const cl_event* wait_list,
                                          cl_event* event) {
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  // CL_INVALID_MEM_OBJECT if memobj is not a valid memory object or is a pipe object.
+  if (!cl::validate(mem)) return CL_INVALID_MEM_OBJECT;
+  // CL_INVALID_CONTEXT if context associated with command_queue and memobj are not the same.
+  if (mem->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
   std::vector<_cl_event*> waits;
-  cl_int e = check_buffer_command(queue, mem, 0, 0, num_events, wait_list, &waits);
+  cl_int e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
   if (e != CL_SUCCESS) return e;
+  if (mem->image) return unmap_image(queue, mem, mapped, waits, event);
   _cl_mem::Mapping mapping;
   {
     std::lock_guard<std::mutex> lock(mem->map_mutex);

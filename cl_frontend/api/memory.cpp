@@ -1,5 +1,6 @@
 // Buffer entry points.
 #include "api/api.h"
+#include "core/image.h"
 #include "core/info.h"
 #include "core/memory.h"
 
@@ -13,14 +14,19 @@ constexpr cl_mem_flags kHostPtr = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | 
 
 bool more_than_one(cl_mem_flags bits) { return bits & (bits - 1); }
 
-// CL_INVALID_VALUE if values specified in flags are not valid.
-bool valid_flags(cl_mem_flags flags) {
+}  // namespace
+
+bool valid_mem_flags(cl_mem_flags flags) {
   if (flags & ~(kAccess | kHostAccess | kHostPtr | CL_MEM_KERNEL_READ_AND_WRITE)) return false;
   if (more_than_one(flags & kAccess) || more_than_one(flags & kHostAccess)) return false;
   if ((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)))
     return false;
   return true;
 }
+
+namespace {
+
+bool valid_flags(cl_mem_flags flags) { return valid_mem_flags(flags); }
 
 cl_mem CL_API_CALL CreateBufferWithProperties(cl_context context,
                                               const cl_mem_properties* properties,
@@ -55,7 +61,7 @@ cl_mem CL_API_CALL CreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
                                    cl_buffer_create_type type, const void* info,
                                    cl_int* errcode_ret) {
   // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object or is a sub-buffer object.
-  if (!cl::validate(buffer) || buffer->parent) return set_error(errcode_ret, CL_INVALID_MEM_OBJECT), nullptr;
+  if (!cl::validate(buffer) || buffer->parent || buffer->image) return set_error(errcode_ret, CL_INVALID_MEM_OBJECT), nullptr;
   if (!valid_flags(flags) || (flags & kHostPtr)) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
   // CL_INVALID_VALUE if buffer was created with CL_MEM_WRITE_ONLY and flags specifies
   // CL_MEM_READ_WRITE or CL_MEM_READ_ONLY, or the opposite, or host access conflicts.
@@ -105,7 +111,8 @@ cl_int CL_API_CALL GetMemObjectInfo(cl_mem mem, cl_mem_info param, size_t size, 
   if (!cl::validate(mem)) return CL_INVALID_MEM_OBJECT;
   cl::InfoOut out{size, value, size_ret};
   switch (param) {
-    case CL_MEM_TYPE: return out(cl_mem_object_type(CL_MEM_OBJECT_BUFFER));
+    case CL_MEM_TYPE:
+      return out(cl_mem_object_type(mem->image ? mem->image->desc.image_type : CL_MEM_OBJECT_BUFFER));
     case CL_MEM_FLAGS: return out(mem->flags);
     case CL_MEM_SIZE: return out(mem->size);
     case CL_MEM_HOST_PTR: return out(mem->host_ptr);
@@ -129,14 +136,6 @@ cl_int CL_API_CALL SetMemObjectDestructorCallback(cl_mem mem, void(CL_CALLBACK* 
   return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL GetSupportedImageFormats(cl_context context, cl_mem_flags, cl_mem_object_type,
-                                            cl_uint, cl_image_format*, cl_uint* num_formats) {
-  if (!cl::validate(context)) return CL_INVALID_CONTEXT;
-  // Images are not supported yet: no format is reported.
-  if (num_formats) *num_formats = 0;
-  return CL_SUCCESS;
-}
-
 // Pipes are not supported (CL_DEVICE_PIPE_SUPPORT is CL_FALSE), so no memory object is a
 // pipe: "CL_INVALID_MEM_OBJECT if pipe is not a valid pipe object".
 cl_int CL_API_CALL GetPipeInfo(cl_mem, cl_pipe_info, size_t, void*, size_t*) {
@@ -153,7 +152,6 @@ void register_memory(cl_icd_dispatch& t) {
   t.clReleaseMemObject = ReleaseMemObject;
   t.clGetMemObjectInfo = GetMemObjectInfo;
   t.clSetMemObjectDestructorCallback = SetMemObjectDestructorCallback;
-  t.clGetSupportedImageFormats = GetSupportedImageFormats;
   t.clGetPipeInfo = GetPipeInfo;
 }
 

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "core/precision_probe.h"
+#include "core/image_format.h"
 #include "core/info.h"
 #include "core/platform.h"
 #include "core/printf.h"
@@ -224,6 +225,8 @@ std::vector<std::string> _cl_device_id::feature_list(bool probed) const {
   return v;
 }
 
+bool _cl_device_id::images() const { return cl::experimental_images_enabled(); }
+
 std::string _cl_device_id::extensions() const {
   std::string s;
   for (const std::string& e : extension_list()) s += e + " ";
@@ -323,21 +326,34 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
       return out(cl_device_fp_config(fp16() ? CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN : 0));
     case CL_DEVICE_MAX_CLOCK_FREQUENCY: return out(cl_uint(0));
     case CL_DEVICE_ADDRESS_BITS: return out(cl_uint(64));
+    // Images are reported only with VKCL_EXPERIMENTAL_IMAGES=1 until kernels can use them
+    // (image_format.h); every limit is then the Vulkan device's, and 0 without images.
     case CL_DEVICE_MAX_READ_IMAGE_ARGS:
+      return out(cl_uint(images() ? std::min(l.maxPerStageDescriptorSampledImages, l.maxDescriptorSetSampledImages) : 0));
+    // Written images are storage images of format Unknown: writes need
+    // shaderStorageImageWriteWithoutFormat, read_write images also ...ReadWithoutFormat
+    // (which lavapipe lacks: it has no read_write images).
     case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
-    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
+    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS: {
+      bool storage = images() && info_.features.shaderStorageImageWriteWithoutFormat &&
+                     (param == CL_DEVICE_MAX_WRITE_IMAGE_ARGS || info_.features.shaderStorageImageReadWithoutFormat);
+      return out(cl_uint(storage ? std::min(l.maxPerStageDescriptorStorageImages, l.maxDescriptorSetStorageImages) : 0));
+    }
     case CL_DEVICE_MAX_SAMPLERS:
+      return out(cl_uint(images() ? std::min(l.maxPerStageDescriptorSamplers, l.maxDescriptorSetSamplers) : 0));
+    // 2D images from buffers (cl_khr_image2d_from_buffer) are not built: "0 if the device
+    // does not support" them.
     case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
     case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: return out(cl_uint(0));
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE: return out(cl_ulong(max_mem_alloc_size()));
-    case CL_DEVICE_IMAGE2D_MAX_WIDTH:
-    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE2D_MAX_WIDTH: return out(size_t(images() ? cl::image_limits(info_).width_2d : 0));
+    case CL_DEVICE_IMAGE2D_MAX_HEIGHT: return out(size_t(images() ? cl::image_limits(info_).height_2d : 0));
     case CL_DEVICE_IMAGE3D_MAX_WIDTH:
     case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
-    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
-    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
-    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: return out(size_t(0));
-    case CL_DEVICE_IMAGE_SUPPORT: return out(cl_bool(CL_FALSE));
+    case CL_DEVICE_IMAGE3D_MAX_DEPTH: return out(size_t(images() ? cl::image_limits(info_).size_3d : 0));
+    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE: return out(size_t(images() ? cl::image_limits(info_).buffer_size : 0));
+    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: return out(size_t(images() ? cl::image_limits(info_).array_size : 0));
+    case CL_DEVICE_IMAGE_SUPPORT: return out(cl_bool(images() ? CL_TRUE : CL_FALSE));
     case CL_DEVICE_MAX_PARAMETER_SIZE: return out(size_t(1024));
     case CL_DEVICE_MEM_BASE_ADDR_ALIGN: return out(cl_uint(1024));
     case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: return out(cl_uint(128));

@@ -44,6 +44,9 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   uint32_t subgroup_size() const;
   // cl_khr_subgroups: Vulkan subgroups in compute with vote, ballot and arithmetic.
   bool has_subgroups() const;
+  // CL_DEVICE_IMAGE_SUPPORT: only with VKCL_EXPERIMENTAL_IMAGES=1 while kernels cannot use
+  // images (the host side alone is built).
+  bool images() const;
   std::string extensions() const;
   std::vector<std::string> extension_list() const { return extension_list(true); }  // CL_DEVICE_EXTENSIONS
   std::vector<std::string> feature_list() const { return feature_list(true); }  // CL_DEVICE_OPENCL_C_FEATURES

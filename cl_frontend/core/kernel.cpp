@@ -69,7 +69,8 @@ cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* val
       if (m) {
         // CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the
         // specified arg_value is not a valid memory object.
-        if (!cl::validate(m) || m->context.get() != program->context.get())
+        // (An image is not a buffer: kernels cannot take images yet.)
+        if (!cl::validate(m) || m->image || m->context.get() != program->context.get())
           return cl::Error{CL_INVALID_MEM_OBJECT};
         v.mem = cl::WeakMem(m);
       }

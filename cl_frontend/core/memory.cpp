@@ -3,6 +3,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "core/image.h"
+
 using namespace vkcl;
 
 namespace {

@@ -13,6 +13,10 @@
 #include "core/object.h"
 #include "core/result.h"
 
+namespace vkcl::cl {
+struct Image;  // core/image.h
+}
+
 struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
   using Destructor = void(CL_CALLBACK*)(cl_mem, void*);
 
@@ -38,6 +42,8 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
   };
   std::mutex map_mutex;
   std::map<void*, Mapping> mappings;
+  // Set for image objects (core/image.h), whose |storage| is null.
+  std::unique_ptr<vkcl::cl::Image> image;
 
   static vkcl::cl::Result<_cl_mem*> create_buffer(_cl_context* context, cl_mem_flags flags,
                                                   size_t size, void* host_ptr);

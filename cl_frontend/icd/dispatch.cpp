@@ -52,6 +52,7 @@ cl_icd_dispatch make_table() {
   api::register_enqueue(t);
   api::register_program(t);
   api::register_kernel(t);
+  api::register_image(t);
   return t;
 }
 

@@ -203,6 +203,9 @@ class CommandStream {
   // Makes everything recorded before visible to everything recorded after (compute, transfer
   // and host access). Callers insert it only between dependent commands.
   VkResult barrier();
+  // The batch's command buffer (begun if need be) for one more command, for vk_backend's
+  // other command families (image.h) to record into.
+  VkResult command_buffer(VkCommandBuffer* out);
   // Records a timestamp; returns its slot in |*slot| for read_timestamp after completion.
   VkResult write_timestamp(uint32_t* slot);
   // Nanoseconds on the host's CLOCK_MONOTONIC scale for a completed |slot|.

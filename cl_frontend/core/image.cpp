@@ -1,0 +1,295 @@
+#include "core/image.h"
+
+#include <cstring>
+
+#include "core/device.h"
+#include "core/image_format.h"
+
+namespace vkcl::cl {
+
+size_t Image::height() const {
+  switch (desc.image_type) {
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY: return desc.image_array_size;
+    case CL_MEM_OBJECT_IMAGE2D: case CL_MEM_OBJECT_IMAGE2D_ARRAY: case CL_MEM_OBJECT_IMAGE3D:
+      return desc.image_height;
+    default: return 1;
+  }
+}
+
+size_t Image::depth() const {
+  switch (desc.image_type) {
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY: return desc.image_array_size;
+    case CL_MEM_OBJECT_IMAGE3D: return desc.image_depth;
+    default: return 1;
+  }
+}
+
+vk::ImageRegion Image::vk_region(const size_t* origin, const size_t* region) const {
+  vk::ImageRegion r;
+  r.offset = {int32_t(origin[0]), 0, 0};
+  r.extent = {uint32_t(region[0]), 1, 1};
+  switch (desc.image_type) {
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY:
+      r.base_layer = uint32_t(origin[1]);
+      r.layer_count = uint32_t(region[1]);
+      break;
+    case CL_MEM_OBJECT_IMAGE2D:
+      r.offset.y = int32_t(origin[1]);
+      r.extent.height = uint32_t(region[1]);
+      break;
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY:
+      r.offset.y = int32_t(origin[1]);
+      r.extent.height = uint32_t(region[1]);
+      r.base_layer = uint32_t(origin[2]);
+      r.layer_count = uint32_t(region[2]);
+      break;
+    case CL_MEM_OBJECT_IMAGE3D:
+      r.offset = {int32_t(origin[0]), int32_t(origin[1]), int32_t(origin[2])};
+      r.extent = {uint32_t(region[0]), uint32_t(region[1]), uint32_t(region[2])};
+      break;
+    default: break;
+  }
+  return r;
+}
+
+void Image::host_steps(const size_t* region, size_t row_pitch, size_t slice_pitch, size_t* y_step,
+                       size_t* z_step) const {
+  const size_t row = row_pitch ? row_pitch : region[0] * element_size;
+  if (is_1d_array()) {
+    // "If slice_pitch is 0, slice_pitch is calculated as row_pitch for a 1D image array";
+    // a 1D array's rows are its layers, slice_pitch apart.
+    *y_step = slice_pitch ? slice_pitch : row;
+    *z_step = *y_step * region[1];
+    return;
+  }
+  *y_step = row;
+  *z_step = slice_pitch ? slice_pitch : row * region[1];
+}
+
+namespace {
+
+vk::ImageType vk_type(cl_mem_object_type type) {
+  switch (type) {
+    case CL_MEM_OBJECT_IMAGE1D: return vk::ImageType::k1D;
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY: return vk::ImageType::k1DArray;
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY: return vk::ImageType::k2DArray;
+    case CL_MEM_OBJECT_IMAGE3D: return vk::ImageType::k3D;
+    default: return vk::ImageType::k2D;
+  }
+}
+
+size_t region_bytes(const Image& image, const size_t* region) {
+  return image.element_size * region[0] * region[1] * region[2];
+}
+
+// Copies the rows of |region| between tightly packed |packed| and host memory |host| laid out
+// with |y_step| and |z_step|.
+void copy_rows(const Image& image, const size_t* region, size_t y_step, size_t z_step,
+               uint8_t* host, uint8_t* packed, bool to_host) {
+  const size_t row = region[0] * image.element_size;
+  for (size_t z = 0; z < region[2]; ++z)
+    for (size_t y = 0; y < region[1]; ++y) {
+      uint8_t* h = host + z * z_step + y * y_step;
+      uint8_t* p = packed + (z * region[1] + y) * row;
+      if (to_host) std::memcpy(h, p, row);
+      else std::memcpy(p, h, row);
+    }
+}
+
+// Stages host memory into a buffer and records its copy into |region| of the image; the
+// caller waits for |stream| before |*staging| goes.
+VkResult stage_write(const std::shared_ptr<vk::Device>& device, vk::CommandStream& stream,
+                     const Image& image, const size_t* origin, const size_t* region, size_t y_step,
+                     size_t z_step, const void* src, std::unique_ptr<vk::Buffer>* staging) {
+  VkResult r = vk::Buffer::create(device, region_bytes(image, region), vk::MemoryPlacement::HostVisible,
+                                  staging);
+  if (r != VK_SUCCESS) return r;
+  copy_rows(image, region, y_step, z_step, static_cast<uint8_t*>(const_cast<void*>(src)),
+            static_cast<uint8_t*>((*staging)->mapped()), false);
+  return vk::copy_buffer_to_image(stream, **staging, 0, 0, 0, *image.storage,
+                                  image.vk_region(origin, region));
+}
+
+}  // namespace
+
+Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl_image_format& format,
+                              const cl_image_desc& desc, void* host_ptr) {
+  auto device = context->memory_device()->vk_device();
+  if (!device) return Error{device.error()};
+  auto image = std::make_unique<Image>();
+  image->format = format;
+  image->desc = desc;
+  image->element_size = element_size(format);
+  VkExtent3D extent{uint32_t(image->width()), 1, 1};
+  uint32_t layers = 1;
+  switch (desc.image_type) {
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY: layers = uint32_t(desc.image_array_size); break;
+    case CL_MEM_OBJECT_IMAGE2D: extent.height = uint32_t(desc.image_height); break;
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY:
+      extent.height = uint32_t(desc.image_height);
+      layers = uint32_t(desc.image_array_size);
+      break;
+    case CL_MEM_OBJECT_IMAGE3D:
+      extent.height = uint32_t(desc.image_height);
+      extent.depth = uint32_t(desc.image_depth);
+      break;
+    default: break;
+  }
+  VkResult r = vk::Image::create(*device, vulkan_format(format).format, vk_type(desc.image_type), extent,
+                                 layers, &image->storage);
+  // The format's own limits (vkGetPhysicalDeviceImageFormatProperties) may be below the
+  // device's.
+  if (r == VK_ERROR_FORMAT_NOT_SUPPORTED) return Error{CL_INVALID_IMAGE_SIZE};
+  if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+  auto mem = Ref<_cl_mem>::adopt(new _cl_mem());
+  mem->context = Ref<_cl_context>(context);
+  mem->flags = flags;
+  mem->size = image->size();
+  if (flags & CL_MEM_USE_HOST_PTR) mem->host_ptr = host_ptr;
+  if (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) {
+    const size_t origin[3] = {0, 0, 0};
+    const size_t region[3] = {image->width(), image->height(), image->depth()};
+    size_t y_step, z_step;
+    image->host_steps(region, desc.image_row_pitch, desc.image_slice_pitch, &y_step, &z_step);
+    std::unique_ptr<vk::CommandStream> stream;
+    std::unique_ptr<vk::Buffer> staging;
+    r = vk::CommandStream::create(*device, &stream);
+    if (r == VK_SUCCESS)
+      r = stage_write(*device, *stream, *image, origin, region, y_step, z_step, host_ptr, &staging);
+    uint64_t point = 0;
+    if (r == VK_SUCCESS) r = stream->submit({}, &point);
+    if (r == VK_SUCCESS) r = stream->wait(point);
+    if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+  }
+  mem->image = std::move(image);
+  return mem.release_to_api();
+}
+
+cl_int read_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* region,
+                  size_t row_pitch, size_t slice_pitch, void* dst) {
+  const Image& image = *mem.image;
+  std::unique_ptr<vk::Buffer> staging;
+  VkResult r = vk::Buffer::create(queue.vk, region_bytes(image, region), vk::MemoryPlacement::HostVisible,
+                                  &staging);
+  if (r == VK_SUCCESS)
+    r = vk::copy_image_to_buffer(*queue.stream, *image.storage, image.vk_region(origin, region), *staging,
+                                 0, 0, 0);
+  if (r != VK_SUCCESS) return cl_error_from(r);
+  cl_int e = queue.sync();
+  if (e != CL_SUCCESS) return e;
+  size_t y_step, z_step;
+  image.host_steps(region, row_pitch, slice_pitch, &y_step, &z_step);
+  copy_rows(image, region, y_step, z_step, static_cast<uint8_t*>(dst),
+            static_cast<uint8_t*>(staging->mapped()), true);
+  return CL_SUCCESS;
+}
+
+cl_int write_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* region,
+                   size_t row_pitch, size_t slice_pitch, const void* src) {
+  const Image& image = *mem.image;
+  size_t y_step, z_step;
+  image.host_steps(region, row_pitch, slice_pitch, &y_step, &z_step);
+  std::unique_ptr<vk::Buffer> staging;
+  VkResult r = stage_write(queue.vk, *queue.stream, image, origin, region, y_step, z_step, src, &staging);
+  if (r != VK_SUCCESS) return cl_error_from(r);
+  return queue.sync();
+}
+
+namespace {
+
+// Vulkan copies between images of the same dimensionality, and between 2D (array) and 3D;
+// not between 1D and 2D or 3D.
+bool copies_directly(const Image& a, const Image& b) {
+  auto one_d = [](const Image& i) {
+    return i.desc.image_type == CL_MEM_OBJECT_IMAGE1D || i.desc.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY;
+  };
+  return one_d(a) == one_d(b);
+}
+
+Result<Scratch> scratch_buffer(Queue& queue, size_t size, vk::MemoryPlacement placement) {
+  std::unique_ptr<vk::Buffer> buffer;
+  VkResult r = vk::Buffer::create(queue.vk, size, placement, &buffer);
+  if (r != VK_SUCCESS) return Error{cl_error_from(r)};
+  return Scratch(std::move(buffer));
+}
+
+}  // namespace
+
+Result<Scratch> prepare_copy_image(Queue& queue, Mem& src, Mem& dst, const size_t* region) {
+  if (copies_directly(*src.image, *dst.image)) return Scratch();
+  // Through a tightly packed buffer, whose order (x, then y, then z) is the same for both.
+  return scratch_buffer(queue, region_bytes(*src.image, region), vk::MemoryPlacement::DeviceLocal);
+}
+
+cl_int copy_image(Queue& queue, Mem& src, Mem& dst, const size_t* src_origin, const size_t* dst_origin,
+                  const size_t* region, const Scratch& scratch) {
+  const Image& s = *src.image;
+  const Image& d = *dst.image;
+  VkResult r;
+  if (!scratch) {
+    r = vk::copy_image(*queue.stream, *s.storage, s.vk_region(src_origin, region), *d.storage,
+                       d.vk_region(dst_origin, region));
+  } else {
+    r = vk::copy_image_to_buffer(*queue.stream, *s.storage, s.vk_region(src_origin, region), *scratch, 0,
+                                 0, 0);
+    if (r == VK_SUCCESS) r = queue.stream->barrier();
+    if (r == VK_SUCCESS)
+      r = vk::copy_buffer_to_image(*queue.stream, *scratch, 0, 0, 0, *d.storage,
+                                   d.vk_region(dst_origin, region));
+  }
+  return cl_error_from(r);
+}
+
+Result<Scratch> prepare_image_buffer_copy(Queue& queue, Mem& image, Mem& buffer, size_t offset,
+                                          const size_t* region) {
+  // Vulkan wants a buffer offset that is a multiple of the texel size; OpenCL allows any.
+  if ((buffer.offset + offset) % image.image->element_size == 0) return Scratch();
+  return scratch_buffer(queue, region_bytes(*image.image, region), vk::MemoryPlacement::DeviceLocal);
+}
+
+cl_int copy_image_to_buffer(Queue& queue, Mem& image, Mem& buffer, const size_t* origin,
+                            const size_t* region, size_t offset, const Scratch& scratch) {
+  const Image& i = *image.image;
+  const size_t at = buffer.offset + offset;
+  if (!scratch)
+    return cl_error_from(vk::copy_image_to_buffer(*queue.stream, *i.storage, i.vk_region(origin, region),
+                                                  *buffer.storage, at, 0, 0));
+  VkResult r = vk::copy_image_to_buffer(*queue.stream, *i.storage, i.vk_region(origin, region), *scratch,
+                                        0, 0, 0);
+  if (r == VK_SUCCESS) r = queue.stream->barrier();
+  if (r == VK_SUCCESS)
+    r = queue.stream->copy_buffer(*scratch, 0, *buffer.storage, at, region_bytes(i, region));
+  return cl_error_from(r);
+}
+
+cl_int copy_buffer_to_image(Queue& queue, Mem& buffer, Mem& image, size_t offset, const size_t* origin,
+                            const size_t* region, const Scratch& scratch) {
+  const Image& i = *image.image;
+  const size_t at = buffer.offset + offset;
+  if (!scratch)
+    return cl_error_from(vk::copy_buffer_to_image(*queue.stream, *buffer.storage, at, 0, 0, *i.storage,
+                                                  i.vk_region(origin, region)));
+  VkResult r = queue.stream->copy_buffer(*buffer.storage, at, *scratch, 0, region_bytes(i, region));
+  if (r == VK_SUCCESS) r = queue.stream->barrier();
+  if (r == VK_SUCCESS)
+    r = vk::copy_buffer_to_image(*queue.stream, *scratch, 0, 0, 0, *i.storage, i.vk_region(origin, region));
+  return cl_error_from(r);
+}
+
+Result<Scratch> prepare_fill_image(Queue& queue, Mem& image, const uint8_t* texel, const size_t* region) {
+  const size_t element = image.image->element_size;
+  auto pattern = scratch_buffer(queue, region_bytes(*image.image, region), vk::MemoryPlacement::HostVisible);
+  if (!pattern) return pattern;
+  uint8_t* p = static_cast<uint8_t*>((*pattern)->mapped());
+  for (size_t i = 0, n = region[0] * region[1] * region[2]; i < n; ++i) std::memcpy(p + i * element, texel, element);
+  return pattern;
+}
+
+cl_int fill_image(Queue& queue, Mem& image, const size_t* origin, const size_t* region,
+                  const Scratch& pattern) {
+  const Image& i = *image.image;
+  return cl_error_from(
+      vk::copy_buffer_to_image(*queue.stream, *pattern, 0, 0, 0, *i.storage, i.vk_region(origin, region)));
+}
+
+}  // namespace vkcl::cl

@@ -1,0 +1,59 @@
+// OpenCL image formats: which channel order / data type pairs the spec allows, their element
+// sizes, the Vulkan format that holds the same bytes, which of them a device supports, and
+// the conversion of a fill colour to a texel.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "vkcl/vk_backend/vk_backend.h"
+
+namespace vkcl::cl {
+
+// Whether the images are reported: they are while kernels cannot use them yet only when
+// VKCL_EXPERIMENTAL_IMAGES=1 is set (read each time, so tests can switch it).
+bool experimental_images_enabled();
+
+// The image size limits a device reports (CL_DEVICE_IMAGE*_MAX_*), from its Vulkan limits.
+struct ImageLimits {
+  size_t width_2d;      // 1D and 2D widths: maxImageDimension1D and 2D
+  size_t height_2d;
+  size_t size_3d;       // width, height and depth of 3D images
+  size_t array_size;    // maxImageArrayLayers
+  size_t buffer_size;   // maxTexelBufferElements (1D buffer images)
+};
+ImageLimits image_limits(const vk::DeviceInfo& device);
+
+// Bytes per element of |format|, or 0 when its channel order and data type are not a pair
+// the spec allows (CL_INVALID_IMAGE_FORMAT_DESCRIPTOR).
+size_t element_size(const cl_image_format& format);
+// Channels of |order| (CL_Rx counts its padding channel), 0 for an unknown order.
+cl_uint channel_count(cl_channel_order order);
+
+// The Vulkan format whose texels hold the same bytes as |format|'s elements.
+struct VulkanFormat {
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  // The Vulkan format's channels are not the order's (CL_A, CL_ARGB, CL_INTENSITY, padding
+  // channels read as 1, ...): a kernel reads such an image through a view's component
+  // swizzle, and cannot write it (storage views take no swizzle).
+  bool swizzled = false;
+};
+// VK_FORMAT_UNDEFINED when vkcl has no Vulkan format for |format|.
+VulkanFormat vulkan_format(const cl_image_format& format);
+
+// The formats of the spec's tables that |device| supports for images of |type| used as
+// |flags| says (CL_MEM_READ_ONLY: sampled; CL_MEM_WRITE_ONLY: written as storage;
+// CL_MEM_READ_WRITE: both; CL_MEM_KERNEL_READ_AND_WRITE: read and written as storage).
+std::vector<cl_image_format> supported_formats(const vk::DeviceInfo& device, cl_mem_flags flags,
+                                               cl_mem_object_type type);
+bool format_supported(const vk::DeviceInfo& device, cl_mem_flags flags, cl_mem_object_type type,
+                      const cl_image_format& format);
+
+// Writes to |texel| (element_size(format) bytes) the element |color| converts to, by the
+// SPIR-V environment spec's §7.4 rules for image writes: |color| is four floats, or four
+// cl_int / cl_uint for unnormalized signed / unsigned integer data types (clEnqueueFillImage).
+void pack_fill_color(const cl_image_format& format, const void* color, uint8_t* texel);
+
+}  // namespace vkcl::cl

@@ -1,0 +1,189 @@
+#include "vkcl/vk_backend/image.h"
+
+#include <vector>
+
+namespace vkcl::vk {
+
+namespace {
+
+VkImageType vk_type(ImageType type) {
+  switch (type) {
+    case ImageType::k1D:
+    case ImageType::k1DArray: return VK_IMAGE_TYPE_1D;
+    case ImageType::k2D:
+    case ImageType::k2DArray: return VK_IMAGE_TYPE_2D;
+    case ImageType::k3D: return VK_IMAGE_TYPE_3D;
+  }
+  return VK_IMAGE_TYPE_2D;
+}
+
+VkImageSubresourceLayers layers_of(const ImageRegion& region) {
+  return {VK_IMAGE_ASPECT_COLOR_BIT, 0, region.base_layer, region.layer_count};
+}
+
+// Every texel of |image| from UNDEFINED to GENERAL, once, on a stream of its own: the image is
+// then ready for any queue's commands without per-queue layout tracking.
+VkResult make_general(std::shared_ptr<Device> device, const Image& image) {
+  std::unique_ptr<CommandStream> stream;
+  VkResult r = CommandStream::create(device, &stream);
+  if (r != VK_SUCCESS) return r;
+  VkCommandBuffer cb;
+  r = stream->command_buffer(&cb);
+  if (r != VK_SUCCESS) return r;
+  VkImageMemoryBarrier barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  barrier.srcAccessMask = 0;
+  barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+  barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  barrier.image = image.handle();
+  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, image.layers()};
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                       nullptr, 0, nullptr, 1, &barrier);
+  uint64_t point = 0;
+  r = stream->submit({}, &point);
+  if (r != VK_SUCCESS) return r;
+  return stream->wait(point);
+}
+
+}  // namespace
+
+FormatSupport format_support(const DeviceInfo& device, VkFormat format) {
+  FormatSupport s;
+  VkFormatProperties3 properties3{VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_3};
+  bool has3 = device.properties.apiVersion >= VK_API_VERSION_1_3;
+  VkFormatProperties2 properties{VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2, has3 ? &properties3 : nullptr};
+  vkGetPhysicalDeviceFormatProperties2(device.physical, format, &properties);
+  const VkFormatFeatureFlags optimal = properties.formatProperties.optimalTilingFeatures;
+  const VkFormatFeatureFlags buffer = properties.formatProperties.bufferFeatures;
+  s.transfer = (optimal & VK_FORMAT_FEATURE_TRANSFER_SRC_BIT) && (optimal & VK_FORMAT_FEATURE_TRANSFER_DST_BIT);
+  s.sampled = optimal & VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+  s.linear_filter = optimal & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
+  s.storage = optimal & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT;
+  // The device-wide features cover every storage format (Device enables them); Vulkan 1.3's
+  // per-format bits add formats a device allows without them.
+  s.storage_read_without_format = s.storage && device.features.shaderStorageImageReadWithoutFormat;
+  s.storage_write_without_format = s.storage && device.features.shaderStorageImageWriteWithoutFormat;
+  if (has3) {
+    s.storage_read_without_format = s.storage_read_without_format ||
+        (properties3.optimalTilingFeatures & VK_FORMAT_FEATURE_2_STORAGE_READ_WITHOUT_FORMAT_BIT);
+    s.storage_write_without_format = s.storage_write_without_format ||
+        (properties3.optimalTilingFeatures & VK_FORMAT_FEATURE_2_STORAGE_WRITE_WITHOUT_FORMAT_BIT);
+  }
+  s.uniform_texel_buffer = buffer & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT;
+  s.storage_texel_buffer = buffer & VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT;
+  return s;
+}
+
+bool image_limits(const DeviceInfo& device, VkFormat format, ImageType type, VkImageUsageFlags usage,
+                  VkImageFormatProperties* out) {
+  return vkGetPhysicalDeviceImageFormatProperties(device.physical, format, vk_type(type),
+                                                  VK_IMAGE_TILING_OPTIMAL, usage, 0, out) == VK_SUCCESS;
+}
+
+VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
+                       VkExtent3D extent, uint32_t layers, std::unique_ptr<Image>* out) {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
+  FormatSupport support = format_support(device->info(), format);
+  if (!support.transfer) return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  // Every use the format allows, whatever the application said it would do: kernels bind
+  // images per enqueue, and OpenCL's access flags are promises, not Vulkan usage.
+  VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  if (support.sampled) usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
+  if (support.storage) usage |= VK_IMAGE_USAGE_STORAGE_BIT;
+  VkImageFormatProperties limits;
+  if (!image_limits(device->info(), format, type, usage, &limits)) return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  if (extent.width > limits.maxExtent.width || extent.height > limits.maxExtent.height ||
+      extent.depth > limits.maxExtent.depth || layers > limits.maxArrayLayers)
+    return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  std::unique_ptr<Image> image(new Image());
+  image->device_ = device;
+  image->format_ = format;
+  image->type_ = type;
+  image->usage_ = usage;
+  image->extent_ = extent;
+  image->layers_ = layers;
+  VkDevice d = device->handle();
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  info.imageType = vk_type(type);
+  info.format = format;
+  info.extent = extent;
+  info.mipLevels = 1;
+  info.arrayLayers = layers;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = usage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VkResult r = vkCreateImage(d, &info, nullptr, &image->image_);
+  if (r != VK_SUCCESS) return r;
+  VkMemoryRequirements req;
+  vkGetImageMemoryRequirements(d, image->image_, &req);
+  if (req.size > device->info().max_allocation_size) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  uint32_t type_index = device->find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                                 VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  if (type_index == UINT32_MAX) type_index = device->find_memory_type(req.memoryTypeBits, 0, 0);
+  if (type_index == UINT32_MAX) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = type_index;
+  r = vkAllocateMemory(d, &alloc, nullptr, &image->memory_);
+  if (r != VK_SUCCESS) return r;
+  r = vkBindImageMemory(d, image->image_, image->memory_, 0);
+  if (r != VK_SUCCESS) return r;
+  r = make_general(device, *image);
+  if (r != VK_SUCCESS) return r;
+  *out = std::move(image);
+  return VK_SUCCESS;
+}
+
+Image::~Image() {
+  if (!device_ || !vulkan_usable()) return;
+  VkDevice d = device_->handle();
+  if (image_) vkDestroyImage(d, image_, nullptr);
+  if (memory_) vkFreeMemory(d, memory_, nullptr);
+}
+
+VkResult copy_buffer_to_image(CommandStream& stream, const Buffer& buffer, VkDeviceSize offset,
+                              uint32_t row_length, uint32_t image_height, const Image& image,
+                              const ImageRegion& region) {
+  VkCommandBuffer cb;
+  VkResult r = stream.command_buffer(&cb);
+  if (r != VK_SUCCESS) return r;
+  VkBufferImageCopy copy{offset, row_length, image_height, layers_of(region), region.offset,
+                         region.extent};
+  vkCmdCopyBufferToImage(cb, buffer.handle(), image.handle(), VK_IMAGE_LAYOUT_GENERAL, 1, &copy);
+  return VK_SUCCESS;
+}
+
+VkResult copy_image_to_buffer(CommandStream& stream, const Image& image, const ImageRegion& region,
+                              const Buffer& buffer, VkDeviceSize offset, uint32_t row_length,
+                              uint32_t image_height) {
+  VkCommandBuffer cb;
+  VkResult r = stream.command_buffer(&cb);
+  if (r != VK_SUCCESS) return r;
+  VkBufferImageCopy copy{offset, row_length, image_height, layers_of(region), region.offset,
+                         region.extent};
+  vkCmdCopyImageToBuffer(cb, image.handle(), VK_IMAGE_LAYOUT_GENERAL, buffer.handle(), 1, &copy);
+  return VK_SUCCESS;
+}
+
+VkResult copy_image(CommandStream& stream, const Image& src, const ImageRegion& src_region,
+                    const Image& dst, const ImageRegion& dst_region) {
+  VkCommandBuffer cb;
+  VkResult r = stream.command_buffer(&cb);
+  if (r != VK_SUCCESS) return r;
+  VkImageCopy copy{layers_of(src_region), src_region.offset, layers_of(dst_region),
+                   dst_region.offset, src_region.extent};
+  // Between a 3D image and layers of a 2D one, the extent is the 3D image's (its depth counts
+  // the layers).
+  if (dst.type() == ImageType::k3D) copy.extent = dst_region.extent;
+  vkCmdCopyImage(cb, src.handle(), VK_IMAGE_LAYOUT_GENERAL, dst.handle(), VK_IMAGE_LAYOUT_GENERAL, 1,
+                 &copy);
+  return VK_SUCCESS;
+}
+
+}  // namespace vkcl::vk

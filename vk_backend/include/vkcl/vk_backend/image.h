@@ -1,0 +1,88 @@
+// vk_backend images: VkImages with optimal tiling and their own memory, kept in
+// VK_IMAGE_LAYOUT_GENERAL for their whole life, the copies between them and buffers, and what
+// a Vulkan device can do with a format. Knows nothing of OpenCL.
+#pragma once
+
+#include "vkcl/vk_backend/vk_backend.h"
+
+namespace vkcl::vk {
+
+enum class ImageType { k1D, k1DArray, k2D, k2DArray, k3D };
+
+// What a device can do with |format| (vkGetPhysicalDeviceFormatProperties).
+struct FormatSupport {
+  bool transfer = false;        // copies to and from buffers and images (optimal tiling)
+  bool sampled = false;         // a sampled image, optimal tiling
+  bool linear_filter = false;   // sampled with VK_FILTER_LINEAR
+  bool storage = false;         // a storage image, optimal tiling
+  // Storage reads and writes through an OpTypeImage of format Unknown (per format where
+  // Vulkan 1.3's VkFormatProperties3 says so, else the device-wide features).
+  bool storage_read_without_format = false;
+  bool storage_write_without_format = false;
+  bool uniform_texel_buffer = false;
+  bool storage_texel_buffer = false;
+};
+FormatSupport format_support(const DeviceInfo& device, VkFormat format);
+
+// The largest image of |type| and |format| the device can create with |usage| (optimal
+// tiling), from vkGetPhysicalDeviceImageFormatProperties; false when it cannot create one.
+bool image_limits(const DeviceInfo& device, VkFormat format, ImageType type, VkImageUsageFlags usage,
+                  VkImageFormatProperties* out);
+
+// A box of texels in one image: texel offset and extent (y is 0 and height 1 for 1D types, z
+// is 0 and depth 1 for all but 3D) and the array layers it covers.
+struct ImageRegion {
+  VkOffset3D offset{0, 0, 0};
+  VkExtent3D extent{1, 1, 1};
+  uint32_t base_layer = 0;
+  uint32_t layer_count = 1;
+};
+
+// A VkImage of one mip level with its own device-local memory, usable as a transfer source and
+// destination and, where the format allows, as a sampled and a storage image. It is in
+// VK_IMAGE_LAYOUT_GENERAL once create() returns and stays there, so commands on it need only
+// the memory barriers CommandStream::barrier() records.
+class Image {
+ public:
+  // |extent| has height 1 for 1D types and depth 1 for all but 3D; |layers| is 1 except for
+  // arrays. VK_ERROR_FORMAT_NOT_SUPPORTED when the device cannot make such an image,
+  // VK_ERROR_OUT_OF_DEVICE_MEMORY when its memory cannot be had.
+  static VkResult create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
+                         VkExtent3D extent, uint32_t layers, std::unique_ptr<Image>* out);
+  ~Image();
+  Image(const Image&) = delete;
+  Image& operator=(const Image&) = delete;
+
+  VkImage handle() const { return image_; }
+  VkFormat format() const { return format_; }
+  ImageType type() const { return type_; }
+  VkImageUsageFlags usage() const { return usage_; }
+  VkExtent3D extent() const { return extent_; }
+  uint32_t layers() const { return layers_; }
+
+ private:
+  Image() = default;
+  std::shared_ptr<Device> device_;
+  VkImage image_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkFormat format_ = VK_FORMAT_UNDEFINED;
+  ImageType type_ = ImageType::k2D;
+  VkImageUsageFlags usage_ = 0;
+  VkExtent3D extent_{1, 1, 1};
+  uint32_t layers_ = 1;
+};
+
+// Image commands recorded into |stream|. Buffer layouts are Vulkan's: |row_length| and
+// |image_height| in texels (0 for tightly packed); |offset| a multiple of the texel size.
+VkResult copy_buffer_to_image(CommandStream& stream, const Buffer& buffer, VkDeviceSize offset,
+                              uint32_t row_length, uint32_t image_height, const Image& image,
+                              const ImageRegion& region);
+VkResult copy_image_to_buffer(CommandStream& stream, const Image& image, const ImageRegion& region,
+                              const Buffer& buffer, VkDeviceSize offset, uint32_t row_length,
+                              uint32_t image_height);
+// Copies |src_region| of |src| to |dst_region| of |dst| (formats of the same texel size). The
+// regions cover the same texels: equal extents, or a 3D image's slices against as many layers.
+VkResult copy_image(CommandStream& stream, const Image& src, const ImageRegion& src_region,
+                    const Image& dst, const ImageRegion& dst_region);
+
+}  // namespace vkcl::vk

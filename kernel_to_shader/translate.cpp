@@ -416,21 +416,35 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   // The structurizer's own output is only checked here, by the Vulkan validator. When that
   // fails, the passes run once more with every unstructured function going through a
   // dispatch loop, which is always structured (slower code, but code); the first log stands
-  // if that fails too.
+  // if that fails too. On a driver that cuts loops short, the first try makes kernels
+  // resumable (resumable-loops); should that fail in any way, the same passes run without.
+  struct Attempt {
+    bool resumable, dispatch_loops;
+  };
+  std::vector<Attempt> attempts = {{false, false}, {false, true}};
+  if (caps.loop_iteration_limit) attempts.insert(attempts.begin(), Attempt{true, false});
   const ir::Module input = module;
   PassContext context;
   std::string first_failure;
-  for (bool dispatch_loops : {false, true}) {
+  for (size_t a = 0; a < attempts.size(); ++a) {
+    const Attempt& attempt = attempts[a];
     module = input;
     context = PassContext{};
     context.caps = caps;
-    context.dispatch_loops = dispatch_loops;
+    context.dispatch_loops = attempt.dispatch_loops;
+    context.resumable_loops = attempt.resumable;
+    bool failed = false;
     for (const std::string& name : pass_names()) {
       std::unique_ptr<Pass> pass = create_pass(name);
       if (pass->Process(module, context) == PassStatus::Failure) {
-        result.log = dispatch_loops ? first_failure : context.log;
-        return result;
+        failed = true;
+        break;
       }
+    }
+    if (failed) {
+      if (attempt.resumable) continue;
+      result.log = attempt.dispatch_loops ? first_failure : context.log;
+      return result;
     }
     std::string log;
     result.kernels.clear();
@@ -449,12 +463,12 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
       result.kernels.push_back(std::move(kernel));
     }
     if (log.empty()) break;
-    if (dispatch_loops) {
+    if (attempt.dispatch_loops) {
       result.kernels.clear();
       result.log = first_failure;
       return result;
     }
-    first_failure = log;
+    if (!attempt.resumable) first_failure = log;
   }
   result.program_data = context.program_data;
   result.program_relocations = context.program_relocations;

@@ -59,11 +59,12 @@ bool ResumeArea::unfinished() const {
 
 ResumeArea ResumePool::take(const std::shared_ptr<vk::Device>& device, uint64_t items,
                             uint32_t record, uint64_t groups, uint32_t group_record,
-                            uint32_t regions, VkResult* result) {
+                            uint32_t counters, uint32_t regions, VkResult* result) {
   ResumeArea area;
   area.regions = regions;
   area.arguments = 0;
-  area.groups = (uint64_t(regions) * (kResumeRounds + 1) * 16 + 255) / 256 * 256;
+  area.counters = (uint64_t(regions) * (kResumeRounds + 1) * 16 + 255) / 256 * 256;
+  area.groups = (area.counters + groups * counters + 255) / 256 * 256;
   area.items = (area.groups + groups * group_record + 255) / 256 * 256;
   uint64_t size = area.items + items * record;
   {
@@ -85,9 +86,9 @@ ResumeArea ResumePool::take(const std::shared_ptr<vk::Device>& device, uint64_t 
     }
     area.buffer = std::move(fresh);
   }
-  // Records of earlier launches carry other epochs and are read as empty; only the indirect
-  // arguments must start at zero.
-  std::memset(area.buffer->mapped(), 0, area.groups);
+  // Records of earlier launches carry other epochs and are read as empty, and each batch
+  // zeroes its counter when it starts: only the indirect arguments must start at zero.
+  std::memset(area.buffer->mapped(), 0, area.counters);
   static std::atomic<uint32_t> launches{0};
   do area.epoch = ++launches;
   while (area.epoch == 0);

@@ -51,7 +51,7 @@ constexpr uint32_t kResumeRounds = 64;
 // host-visible buffer of the kernel's ResumePool.
 struct ResumeArea {
   std::shared_ptr<vk::Buffer> buffer;
-  uint64_t items = 0, groups = 0, arguments = 0;
+  uint64_t items = 0, groups = 0, arguments = 0, counters = 0;
   uint32_t regions = 0;
   uint32_t epoch = 0;  // the launch's number, which marks the records it wrote
   // Device address of the indirect arguments round |round| of region |region| writes.
@@ -65,10 +65,12 @@ struct ResumeArea {
 
 class ResumePool {
  public:
-  // An area for |items| records of |record| bytes and |groups| group records of
-  // |group_record| bytes, for |regions| dispatch regions, with its indirect arguments zeroed.
+  // An area for |items| records of |record| bytes, |groups| group records of |group_record|
+  // bytes (none where |group_record| is 0) and as many counter blocks of |counters| bytes,
+  // for |regions| dispatch regions, with its indirect arguments zeroed.
   ResumeArea take(const std::shared_ptr<vk::Device>& device, uint64_t items, uint32_t record,
-                  uint64_t groups, uint32_t group_record, uint32_t regions, VkResult* result);
+                  uint64_t groups, uint32_t group_record, uint32_t counters, uint32_t regions,
+                  VkResult* result);
   void give_back(std::shared_ptr<vk::Buffer> buffer);
 
  private:

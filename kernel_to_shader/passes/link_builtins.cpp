@@ -206,11 +206,13 @@ class Linker {
     if (!resolve_declarations()) return PassStatus::Failure;
     for (const auto& e : m_.ext_inst_imports)
       if (ir::decode_string(e.operands, 0) == "OpenCL.std") opencl_ = e.result_id;
-    if (!opencl_) return changed_ ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;
-    // Imported functions are appended to m_.functions, so they are visited too.
-    for (size_t f = 0; f < m_.functions.size(); ++f) {
-      if (!rewrite(f)) return PassStatus::Failure;
+    if (opencl_) {
+      // Imported functions are appended to m_.functions, so they are visited too.
+      for (size_t f = 0; f < m_.functions.size(); ++f)
+        if (!rewrite(f)) return PassStatus::Failure;
     }
+    for (size_t f = user_functions_; f < m_.functions.size(); ++f)
+      ctx_.library_functions.insert(m_.functions[f].id());
     return changed_ ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;
   }
 

@@ -58,16 +58,28 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
     uint32_t g = emit(Op::OpCompositeExtract, u32, {vulkan_builtin(spv::BuiltIn::WorkgroupId, uvec3), c});
     return emit(Op::OpIAdd, u32, {g, push_word(kRegionGroupOffset + c)});
   };
-  // Word |index| of the local words the counters use: the flag, then one per sub-group.
+  // The linear id of this work-group in the NDRange.
+  auto linear_group = [&] {
+    uint32_t linear = group(2);
+    for (int c = 1; c >= 0; --c)
+      linear = emit(Op::OpIAdd, u32, {emit(Op::OpIMul, u32, {linear, push_word(kNumGroups + c)}), group(c)});
+    return linear;
+  };
+  // Address of word |index| of this work-group's counters (global memory, so that they take
+  // none of the local memory the kernel may want all of): one word spare, then one per
+  // sub-group of an enqueued work-group (ceil(its size / SubgroupSize)).
   auto counter = [&](uint32_t index) {
-    if (!resume_region_) {
-      uint32_t size = ctx_.caps.subgroup_size ? ctx_.caps.subgroup_size : 1;
-      resume_region_ = local_region(4 * ((ctx_.caps.max_work_group_size + size - 1) / size + 1), 4);
-    }
-    return emit(Op::OpIAdd, u32, {resume_region_, emit(Op::OpShiftLeftLogical, u32, {index, c_u32(2)})});
+    need_capability(spv::Capability::GroupNonUniform);
+    uint32_t items = emit(Op::OpIMul, u32, {push_word(kEnqueuedLocalSize), push_word(kEnqueuedLocalSize + 1)});
+    items = emit(Op::OpIMul, u32, {items, push_word(kEnqueuedLocalSize + 2)});
+    uint32_t size = vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);
+    uint32_t subgroups = emit(Op::OpUDiv, u32, {emit(Op::OpIAdd, u32, {items, emit(Op::OpISub, u32, {size, c_u32(1)})}), size});
+    uint32_t per_group = emit(Op::OpIAdd, u32, {subgroups, c_u32(1)});
+    uint32_t word = emit(Op::OpIAdd, u32, {emit(Op::OpIMul, u32, {linear_group(), per_group}), index});
+    uint32_t bytes = emit(Op::OpShiftLeftLogical, u64, {emit(Op::OpUConvert, u64, {word}), c_u64(2)});
+    return add_offset(AddressFormat::Global64, slot(3), bytes);
   };
   auto subgroup_counter = [&] {
-    need_capability(spv::Capability::GroupNonUniform);
     uint32_t sg = vulkan_builtin(spv::BuiltIn::SubgroupId, u32);
     return counter(emit(Op::OpIAdd, u32, {sg, c_u32(1)}));
   };
@@ -101,9 +113,7 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
       return result(u64, add_offset(AddressFormat::Global64, slot(0), offset));
     }
     case ResumeOp::GroupRecord: {
-      uint32_t linear = group(2);
-      for (int c = 1; c >= 0; --c)
-        linear = emit(Op::OpIAdd, u32, {emit(Op::OpIMul, u32, {linear, push_word(kNumGroups + c)}), group(c)});
+      uint32_t linear = linear_group();
       uint32_t words = emit(Op::OpIAdd, u32, {local_words_, c_u32(1)});
       uint32_t size = emit(Op::OpIAdd, u64, {emit(Op::OpShiftLeftLogical, u64, {emit(Op::OpUConvert, u64, {words}), c_u64(2)}), c_u64(16)});
       uint32_t offset = emit(Op::OpIMul, u64, {emit(Op::OpUConvert, u64, {linear}), size});
@@ -129,13 +139,9 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
     }
     case ResumeOp::SaveLocal:
     case ResumeOp::RestoreLocal: {
+      // A batch that stops copies all of it; the work-group restores it together.
       bool save = ResumeOp(i.operands[1]) == ResumeOp::SaveLocal;
-      bool cooperative = true;
-      if (save) {
-        bool ok = false;
-        cooperative = constant_value(i.operands[3], &ok) != 0;
-        if (!ok) return fail("resume copy without a constant mode");
-      }
+      bool cooperative = !save;
       uint32_t first = cooperative ? local_linear_id() : c_u32(0);
       uint32_t step = cooperative ? workgroup_invocations() : c_u32(1);
       emit(Op::OpFunctionCall, t_void(), {resume_local_copy_helper(save), value(i.operands[2]), first, step});
@@ -143,21 +149,13 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
     }
     case ResumeOp::BudgetStep: {
       uint32_t at = subgroup_counter();
-      uint32_t count = emit(Op::OpIAdd, u32, {load_out(AddressFormat::Local32, at, u32, 4), c_u32(1)});
-      store_out(AddressFormat::Local32, at, u32, count, 4);
+      uint32_t count = emit(Op::OpIAdd, u32, {load_out(AddressFormat::Global64, at, u32, 4), c_u32(1)});
+      store_out(AddressFormat::Global64, at, u32, count, 4);
       return result(u32, count);
     }
     case ResumeOp::BudgetReset:
-      store_out(AddressFormat::Local32, subgroup_counter(), u32, c_u32(0), 4);
+      store_out(AddressFormat::Global64, subgroup_counter(), u32, c_u32(0), 4);
       return !failed_;
-    case ResumeOp::FlagSet:
-      store_out(AddressFormat::Local32, counter(c_u32(0)), u32, c_u32(1), 4);
-      return !failed_;
-    case ResumeOp::FlagReset:
-      store_out(AddressFormat::Local32, counter(c_u32(0)), u32, c_u32(0), 4);
-      return !failed_;
-    case ResumeOp::FlagRead:
-      return result(u32, load_out(AddressFormat::Local32, counter(c_u32(0)), u32, 4));
   }
   return fail("unknown resume instruction: " + describe(i));
 }

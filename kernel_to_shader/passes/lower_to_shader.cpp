@@ -1033,7 +1033,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     ki.resume_area_offset = kResumeSlot;
     ki.resume_record_size = resumable->second.record_size;
     ki.resume_group_records = resumable->second.group_records;
-    offset = kResumeSlot + 24;
+    offset = kResumeSlot + 32;
   }
   std::vector<uint32_t> call = {value(fn)};
   uint32_t pushed_end = 0;

@@ -317,12 +317,12 @@ class Lowering {
   // Bytes [72, 80) hold the printf buffer address when the module calls printf.
   static constexpr uint32_t kPrintfSlot = 72;
   bool uses_printf_ = false;
-  // Bytes [80, 104) hold the resume areas' addresses (items, groups, indirect arguments) in
+  // Bytes [80, 112) hold the resume areas' addresses (items, groups, indirect arguments,
+  // counters) in
   // kernels that resume (resumable_loops.h); lower_resume.cpp expands the kResumeSet
   // instructions that reach them.
   static constexpr uint32_t kResumeSlot = 80;
   uint32_t resume_set_ = 0;
-  uint32_t resume_region_ = 0;  // local words: [flag][count of each sub-group]
   uint32_t local_words_ = 0;    // the spec constant sizing local memory
   uint32_t stopped_var_ = 0;    // Private bool: this work-item stopped to resume later
   std::map<std::vector<uint32_t>, uint32_t> resume_helpers_;

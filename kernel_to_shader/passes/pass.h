@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/module.h"
@@ -38,6 +39,11 @@ struct PassContext {
   // Structure every function that needs it through a dispatch loop where possible (a retry:
   // set when the structurizer's output failed validation).
   bool dispatch_loops = false;
+  // Make kernels resumable where the driver cuts loops short (resumable-loops; a first try
+  // that translate() repeats without it should anything fail).
+  bool resumable_loops = false;
+  // Functions link-builtins imported from a library (polyfills, libclc).
+  std::unordered_set<uint32_t> library_functions;
   // Kernels that resume where they stopped (resumable-loops), by entry point function id.
   struct Resumable {
     uint32_t record_size;  // bytes of each work-item's record

@@ -21,11 +21,8 @@ using spv::Op;
 // A batch stops once its count reaches kYieldAt: the driver's 65535 leaves room for the
 // entry point's probe loop and for copying 64 KiB of local memory out, 4 words an iteration.
 constexpr uint32_t kYieldAt = 60000;
-// A batch whose loop can reach a barrier asks its work-group to stop at the next barrier
-// from kFlagAt on; the barrier-free stretch until then may take the rest (about 28000).
-constexpr uint32_t kFlagAt = 32768;
 constexpr uint32_t kScopeWorkgroup = 2;
-constexpr uint32_t kAcquireReleaseWorkgroupMemory = 0x8 | 0x100;
+constexpr uint32_t kBarrierSemantics = 0x8 | 0x100;  // AcquireRelease, WorkgroupMemory
 
 // Operand indices of |i| that are ids (OpSwitch's case literals are not).
 std::vector<size_t> id_operands(const ir::Module& m, const ir::Function& f, const Instruction& i) {
@@ -38,29 +35,15 @@ std::vector<size_t> id_operands(const ir::Module& m, const ir::Function& f, cons
   return out;
 }
 
-bool is_workgroup_scope(const ir::Module& m, uint32_t scope_id) {
-  for (const auto& g : m.globals)
-    if (g.result_id == scope_id)
-      return g.opcode == Op::OpConstant && !g.operands.empty() && g.operands[0] == kScopeWorkgroup;
-  return false;
-}
-
-// Instructions after which the whole work-group has met: barriers and the work-group
-// functions, which the lowering builds on barriers.
-bool is_collective(const ir::Module& m, const Instruction& i) {
-  switch (i.opcode) {
-    case Op::OpControlBarrier:
-    case Op::OpGroupAll: case Op::OpGroupAny: case Op::OpGroupBroadcast:
-    case Op::OpGroupIAdd: case Op::OpGroupFAdd: case Op::OpGroupFMin: case Op::OpGroupUMin:
-    case Op::OpGroupSMin: case Op::OpGroupFMax: case Op::OpGroupUMax: case Op::OpGroupSMax:
-    case Op::OpGroupIMulKHR: case Op::OpGroupFMulKHR: case Op::OpGroupBitwiseAndKHR:
-    case Op::OpGroupBitwiseOrKHR: case Op::OpGroupBitwiseXorKHR: case Op::OpGroupLogicalAndKHR:
-    case Op::OpGroupLogicalOrKHR: case Op::OpGroupLogicalXorKHR:
-    case Op::OpGroupAsyncCopy: case Op::OpGroupWaitEvents:
-      return !i.operands.empty() && is_workgroup_scope(m, i.operands[0]);
-    default:
-      return false;
-  }
+// Instructions that need the work-items of a sub-group (or work-group) together, as the
+// program's own control flow brings them: barriers and group and sub-group operations.
+bool is_converging(const Instruction& i) {
+  uint32_t op = uint32_t(i.opcode);
+  return op == uint32_t(Op::OpControlBarrier) || (op >= 259 && op <= 270) ||  // OpGroup*
+         (op >= 333 && op <= 366) ||      // OpGroupNonUniform*
+         (op >= 4421 && op <= 4432) ||    // OpSubgroup*KHR, OpGroupNonUniformRotateKHR
+         (op >= 5571 && op <= 5578) ||    // OpSubgroup*INTEL
+         (op >= 6401 && op <= 6408);      // OpGroup*KHR (uniform group instructions)
 }
 
 bool has_retreating_edge(const ir::Module& m, ir::Function& f) {
@@ -79,17 +62,29 @@ class Resumer {
   bool run() {
     std::unordered_map<uint32_t, ir::Function*> by_id;
     for (ir::Function& f : m_.functions) by_id[f.id()] = &f;
-    // Functions with loops, and those that call them.
+    // Library functions with loops (and those that call them) keep their frames: their
+    // loops are short, and inlining them everywhere would make large kernels of math code
+    // slow to build. Kernels call copies of them that count their loops' header passes.
+    const auto& library = ctx_.library_functions;
+    for (ir::Function& f : m_.functions)
+      if (library.count(f.id()) && has_retreating_edge(m_, f)) library_looping_.insert(f.id());
+    fixpoint(&library_looping_, by_id);
+    // User functions with loops, and those that call them or looping library functions:
+    // inlined into the kernels, so that every loop of the kernel's own is a place to stop.
     std::unordered_set<uint32_t> looping;
     for (ir::Function& f : m_.functions)
-      if (has_retreating_edge(m_, f)) looping.insert(f.id());
+      if (!library.count(f.id()) && has_retreating_edge(m_, f)) looping.insert(f.id());
+    for (uint32_t id : library_looping_) looping.insert(id);
     fixpoint(&looping, by_id);
-    // Functions whose calls the work-group makes together.
+    for (uint32_t id : library_looping_) looping.erase(id);
+    for (auto it = looping.begin(); it != looping.end();)
+      it = library.count(*it) ? looping.erase(it) : std::next(it);
+    // Functions that need their sub-group together (kernels that call them do not resume).
     for (ir::Function& f : m_.functions)
       for (const Block& b : f.blocks)
         for (const Instruction& i : b.instructions)
-          if (is_collective(m_, i)) collective_.insert(f.id());
-    fixpoint(&collective_, by_id);
+          if (is_converging(i)) converging_.insert(f.id());
+    fixpoint(&converging_, by_id);
 
     bool changed = false;
     for (const Instruction& ep : m_.entry_points) {
@@ -103,8 +98,10 @@ class Resumer {
         f = original;
         continue;
       }
+      count_library_calls(f, by_id);
       changed = true;
     }
+    for (ir::Function& c : counted_functions_) m_.functions.push_back(std::move(c));
     return changed;
   }
 
@@ -266,15 +263,46 @@ class Resumer {
       if (Block* sb = f.find_block(s)) ir::rename_phi_predecessor(*sb, caller_label, after_label);
   }
 
-  // ---- the transformation
-  uint32_t new_variable(ir::Function& f, uint32_t type) {
-    uint32_t id = m_.take_id();
-    auto& entry = f.blocks.front().instructions;
-    entry.insert(entry.begin(), Instruction(Op::OpVariable, t_ptr(spv::StorageClass::Function, type),
-                                            id, {uint32_t(spv::StorageClass::Function)}));
-    return id;
+  // ---- library functions with loops: copies that count
+  void count_library_calls(ir::Function& f, const std::unordered_map<uint32_t, ir::Function*>& by_id) {
+    for (Block& b : f.blocks)
+      for (Instruction& i : b.instructions)
+        if (i.opcode == Op::OpFunctionCall && library_looping_.count(i.operands[0]))
+          i.operands[0] = counted(i.operands[0], by_id);
   }
 
+  // A copy of library function |id| that counts every pass through its loops' headers in
+  // its sub-group's budget (it never stops there: its loops are short).
+  uint32_t counted(uint32_t id, const std::unordered_map<uint32_t, ir::Function*>& by_id) {
+    auto done = counted_.find(id);
+    if (done != counted_.end()) return done->second;
+    ir::Function c = ir::clone_function(m_, *by_id.at(id));
+    counted_[id] = c.id();
+    {
+      Cfg cfg(m_, c);
+      std::set<int> headers;
+      for (int u : cfg.rpo())
+        for (int v : cfg.successors(u))
+          if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
+      std::vector<std::pair<uint32_t, uint32_t>> edges;
+      for (int v : headers)
+        for (int u : cfg.predecessors(v))
+          if (cfg.reachable(u)) edges.push_back({c.blocks[u].label, c.blocks[v].label});
+      for (auto [from, to] : edges) {
+        Block step{m_.take_id(), {}};
+        ext(step.instructions, t_int(32), ResumeOp::BudgetStep);
+        step.instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{to});
+        ir::retarget(m_, c, *c.find_block(from), to, step.label);
+        ir::rename_phi_predecessor(*c.find_block(to), from, step.label);
+        c.blocks.push_back(std::move(step));
+      }
+    }
+    count_library_calls(c, by_id);
+    counted_functions_.push_back(std::move(c));
+    return counted_[id];
+  }
+
+  // ---- the transformation
   // Every phi becomes a variable stored at the end of each predecessor, so that blocks can
   // gain predecessors (the resume paths) without repair.
   void demote_phis(ir::Function& f) {
@@ -331,7 +359,7 @@ class Resumer {
   void barrier(std::vector<Instruction>& out) {
     uint32_t scope = c_u32(kScopeWorkgroup);
     out.emplace_back(Op::OpControlBarrier, 0, 0,
-                     std::vector<uint32_t>{scope, scope, c_u32(kAcquireReleaseWorkgroupMemory)});
+                     std::vector<uint32_t>{scope, scope, c_u32(kBarrierSemantics)});
   }
 
   // One saved piece of state: the contents of a variable (or of a ByVal parameter's copy).
@@ -388,7 +416,39 @@ class Resumer {
 
   bool transform(ir::Function& f) {
     if (ctx_.dispatch_loops) return false;  // a dispatch loop's iterations would go uncounted
+    // Barriers and group and sub-group operations need the work-items together as the
+    // program's own control flow brings them; the hub below runs the loops of one batch of
+    // work-items in one loop, and gallivm runs a barrier inside a loop once for every
+    // iteration of the batch, whichever work-items are where. Such kernels keep the loop
+    // limit's detection only.
+    for (const Block& b : f.blocks)
+      for (const Instruction& i : b.instructions)
+        if (is_converging(i) || (i.opcode == Op::OpFunctionCall && converging_.count(i.operands[0])))
+          return false;
     demote_phis(f);
+    // Pointers into module-scope variables at constant places (built-in variables'
+    // components above all, which the lowering follows by their definitions) are computed
+    // before anything else, where every path, resuming ones too, passes.
+    std::unordered_set<uint32_t> hoisted;
+    {
+      auto is_global = [&](uint32_t id) { return global(id) != nullptr; };
+      auto& entry_ins = f.blocks.front().instructions;
+      std::vector<Instruction> early, rest;
+      for (Instruction& i : entry_ins) {
+        bool chain = i.opcode == Op::OpAccessChain || i.opcode == Op::OpInBoundsAccessChain ||
+                     i.opcode == Op::OpPtrAccessChain || i.opcode == Op::OpInBoundsPtrAccessChain;
+        if (chain && std::all_of(i.operands.begin(), i.operands.end(), is_global)) {
+          hoisted.insert(i.result_id);
+          early.push_back(std::move(i));
+        } else {
+          rest.push_back(std::move(i));
+        }
+      }
+      entry_ins = std::move(rest);
+      size_t at = 0;
+      while (at < entry_ins.size() && entry_ins[at].opcode == Op::OpVariable) ++at;
+      entry_ins.insert(entry_ins.begin() + at, early.begin(), early.end());
+    }
 
     std::unordered_set<uint32_t> byval;
     for (const auto& a : m_.annotations)
@@ -398,96 +458,33 @@ class Resumer {
         byval.insert(a.operands[0]);
 
     // Edges into loop headers (targets of retreating edges of a depth-first order: every
-    // cycle has one), and whether a barrier can follow each one's target.
+    // cycle has one). The driver counts every pass through a loop's header, the first one
+    // too (its limiter steps at each loop end, and a loop ends once more to leave): so every
+    // edge into a header counts, and each is a place to stop, resuming at the header.
     struct Edge {
       uint32_t from, to;
-      bool group;  // a barrier can follow: the work-group must stop together
     };
     std::vector<Edge> edges;
-    auto find_edges = [&] {
-      edges.clear();
+    {
       Cfg cfg(m_, f);
-      std::vector<bool> meets(f.blocks.size(), false);
-      for (size_t b = 0; b < f.blocks.size(); ++b)
-        for (const Instruction& i : f.blocks[b].instructions)
-          if (is_collective(m_, i) || (i.opcode == Op::OpFunctionCall && collective_.count(i.operands[0])))
-            meets[b] = true;
-      auto reaches_barrier = [&](int from) {
-        std::vector<bool> seen(f.blocks.size(), false);
-        std::vector<int> work = {from};
-        seen[from] = true;
-        while (!work.empty()) {
-          int b = work.back();
-          work.pop_back();
-          if (meets[b]) return true;
-          for (int s : cfg.successors(b))
-            if (!seen[s]) seen[s] = true, work.push_back(s);
-        }
-        return false;
-      };
-      // The driver counts every pass through a loop's header, the first one too (its
-      // limiter steps at each loop end, and a loop ends once more to leave): so every edge
-      // into a header counts, and each is a place to stop.
       std::set<int> headers;
       for (int u : cfg.rpo())
         for (int v : cfg.successors(u))
           if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
-      for (int v : headers) {
-        bool group = reaches_barrier(v);
+      for (int v : headers)
         for (int u : cfg.predecessors(v))
-          if (cfg.reachable(u)) edges.push_back({f.blocks[u].label, f.blocks[v].label, group});
-      }
-    };
-    find_edges();
-    bool uses_local = touches_local_memory(f);
-    if (edges.empty()) return false;
-    bool group_yields = std::any_of(edges.begin(), edges.end(), [](const Edge& e) { return e.group; });
-    bool group_records = uses_local || group_yields;
-
-    // Where the work-group may stop together: after each barrier of the kernel's own body.
-    // The continuation becomes a block of its own; the branch into it is completed later.
-    struct Point {
-      uint32_t target;  // where the work-item resumes
-      bool group;
-    };
-    std::vector<Point> points;
-    std::unordered_map<uint32_t, uint32_t> point_of_target;
-    std::vector<std::pair<uint32_t, uint32_t>> barrier_exits;  // (block ending the check, point)
-    if (group_yields) {
-      for (size_t b = 0; b < f.blocks.size(); ++b) {
-        auto& ins = f.blocks[b].instructions;
-        for (size_t k = 0; k < ins.size(); ++k) {
-          if (ins[k].opcode != Op::OpControlBarrier || !is_workgroup_scope(m_, ins[k].operands[0])) continue;
-          Block rest{m_.take_id(), {}};
-          rest.instructions.assign(ins.begin() + k + 1, ins.end());
-          ins.resize(k + 1);
-          ins.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{rest.label});  // for now
-          for (uint32_t s : ir::successor_labels(m_, f, rest))
-            if (Block* sb = f.find_block(s)) ir::rename_phi_predecessor(*sb, f.blocks[b].label, rest.label);
-          barrier_exits.push_back({f.blocks[b].label, uint32_t(points.size())});
-          point_of_target[rest.label] = uint32_t(points.size());
-          points.push_back({rest.label, true});
-          f.blocks.insert(f.blocks.begin() + b + 1, std::move(rest));
-          break;  // the rest is visited as the next block
-        }
-      }
-      find_edges();  // terminators moved into the continuations
+          if (cfg.reachable(u)) edges.push_back({f.blocks[u].label, f.blocks[v].label});
     }
-    for (const Edge& e : edges)
-      if (!e.group && !point_of_target.count(e.to)) {
-        point_of_target[e.to] = uint32_t(points.size());
-        points.push_back({e.to, false});
-      }
+    if (edges.empty()) return false;
+    bool group_records = touches_local_memory(f);
 
-    // Values live into a resume target go through variables.
-    // Every loop header and every place to resume is entered through one hub (below), so
+    // The headers, numbered: a header's number is the point a work-item that stopped on
+    // its way there resumes at. Every edge into a header goes through one hub (below), so
     // values live into any of them go through variables.
-    std::vector<uint32_t> hub_targets;  // resume points first: a point's number is its index
-    for (const Point& p : points) hub_targets.push_back(p.target);
+    std::vector<uint32_t> targets;
     for (const Edge& e : edges)
-      if (std::find(hub_targets.begin(), hub_targets.end(), e.to) == hub_targets.end())
-        hub_targets.push_back(e.to);
-    demote_live_values(f, std::set<uint32_t>(hub_targets.begin(), hub_targets.end()));
+      if (std::find(targets.begin(), targets.end(), e.to) == targets.end()) targets.push_back(e.to);
+    demote_live_values(f, std::set<uint32_t>(targets.begin(), targets.end()), hoisted);
 
     // The state: every variable, and the copies ByVal parameters point to.
     uint32_t record = kResumeRecordHeader;
@@ -512,22 +509,25 @@ class Resumer {
     {
       std::vector<Instruction> rest;
       for (Instruction& i : old_entry.instructions)
-        (i.opcode == Op::OpVariable ? entry.instructions : rest).push_back(std::move(i));
+        (i.opcode == Op::OpVariable || hoisted.count(i.result_id) ? entry.instructions : rest)
+            .push_back(std::move(i));
       old_entry.instructions = std::move(rest);
     }
     uint32_t fresh_label = old_entry.label;
     std::deque<Block> added;  // references to its blocks stay valid as it grows
+    auto start = [&](uint32_t label) -> std::vector<Instruction>& {
+      added.push_back(Block{label, {}});
+      return added.back().instructions;
+    };
     auto& e = entry.instructions;
     uint32_t round = ext(e, u32, ResumeOp::Round);
     uint32_t epoch = ext(e, u32, ResumeOp::Epoch);
     uint32_t rec = ext(e, u64, ResumeOp::ItemRecord, {c_u32(record)});
     uint32_t grec = 0;
     uint32_t returned = m_.take_id(), dispatch = m_.take_id();
-    auto start = [&](uint32_t label) -> std::vector<Instruction>& {
-      added.push_back(Block{label, {}});
-      return added.back().instructions;
-    };
     if (group_records) {
+      // Local memory a batch of the work-group saved when it stopped comes back, once,
+      // before any work-item runs.
       grec = ext(e, u64, ResumeOp::GroupRecord);
       uint32_t gepoch = load(e, u32, at(e, grec, 0, u32), 4);
       uint32_t later = emit(e, Op::OpINotEqual, boolean, {round, c_u32(0)});
@@ -541,8 +541,6 @@ class Resumer {
       auto& j = start(joined);
       barrier(j);
       ext(j, 0, ResumeOp::BudgetReset);
-      if (group_yields) ext(j, 0, ResumeOp::FlagReset);
-      barrier(j);
       j.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{dispatch});
     } else {
       ext(e, 0, ResumeOp::BudgetReset);
@@ -587,8 +585,10 @@ class Resumer {
       store(b, at(b, rec, 0, u32), epoch, 4);
       store(b, at(b, rec, 4, u32), c_u32(point), 4);
       if (group_records) {
+        // This batch alone copies all of local memory: the work-items of the others that
+        // have not finished stop later and copy it again, so the last copy has everything.
         uint32_t local = emit(b, Op::OpIAdd, u64, {grec, c_u64(16)});
-        ext(b, 0, ResumeOp::SaveLocal, {local, c_u32(points[point].group ? 1 : 0)});
+        ext(b, 0, ResumeOp::SaveLocal, {local});
         store(b, at(b, grec, 0, u32), epoch, 4);
       }
       ext(b, 0, ResumeOp::Yield);
@@ -596,40 +596,17 @@ class Resumer {
       return label;
     };
 
-    // Each barrier: read the flag, meet again, and stop together if it was raised.
-    for (auto [label, point] : barrier_exits) {
-      Block* b = f.find_block(label);
-      b->instructions.pop_back();  // the branch put there for now
-      uint32_t flag = ext(b->instructions, u32, ResumeOp::FlagRead);
-      barrier(b->instructions);
-      uint32_t raised = emit(b->instructions, Op::OpINotEqual, boolean, {flag, c_u32(0)});
-      uint32_t stop = stop_at(point);
-      b = f.find_block(label);
-      b->instructions.emplace_back(Op::OpBranchConditional, 0, 0,
-                                   std::vector<uint32_t>{raised, stop, points[point].target});
-    }
-    // Passing a barrier goes through the hub too, which the driver counts as an iteration.
-    for (auto [label, point] : barrier_exits) edges.push_back({label, points[point].target, true});
-    // Each edge into a loop header: count it, and stop (or ask the work-group to) when the
-    // budget is low.
+    // Each edge into a loop header: count it, and stop when the budget is low.
+    std::unordered_map<uint32_t, uint32_t> point_of;
+    for (size_t k = 0; k < targets.size(); ++k) point_of[targets[k]] = uint32_t(k);
     for (const Edge& edge : edges) {
       uint32_t check = m_.take_id();
       auto& c = start(check);
       uint32_t count = ext(c, u32, ResumeOp::BudgetStep);
-      if (edge.group) {
-        uint32_t low = emit(c, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kFlagAt)});
-        uint32_t raise = m_.take_id();
-        c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, raise, edge.to});
-        auto& r = start(raise);
-        ext(r, 0, ResumeOp::FlagSet);
-        r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{edge.to});
-      } else {
-        uint32_t low = emit(c, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kYieldAt)});
-        uint32_t stop = stop_at(point_of_target[edge.to]);
-        c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, stop, edge.to});
-      }
-      Block* from = f.find_block(edge.from);
-      ir::retarget(m_, f, *from, edge.to, check);
+      uint32_t low = emit(c, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kYieldAt)});
+      uint32_t stop = stop_at(point_of[edge.to]);
+      c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, stop, edge.to});
+      ir::retarget(m_, f, *f.find_block(edge.from), edge.to, check);
     }
     // A work-item that finishes after it resumed says so.
     for (Block& b : f.blocks)
@@ -642,20 +619,18 @@ class Resumer {
     f.blocks.insert(f.blocks.begin(), std::move(entry));
     for (Block& b : added) f.blocks.push_back(std::move(b));
 
-    // The hub: every edge into a loop header or a resume point becomes an edge to one block
-    // that switches on where it goes. The resume path then joins the kernel's own control
-    // flow in one place (a selection whose arms enter loops at several places has no merge
-    // the structurizer could find), and all loops become one loop around the hub, whose
-    // iterations are exactly the header passes the driver counted before.
-    std::unordered_map<uint32_t, uint32_t> index_of;
-    for (size_t k = 0; k < hub_targets.size(); ++k) index_of[hub_targets[k]] = uint32_t(k);
+    // The hub: every edge into a loop header becomes an edge to one block that switches on
+    // where it goes. The resume path then joins the kernel's own control flow in one place
+    // (a selection whose arms enter loops at several places has no merge the structurizer
+    // could find), and all loops become one loop around the hub, whose iterations are
+    // exactly the header passes the driver counted before.
     size_t count = f.blocks.size();
     for (size_t b = 0; b < count; ++b) {
       std::vector<uint32_t> succ = ir::successor_labels(m_, f, f.blocks[b]);
       std::set<uint32_t> seen;
       for (uint32_t t : succ) {
-        auto it = index_of.find(t);
-        if (it == index_of.end() || !seen.insert(t).second) continue;
+        auto it = point_of.find(t);
+        if (it == point_of.end() || !seen.insert(t).second) continue;
         uint32_t via = m_.take_id();
         ir::retarget(m_, f, f.blocks[b], t, via);
         hub_entries.push_back(c_u32(it->second));
@@ -667,9 +642,9 @@ class Resumer {
     uint32_t selector = m_.take_id();
     h.instructions.emplace_back(Op::OpPhi, u32, selector, hub_entries);
     std::vector<uint32_t> sw = {selector, returned};
-    for (size_t k = 0; k < hub_targets.size(); ++k) {
+    for (size_t k = 0; k < targets.size(); ++k) {
       sw.push_back(uint32_t(k));
-      sw.push_back(hub_targets[k]);
+      sw.push_back(targets[k]);
     }
     h.instructions.emplace_back(Op::OpSwitch, 0, 0, sw);
     f.blocks.push_back(std::move(h));
@@ -710,11 +685,13 @@ class Resumer {
 
   // Liveness over blocks (there are no phis left), then every value live into a target
   // block is stored to a variable where it is made and loaded where it is used.
-  void demote_live_values(ir::Function& f, const std::set<uint32_t>& targets) {
+  void demote_live_values(ir::Function& f, const std::set<uint32_t>& targets,
+                          const std::unordered_set<uint32_t>& kept) {
     std::unordered_set<uint32_t> local_defs;
     for (const Block& b : f.blocks)
       for (const Instruction& i : b.instructions)
-        if (i.result_id && i.type_id && i.opcode != Op::OpVariable) local_defs.insert(i.result_id);
+        if (i.result_id && i.type_id && i.opcode != Op::OpVariable && !kept.count(i.result_id))
+          local_defs.insert(i.result_id);
     size_t n = f.blocks.size();
     std::vector<std::set<uint32_t>> use(n), def(n), live_in(n);
     for (size_t b = 0; b < n; ++b)
@@ -776,14 +753,18 @@ class Resumer {
   ir::Module& m_;
   PassContext& ctx_;
   uint32_t resume_set_ = 0;
-  std::unordered_set<uint32_t> collective_;
+  std::unordered_set<uint32_t> converging_;
+  std::unordered_set<uint32_t> library_looping_;
+  std::unordered_map<uint32_t, uint32_t> counted_;  // library function -> its counting copy
+  std::vector<ir::Function> counted_functions_;     // added to the module at the end
 };
 
 class ResumableLoopsPass : public Pass {
  public:
   const char* name() const override { return "resumable-loops"; }
   PassStatus Process(ir::Module& module, PassContext& context) override {
-    if (!context.caps.loop_iteration_limit) return PassStatus::SuccessWithoutChange;
+    if (!context.caps.loop_iteration_limit || !context.resumable_loops)
+      return PassStatus::SuccessWithoutChange;
     Resumer r(module, context);
     return r.run() ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;
   }

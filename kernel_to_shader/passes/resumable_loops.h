@@ -3,25 +3,29 @@
 // Mesa's gallivm (llvmpipe, lavapipe) gives each batch of invocations (a sub-group) one
 // counter of 65535 loop iterations for all its loops, and then silently cuts every loop short
 // (TargetCaps::loop_iteration_limit). Re-entering a loop cannot help: the counter is spent.
-// So on such a driver a kernel counts its batch's back edges itself and, before the driver's
+// So on such a driver a kernel counts its batch's loop iterations itself and, before the driver's
 // counter runs out, saves its state and returns; the frontend dispatches the kernel again
 // ("rounds", through indirect dispatches that only run when some work-item yielded) and the
 // work-item resumes where it left off, with a fresh counter.
 //
 // The state of a work-item is its Function variables: the pass first puts every phi and every
-// value that lives across a place where it may stop into variables, so saving and restoring
-// them is all there is. Functions with loops are inlined into the kernel first, so the only
-// frames are the kernel's. Where a loop can reach a barrier, the work-group must stop
-// together: the batch that runs low raises a flag in local memory, and every barrier
-// becomes a point where the whole work-group, having read the flag, saves its state and
-// local memory and returns. The saved local memory is restored at the start of the next
-// round before any work-item resumes.
+// value that lives into a loop header into variables, so saving and restoring them is all
+// there is. User functions with loops are inlined into the kernel first, so the only frames
+// are the kernel's; library functions keep theirs and count their loops in copies of their
+// own. Every edge into a loop header then goes through one "hub" block that switches on the
+// header, so the resume path enters the kernel's control flow in one place. Local memory is
+// saved by the batch that stops and restored at the start of the next round before any
+// work-item runs.
 //
-// The pass works on Kernel SPIR-V before the structurizer (resume edges may enter loops from
-// outside; the reducible pass and the structurizer handle that) and leaves what only the
-// lowering knows (record addresses, local memory layout, the dispatch block) to the
-// instructions of an internal extended instruction set, kResumeSet, which lower-to-shader
-// expands.
+// Not yet: kernels with barriers or group and sub-group operations. In the hub all loops of
+// a batch are one loop, and gallivm runs a barrier inside a loop once for every iteration
+// of the batch, masked or not, so work-items that took different trip counts would meet at
+// the wrong barriers. Those kernels keep the detection (a probe loop; the command fails with
+// CL_OUT_OF_RESOURCES) when their loops are cut.
+//
+// The pass works on Kernel SPIR-V before the structurizer and leaves what only the lowering
+// knows (record addresses, local memory, the dispatch block) to the instructions of an
+// internal extended instruction set, kResumeSet, which lower-to-shader expands.
 #pragma once
 
 #include <memory>
@@ -44,14 +48,10 @@ enum class ResumeOp : uint32_t {
   ItemRecord = 2,   // u64: address of this work-item's record (operand: its size, a constant)
   GroupRecord = 3,  // u64: address of this work-group's record (16 bytes, then local memory)
   Yield = 4,        // void: asks for one more round
-  SaveLocal = 5,    // void (u64 address, u32 constant cooperative): copies local memory out;
-                    // cooperative: each work-item of the group copies its share, else all
+  SaveLocal = 5,    // void (u64 address): copies all of local memory out
   RestoreLocal = 6,  // void (u64 address): copies local memory back, the group together
-  BudgetStep = 7,   // u32: counts a back edge of this sub-group; returns its count
+  BudgetStep = 7,   // u32: counts a loop-header pass of this sub-group; returns its count
   BudgetReset = 8,  // void
-  FlagSet = 9,      // void: asks the work-group to stop at its next barrier
-  FlagRead = 10,    // u32
-  FlagReset = 11,   // void
 };
 
 // A work-item's record: [u32 epoch][u32 point][variables...].

@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
                            "cl_khr_subgroup_non_uniform_vote", "cl_khr_subgroup_shuffle",
                            "cl_khr_subgroup_shuffle_relative",
                            "cl_khr_subgroup_non_uniform_arithmetic",
-                           "cl_khr_subgroup_clustered_reduce", "cl_khr_subgroup_rotate"};
+                           "cl_khr_subgroup_clustered_reduce", "cl_khr_subgroup_rotate",
+                           "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"};
     features.fp64 = features.fp16 = true;  // what a translation may meet, not what a device reports
     auto compiled = vkcl::compiler::compile(bytes, options, features);
     std::cerr << compiled.log;
@@ -148,6 +149,7 @@ int main(int argc, char** argv) {
     }
     vkcl::k2s::PassContext context;
     context.caps = caps;
+    context.resumable_loops = true;
     auto status = p->Process(module, context);
     std::cerr << context.log;
     if (status == vkcl::k2s::PassStatus::Failure) return 1;

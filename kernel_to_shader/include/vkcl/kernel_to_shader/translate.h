@@ -164,13 +164,15 @@ struct KernelInterface {
   uint32_t loop_limit_status_offset = UINT32_MAX;
   // With TargetCaps::loop_iteration_limit, kernels with loops stop before the driver cuts
   // them and resume in the next dispatch of the same launch (a "round"; see
-  // kernel_to_shader/passes/resumable_loops.h). Where the frontend writes three device
+  // kernel_to_shader/passes/resumable_loops.h). Where the frontend writes four device
   // addresses: each work-item's record (|resume_record_size| bytes, indexed by the global
   // linear id), each work-group's record (16 bytes plus 4 * (local memory words + 1), indexed
-  // by the linear group id; only with |resume_group_records|), and the indirect-dispatch
+  // by the linear group id; only with |resume_group_records|), the indirect-dispatch
   // arguments (16 bytes per round and region, zeroed: a work-item that stops writes the
   // region's group counts at DispatchBlock::resume_slot, and the next round dispatches
-  // indirectly from there). UINT32_MAX when the kernel does not resume.
+  // indirectly from there), and each work-group's counters (4 * (1 + ceil(enqueued
+  // work-group size / sub-group size)) bytes, indexed by the linear group id). UINT32_MAX
+  // when the kernel does not resume.
   uint32_t resume_area_offset = UINT32_MAX;
   uint32_t resume_record_size = 0;
   bool resume_group_records = false;

@@ -66,7 +66,7 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
     return linear;
   };
   // Address of word |index| of this work-group's counters (global memory, so that they take
-  // none of the local memory the kernel may want all of): one word spare, then one per
+  // none of the local memory the kernel may want all of): the flag, then one per
   // sub-group of an enqueued work-group (ceil(its size / SubgroupSize)).
   auto counter = [&](uint32_t index) {
     need_capability(spv::Capability::GroupNonUniform);
@@ -126,7 +126,7 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
                                   std::vector<uint32_t>{uint32_t(spv::StorageClass::Private), c_bool(false)});
         interface_.push_back(stopped_var_);
       }
-      emit_void(Op::OpStore, {stopped_var_, c_bool(true)});
+      emit_void(Op::OpStore, {stopped_var_, emit(Op::OpINotEqual, t_bool(), {value(i.operands[2]), c_u32(0)})});
       // The next round runs this region's groups again.
       uint32_t index = emit(Op::OpUConvert, u64, {push_word(kResumeSlotWord)});
       uint32_t at = add_offset(AddressFormat::Global64, slot(2),
@@ -139,9 +139,13 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
     }
     case ResumeOp::SaveLocal:
     case ResumeOp::RestoreLocal: {
-      // A batch that stops copies all of it; the work-group restores it together.
       bool save = ResumeOp(i.operands[1]) == ResumeOp::SaveLocal;
-      bool cooperative = !save;
+      bool cooperative = true;
+      if (save) {
+        bool ok = false;
+        cooperative = constant_value(i.operands[3], &ok) != 0;
+        if (!ok) return fail("resume copy without a constant mode");
+      }
       uint32_t first = cooperative ? local_linear_id() : c_u32(0);
       uint32_t step = cooperative ? workgroup_invocations() : c_u32(1);
       emit(Op::OpFunctionCall, t_void(), {resume_local_copy_helper(save), value(i.operands[2]), first, step});
@@ -156,6 +160,14 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
     case ResumeOp::BudgetReset:
       store_out(AddressFormat::Global64, subgroup_counter(), u32, c_u32(0), 4);
       return !failed_;
+    case ResumeOp::FlagSet:
+      store_out(AddressFormat::Global64, counter(c_u32(0)), u32, c_u32(1), 4);
+      return !failed_;
+    case ResumeOp::FlagReset:
+      store_out(AddressFormat::Global64, counter(c_u32(0)), u32, c_u32(0), 4);
+      return !failed_;
+    case ResumeOp::FlagRead:
+      return result(u32, load_out(AddressFormat::Global64, counter(c_u32(0)), u32, 4));
   }
   return fail("unknown resume instruction: " + describe(i));
 }

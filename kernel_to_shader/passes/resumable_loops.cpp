@@ -21,8 +21,12 @@ using spv::Op;
 // A batch stops once its count reaches kYieldAt: the driver's 65535 leaves room for the
 // entry point's probe loop and for copying 64 KiB of local memory out, 4 words an iteration.
 constexpr uint32_t kYieldAt = 60000;
+// In a kernel with barriers, a batch asks its work-group to stop at the next barrier from
+// kFlagAt on; the stretch until then may take the rest (about 28000 loop iterations).
+constexpr uint32_t kFlagAt = 32768;
 constexpr uint32_t kScopeWorkgroup = 2;
-constexpr uint32_t kBarrierSemantics = 0x8 | 0x100;  // AcquireRelease, WorkgroupMemory
+// AcquireRelease, WorkgroupMemory, CrossWorkgroupMemory (the flag lives in global memory).
+constexpr uint32_t kBarrierSemantics = 0x8 | 0x100 | 0x200;
 
 // Operand indices of |i| that are ids (OpSwitch's case literals are not).
 std::vector<size_t> id_operands(const ir::Module& m, const ir::Function& f, const Instruction& i) {
@@ -414,6 +418,251 @@ class Resumer {
     return emit(out, Op::OpINotEqual, s.type, {v, zero});
   }
 
+  // Pointers into module-scope variables at constant places (built-in variables'
+  // components above all, which the lowering follows by their definitions) are computed
+  // before anything else, where every path, resuming ones too, passes.
+  std::unordered_set<uint32_t> hoist_global_chains(ir::Function& f) {
+    std::unordered_set<uint32_t> hoisted;
+    auto is_global = [&](uint32_t id) { return global(id) != nullptr; };
+    auto& entry_ins = f.blocks.front().instructions;
+    std::vector<Instruction> early, rest;
+    for (Instruction& i : entry_ins) {
+      bool chain = i.opcode == Op::OpAccessChain || i.opcode == Op::OpInBoundsAccessChain ||
+                   i.opcode == Op::OpPtrAccessChain || i.opcode == Op::OpInBoundsPtrAccessChain;
+      if (chain && std::all_of(i.operands.begin(), i.operands.end(), is_global)) {
+        hoisted.insert(i.result_id);
+        early.push_back(std::move(i));
+      } else {
+        rest.push_back(std::move(i));
+      }
+    }
+    entry_ins = std::move(rest);
+    size_t at = 0;
+    while (at < entry_ins.size() && entry_ins[at].opcode == Op::OpVariable) ++at;
+    entry_ins.insert(entry_ins.begin() + at, early.begin(), early.end());
+    return hoisted;
+  }
+
+  // The state: every variable, and the copies ByVal parameters point to. False where some
+  // cannot be saved.
+  bool collect_slots(const ir::Function& f, uint32_t* record, std::vector<Slot>* slots) {
+    std::unordered_set<uint32_t> byval;
+    for (const auto& a : m_.annotations)
+      if (a.opcode == Op::OpDecorate && a.operands.size() >= 3 &&
+          spv::Decoration(a.operands[1]) == spv::Decoration::FuncParamAttr &&
+          spv::FunctionParameterAttribute(a.operands[2]) == spv::FunctionParameterAttribute::ByVal)
+        byval.insert(a.operands[0]);
+    *record = kResumeRecordHeader;
+    for (const Instruction& i : f.blocks.front().instructions) {
+      if (i.opcode != Op::OpVariable) continue;
+      const Instruction* pt = global(i.type_id);
+      if (!pt || !make_slot(i.result_id, pt->operands[1], record, slots)) return false;
+    }
+    for (const Instruction& p : f.parameters)
+      if (byval.count(p.result_id)) {
+        const Instruction* pt = global(p.type_id);
+        if (!pt || !make_slot(p.result_id, pt->operands[1], record, slots)) return false;
+      }
+    *record = (*record + 15) / 16 * 16;
+    return true;
+  }
+
+  // Kernels with barriers: the work-group stops together, at a barrier inside a loop. The
+  // batch whose count runs low raises a flag (global memory, one per work-group); after
+  // each such barrier every work-item reads it, they meet again, and if it was raised they
+  // all save their state and local memory and return. The loops stay as they were (the
+  // reducible pass gives a loop entered at a barrier a dispatch block of its own), so each
+  // barrier still runs once per iteration of a loop all work-items go round alike.
+  bool transform_together(ir::Function& f) {
+    demote_phis(f);
+    std::unordered_set<uint32_t> hoisted = hoist_global_chains(f);
+    struct Edge {
+      uint32_t from, to;
+    };
+    std::vector<Edge> edges;
+    std::vector<std::pair<size_t, size_t>> barriers;  // (block, instruction) inside loops
+    {
+      Cfg cfg(m_, f);
+      std::set<int> headers;
+      for (int u : cfg.rpo())
+        for (int v : cfg.successors(u))
+          if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
+      for (int v : headers)
+        for (int u : cfg.predecessors(v))
+          if (cfg.reachable(u)) edges.push_back({f.blocks[u].label, f.blocks[v].label});
+      auto reaches = [&](int from, int to) {
+        std::vector<bool> seen(f.blocks.size(), false);
+        std::vector<int> work = {from};
+        seen[from] = true;
+        while (!work.empty()) {
+          int b = work.back();
+          work.pop_back();
+          for (int n : cfg.successors(b)) {
+            if (n == to) return true;
+            if (!seen[n]) seen[n] = true, work.push_back(n);
+          }
+        }
+        return false;
+      };
+      // Only the barriers of one cycle (the first one's): a resume path into two loops one
+      // after the other would need a merge the structurizer cannot find.
+      int cycle = -1;
+      for (int b : cfg.rpo()) {
+        for (size_t k = 0; k < f.blocks[b].instructions.size(); ++k) {
+          const Instruction& i = f.blocks[b].instructions[k];
+          if (i.opcode != Op::OpControlBarrier || !is_workgroup_scope(i.operands[0])) continue;
+          if (!reaches(b, b)) continue;
+          if (cycle < 0) cycle = b;
+          if (b == cycle || (reaches(b, cycle) && reaches(cycle, b))) barriers.push_back({size_t(b), k});
+        }
+      }
+    }
+    if (edges.empty() || barriers.empty()) return false;
+
+    // Split after each barrier; its block ends with the flag's reading, a second barrier and
+    // the branch to stopping (added below) or to the rest.
+    struct Point {
+      uint32_t check, rest, stop;
+    };
+    std::vector<Point> points;
+    std::sort(barriers.rbegin(), barriers.rend());  // from the back: indices stay valid
+    for (auto [b, k] : barriers) {
+      auto& ins = f.blocks[b].instructions;
+      Block rest{m_.take_id(), {}};
+      rest.instructions.assign(ins.begin() + k + 1, ins.end());
+      ins.resize(k + 1);
+      ins.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{rest.label});  // for now
+      for (uint32_t t : ir::successor_labels(m_, f, rest))
+        if (Block* sb = f.find_block(t)) ir::rename_phi_predecessor(*sb, f.blocks[b].label, rest.label);
+      for (Edge& e : edges)
+        if (e.from == f.blocks[b].label) e.from = rest.label;
+      points.push_back({f.blocks[b].label, rest.label, m_.take_id()});
+      f.blocks.insert(f.blocks.begin() + b + 1, std::move(rest));
+    }
+    std::set<uint32_t> targets;
+    for (const Point& p : points) targets.insert(p.rest);
+    demote_live_values(f, targets, hoisted);
+    uint32_t record = 0;
+    std::vector<Slot> slots;
+    if (!collect_slots(f, &record, &slots)) return false;
+
+    uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
+    Block& old_entry = f.blocks.front();
+    Block entry{m_.take_id(), {}};
+    {
+      std::vector<Instruction> rest;
+      for (Instruction& i : old_entry.instructions)
+        (i.opcode == Op::OpVariable || hoisted.count(i.result_id) ? entry.instructions : rest)
+            .push_back(std::move(i));
+      old_entry.instructions = std::move(rest);
+    }
+    uint32_t fresh_label = old_entry.label;
+    std::deque<Block> added;
+    auto start = [&](uint32_t label) -> std::vector<Instruction>& {
+      added.push_back(Block{label, {}});
+      return added.back().instructions;
+    };
+    auto& e = entry.instructions;
+    uint32_t round = ext(e, u32, ResumeOp::Round);
+    uint32_t epoch = ext(e, u32, ResumeOp::Epoch);
+    uint32_t rec = ext(e, u64, ResumeOp::ItemRecord, {c_u32(record)});
+    uint32_t grec = ext(e, u64, ResumeOp::GroupRecord);
+    uint32_t returned = m_.take_id(), dispatch = m_.take_id();
+    {
+      uint32_t gepoch = load(e, u32, at(e, grec, 0, u32), 4);
+      uint32_t later = emit(e, Op::OpINotEqual, boolean, {round, c_u32(0)});
+      uint32_t saved = emit(e, Op::OpIEqual, boolean, {gepoch, epoch});
+      uint32_t restore = emit(e, Op::OpLogicalAnd, boolean, {later, saved});
+      uint32_t copy = m_.take_id(), joined = m_.take_id();
+      e.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{restore, copy, joined});
+      auto& c = start(copy);
+      ext(c, 0, ResumeOp::RestoreLocal, {emit(c, Op::OpIAdd, u64, {grec, c_u64(16)})});
+      c.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{joined});
+      auto& j = start(joined);
+      barrier(j);
+      ext(j, 0, ResumeOp::BudgetReset);
+      ext(j, 0, ResumeOp::FlagReset);
+      barrier(j);
+      j.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{dispatch});
+    }
+    uint32_t restore_label = m_.take_id(), look = m_.take_id();
+    {
+      auto& d = start(dispatch);
+      uint32_t first = emit(d, Op::OpIEqual, boolean, {round, c_u32(0)});
+      d.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{first, fresh_label, look});
+      auto& l = start(look);
+      uint32_t mine = load(l, u32, at(l, rec, 0, u32), 4);
+      uint32_t point = load(l, u32, at(l, rec, 4, u32), 4);
+      uint32_t ok = emit(l, Op::OpLogicalAnd, boolean,
+                         {emit(l, Op::OpIEqual, boolean, {mine, epoch}),
+                          emit(l, Op::OpINotEqual, boolean, {point, c_u32(kResumeDone)})});
+      l.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{ok, restore_label, returned});
+      auto& r = start(restore_label);
+      for (const Slot& s : slots) {
+        uint32_t v = load(r, s.saved_type, at(r, rec, s.offset, s.saved_type), s.alignment);
+        r.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{s.pointer, from_saved(r, s, v)});
+      }
+      std::vector<uint32_t> sw = {point, returned};
+      for (size_t k = 0; k < points.size(); ++k) {
+        sw.push_back(uint32_t(k));
+        sw.push_back(points[k].rest);
+      }
+      r.emplace_back(Op::OpSwitch, 0, 0, sw);
+      start(returned).emplace_back(Op::OpReturn, 0, 0);
+    }
+    for (size_t k = 0; k < points.size(); ++k) {
+      Block* b = f.find_block(points[k].check);
+      b->instructions.pop_back();  // the branch put there for now
+      uint32_t flag = ext(b->instructions, u32, ResumeOp::FlagRead);
+      barrier(b->instructions);
+      uint32_t raised = emit(b->instructions, Op::OpINotEqual, boolean, {flag, c_u32(0)});
+      b->instructions.emplace_back(Op::OpBranchConditional, 0, 0,
+                                   std::vector<uint32_t>{raised, points[k].stop, points[k].rest});
+      b = nullptr;
+      auto& s = start(points[k].stop);
+      for (const Slot& sl : slots) {
+        uint32_t v = emit(s, Op::OpLoad, sl.type, {sl.pointer});
+        store(s, at(s, rec, sl.offset, sl.saved_type), to_saved(s, sl, v), sl.alignment);
+      }
+      store(s, at(s, rec, 0, u32), epoch, 4);
+      store(s, at(s, rec, 4, u32), c_u32(uint32_t(k)), 4);
+      ext(s, 0, ResumeOp::SaveLocal, {emit(s, Op::OpIAdd, u64, {grec, c_u64(16)}), c_u32(1)});
+      store(s, at(s, grec, 0, u32), epoch, 4);
+      ext(s, 0, ResumeOp::Yield, {flag});
+      s.emplace_back(Op::OpReturn, 0, 0);
+    }
+    // Each edge into a loop header counts; a batch that runs low raises the flag. So does
+    // each pass into a resume point: the reducible pass sends every edge into one through
+    // the dispatch block of its loop, which the driver counts as an iteration.
+    for (const Point& p : points) edges.push_back({p.check, p.rest});
+    for (const Edge& edge : edges) {
+      uint32_t check = m_.take_id(), raise = m_.take_id();
+      auto& c = start(check);
+      uint32_t count = ext(c, u32, ResumeOp::BudgetStep);
+      uint32_t low = emit(c, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kFlagAt)});
+      c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, raise, edge.to});
+      auto& r = start(raise);
+      ext(r, 0, ResumeOp::FlagSet);
+      r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{edge.to});
+      ir::retarget(m_, f, *f.find_block(edge.from), edge.to, check);
+    }
+    for (Block& b : f.blocks)
+      if (b.terminator().opcode == Op::OpReturn) {
+        std::vector<Instruction> done;
+        store(done, at(done, rec, 4, u32), c_u32(kResumeDone), 4);
+        b.instructions.insert(b.instructions.end() - 1, done.begin(), done.end());
+      }
+    f.blocks.insert(f.blocks.begin(), std::move(entry));
+    for (Block& b : added) f.blocks.push_back(std::move(b));
+    ctx_.resumable[f.id()] = {record, true};
+    return true;
+  }
+
+  bool is_workgroup_scope(uint32_t scope_id) const {
+    const Instruction* g = global(scope_id);
+    return g && g->opcode == Op::OpConstant && !g->operands.empty() && g->operands[0] == kScopeWorkgroup;
+  }
+
   bool transform(ir::Function& f) {
     if (ctx_.dispatch_loops) return false;  // a dispatch loop's iterations would go uncounted
     // Barriers and group and sub-group operations need the work-items together as the
@@ -424,38 +673,9 @@ class Resumer {
     for (const Block& b : f.blocks)
       for (const Instruction& i : b.instructions)
         if (is_converging(i) || (i.opcode == Op::OpFunctionCall && converging_.count(i.operands[0])))
-          return false;
+          return transform_together(f);
     demote_phis(f);
-    // Pointers into module-scope variables at constant places (built-in variables'
-    // components above all, which the lowering follows by their definitions) are computed
-    // before anything else, where every path, resuming ones too, passes.
-    std::unordered_set<uint32_t> hoisted;
-    {
-      auto is_global = [&](uint32_t id) { return global(id) != nullptr; };
-      auto& entry_ins = f.blocks.front().instructions;
-      std::vector<Instruction> early, rest;
-      for (Instruction& i : entry_ins) {
-        bool chain = i.opcode == Op::OpAccessChain || i.opcode == Op::OpInBoundsAccessChain ||
-                     i.opcode == Op::OpPtrAccessChain || i.opcode == Op::OpInBoundsPtrAccessChain;
-        if (chain && std::all_of(i.operands.begin(), i.operands.end(), is_global)) {
-          hoisted.insert(i.result_id);
-          early.push_back(std::move(i));
-        } else {
-          rest.push_back(std::move(i));
-        }
-      }
-      entry_ins = std::move(rest);
-      size_t at = 0;
-      while (at < entry_ins.size() && entry_ins[at].opcode == Op::OpVariable) ++at;
-      entry_ins.insert(entry_ins.begin() + at, early.begin(), early.end());
-    }
-
-    std::unordered_set<uint32_t> byval;
-    for (const auto& a : m_.annotations)
-      if (a.opcode == Op::OpDecorate && a.operands.size() >= 3 &&
-          spv::Decoration(a.operands[1]) == spv::Decoration::FuncParamAttr &&
-          spv::FunctionParameterAttribute(a.operands[2]) == spv::FunctionParameterAttribute::ByVal)
-        byval.insert(a.operands[0]);
+    std::unordered_set<uint32_t> hoisted = hoist_global_chains(f);
 
     // Edges into loop headers (targets of retreating edges of a depth-first order: every
     // cycle has one). The driver counts every pass through a loop's header, the first one
@@ -486,20 +706,9 @@ class Resumer {
       if (std::find(targets.begin(), targets.end(), e.to) == targets.end()) targets.push_back(e.to);
     demote_live_values(f, std::set<uint32_t>(targets.begin(), targets.end()), hoisted);
 
-    // The state: every variable, and the copies ByVal parameters point to.
-    uint32_t record = kResumeRecordHeader;
+    uint32_t record = 0;
     std::vector<Slot> slots;
-    for (const Instruction& i : f.blocks.front().instructions) {
-      if (i.opcode != Op::OpVariable) continue;
-      const Instruction* pt = global(i.type_id);
-      if (!pt || !make_slot(i.result_id, pt->operands[1], &record, &slots)) return false;
-    }
-    for (const Instruction& p : f.parameters)
-      if (byval.count(p.result_id)) {
-        const Instruction* pt = global(p.type_id);
-        if (!pt || !make_slot(p.result_id, pt->operands[1], &record, &slots)) return false;
-      }
-    record = (record + 15) / 16 * 16;
+    if (!collect_slots(f, &record, &slots)) return false;
 
     uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
 
@@ -575,7 +784,7 @@ class Resumer {
     // return. Each place to stop has its own copy, so no block joins paths from inside and
     // outside loops (which the structurizer could only handle with a dispatch loop, whose
     // every step the driver would count as a loop iteration).
-    auto stop_at = [&](uint32_t point) {
+    auto stop_at = [&](uint32_t point, uint32_t count) {
       uint32_t label = m_.take_id();
       auto& b = start(label);
       for (const Slot& sl : slots) {
@@ -588,10 +797,12 @@ class Resumer {
         // This batch alone copies all of local memory: the work-items of the others that
         // have not finished stop later and copy it again, so the last copy has everything.
         uint32_t local = emit(b, Op::OpIAdd, u64, {grec, c_u64(16)});
-        ext(b, 0, ResumeOp::SaveLocal, {local});
+        ext(b, 0, ResumeOp::SaveLocal, {local, c_u32(0)});
         store(b, at(b, grec, 0, u32), epoch, 4);
       }
-      ext(b, 0, ResumeOp::Yield);
+      uint32_t due = emit(b, Op::OpSelect, u32,
+                          {emit(b, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kYieldAt)}), c_u32(1), c_u32(0)});
+      ext(b, 0, ResumeOp::Yield, {due});
       b.emplace_back(Op::OpReturn, 0, 0);
       return label;
     };
@@ -604,7 +815,7 @@ class Resumer {
       auto& c = start(check);
       uint32_t count = ext(c, u32, ResumeOp::BudgetStep);
       uint32_t low = emit(c, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kYieldAt)});
-      uint32_t stop = stop_at(point_of[edge.to]);
+      uint32_t stop = stop_at(point_of[edge.to], count);
       c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, stop, edge.to});
       ir::retarget(m_, f, *f.find_block(edge.from), edge.to, check);
     }

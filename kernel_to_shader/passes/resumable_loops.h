@@ -17,11 +17,14 @@
 // saved by the batch that stops and restored at the start of the next round before any
 // work-item runs.
 //
-// Not yet: kernels with barriers or group and sub-group operations. In the hub all loops of
-// a batch are one loop, and gallivm runs a barrier inside a loop once for every iteration
-// of the batch, masked or not, so work-items that took different trip counts would meet at
-// the wrong barriers. Those kernels keep the detection (a probe loop; the command fails with
-// CL_OUT_OF_RESOURCES) when their loops are cut.
+// Kernels with barriers or group and sub-group operations cannot use the hub: in it all
+// loops of a batch are one loop, and gallivm runs a barrier inside a loop once for every
+// iteration of the batch, masked or not, so work-items that took different trip counts would
+// meet at the wrong barriers. They keep their loops; their work-group stops together after a
+// barrier inside a loop (a flag any batch raises when it runs low, read by all after the
+// barrier), and resumes there. Only the barriers of one cycle are such places; kernels with
+// none keep the detection (a probe loop; the command fails with CL_OUT_OF_RESOURCES) when
+// their loops are cut.
 //
 // The pass works on Kernel SPIR-V before the structurizer and leaves what only the lowering
 // knows (record addresses, local memory, the dispatch block) to the instructions of an
@@ -47,11 +50,17 @@ enum class ResumeOp : uint32_t {
   Epoch = 1,        // u32: this launch's number, which marks the records it wrote
   ItemRecord = 2,   // u64: address of this work-item's record (operand: its size, a constant)
   GroupRecord = 3,  // u64: address of this work-group's record (16 bytes, then local memory)
-  Yield = 4,        // void: asks for one more round
-  SaveLocal = 5,    // void (u64 address): copies all of local memory out
+  Yield = 4,        // void (u32 due): asks for one more round; |due| says the work-item
+                    // stopped because its budget ran low (0 where control flow got here
+                    // only because the driver cut a loop: its probe must still run)
+  SaveLocal = 5,    // void (u64 address, u32 constant cooperative): copies local memory out;
+                    // cooperative: each work-item of the group copies its share, else all
   RestoreLocal = 6,  // void (u64 address): copies local memory back, the group together
   BudgetStep = 7,   // u32: counts a loop-header pass of this sub-group; returns its count
   BudgetReset = 8,  // void
+  FlagSet = 9,      // void: asks the work-group to stop at its next barrier
+  FlagRead = 10,    // u32
+  FlagReset = 11,   // void
 };
 
 // A work-item's record: [u32 epoch][u32 point][variables...].

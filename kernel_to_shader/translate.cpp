@@ -422,7 +422,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     bool resumable, dispatch_loops;
   };
   std::vector<Attempt> attempts = {{false, false}, {false, true}};
-  if (caps.loop_iteration_limit) attempts.insert(attempts.begin(), Attempt{true, false});
+  if (caps.loop_iteration_limit && caps.resumable_loops) attempts.insert(attempts.begin(), Attempt{true, false});
   const ir::Module input = module;
   PassContext context;
   std::string first_failure;

@@ -673,7 +673,7 @@ class Resumer {
     for (const Block& b : f.blocks)
       for (const Instruction& i : b.instructions)
         if (is_converging(i) || (i.opcode == Op::OpFunctionCall && converging_.count(i.operands[0])))
-          return transform_together(f);
+          return ctx_.caps.resumable_barrier_loops && transform_together(f);
     demote_phis(f);
     std::unordered_set<uint32_t> hoisted = hoist_global_chains(f);
 

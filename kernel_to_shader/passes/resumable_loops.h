@@ -20,7 +20,8 @@
 // Kernels with barriers or group and sub-group operations cannot use the hub: in it all
 // loops of a batch are one loop, and gallivm runs a barrier inside a loop once for every
 // iteration of the batch, masked or not, so work-items that took different trip counts would
-// meet at the wrong barriers. They keep their loops; their work-group stops together after a
+// meet at the wrong barriers. With TargetCaps::resumable_barrier_loops (experimental: PyOpenCL's
+// first-level scan still comes out wrong) they keep their loops; their work-group stops together after a
 // barrier inside a loop (a flag any batch raises when it runs low, read by all after the
 // barrier), and resumes there. Only the barriers of one cycle are such places; kernels with
 // none keep the detection (a probe loop; the command fails with CL_OUT_OF_RESOURCES) when

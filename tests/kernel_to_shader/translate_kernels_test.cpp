@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include <spirv/unified1/spirv.hpp11>
 
@@ -562,6 +563,65 @@ TEST(CopyByValArguments, CopiesWhatTheCallerStillSees) {
   // its argument to bump as its only use, and twice its parameter.
   EXPECT_EQ(copies(), before + 2);
   EXPECT_EQ(pass->Process(m, context), k2s::PassStatus::SuccessWithoutChange);
+}
+
+// On a driver that cuts loops short, kernels with loops resume across dispatches: those
+// without barriers, and those whose loop holds a barrier; a kernel whose loop cannot reach
+// a barrier it must stop at (barriers only outside its loop) does not, nor does one without
+// loops. Resuming kernels take 32 more bytes of argument block, after the arguments' own.
+TEST(ResumableLoops, WhichKernelsResume) {
+  compiler::DeviceFeatures features = kernel_features();
+  auto compiled = compiler::compile(R"(
+      __kernel void plain(__global int* o, int n) {
+        int s = 0;
+        for (int i = 0; i < n; i++) s += i;
+        o[get_global_id(0)] = s; }
+      __kernel void barrier_in_loop(__global int* o, __local int* t, int n) {
+        int s = 0;
+        for (int i = 0; i < n; i++) {
+          t[get_local_id(0)] = i;
+          barrier(CLK_LOCAL_MEM_FENCE);
+          s += t[0];
+          barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        o[get_global_id(0)] = s; }
+      __kernel void barrier_outside(__global int* o, __local int* t, int n) {
+        int s = 0;
+        for (int i = 0; i < n; i++) s += i;
+        t[get_local_id(0)] = s;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        o[get_global_id(0)] = t[0]; }
+      __kernel void no_loop(__global int* o) { o[get_global_id(0)] = 1; })",
+      "-cl-std=CL3.0", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TargetCaps caps;
+  caps.loop_iteration_limit = true;
+  caps.resumable_barrier_loops = true;
+  caps.subgroup_size = 8;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+  ASSERT_TRUE(r.ok) << r.log;
+  std::map<std::string, const k2s::KernelInterface*> by_name;
+  for (const auto& k : r.kernels) by_name[k.interface.name] = &k.interface;
+  ASSERT_EQ(by_name.size(), 4u);
+  EXPECT_NE(by_name["plain"]->resume_area_offset, UINT32_MAX);
+  EXPECT_FALSE(by_name["plain"]->resume_group_records);
+  EXPECT_NE(by_name["barrier_in_loop"]->resume_area_offset, UINT32_MAX);
+  EXPECT_TRUE(by_name["barrier_in_loop"]->resume_group_records);
+  EXPECT_EQ(by_name["barrier_outside"]->resume_area_offset, UINT32_MAX);
+  EXPECT_EQ(by_name["no_loop"]->resume_area_offset, UINT32_MAX);
+  for (const auto& [name, ki] : by_name) {
+    uint32_t end = 0;
+    for (const auto& a : ki->args) end = std::max(end, a.offset + a.size);
+    if (ki->resume_area_offset != UINT32_MAX) {
+      EXPECT_GT(ki->resume_record_size, 8u) << name;
+      for (const auto& a : ki->args) EXPECT_GE(a.offset, ki->resume_area_offset + 32) << name;
+    }
+    EXPECT_LE(end, ki->argument_block_size) << name;
+  }
+  // Without the limit nothing resumes.
+  k2s::TranslateResult plain = k2s::translate(compiled.spirv, k2s::TargetCaps{});
+  ASSERT_TRUE(plain.ok) << plain.log;
+  for (const auto& k : plain.kernels) EXPECT_EQ(k.interface.resume_area_offset, UINT32_MAX);
 }
 
 }  // namespace

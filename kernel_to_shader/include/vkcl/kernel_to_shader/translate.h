@@ -46,6 +46,12 @@ struct TargetCaps {
   // (Mesa's gallivm: llvmpipe, lavapipe). Each kernel then ends with a probe loop that finds
   // out whether its loops were cut and says so (KernelInterface::loop_limit_status_offset).
   bool loop_iteration_limit = false;
+  // With loop_iteration_limit: kernels stop before the driver cuts their loops and resume in
+  // the next dispatch (KernelInterface::resume_area_offset) where they can.
+  bool resumable_loops = true;
+  // And kernels with barriers (the work-group stops together after a barrier inside a
+  // loop). Experimental: PyOpenCL's first-level scan still gives wrong results with it.
+  bool resumable_barrier_loops = false;
   bool subgroups = true;         // GroupNonUniform basic in compute
   bool subgroup_operations = false;  // and vote, ballot and arithmetic (cl_khr_subgroups)
   uint32_t subgroup_features = 0;    // kSubgroup* bits: VkSubgroupFeatureFlags in compute

@@ -46,6 +46,17 @@ uint32_t Lowering::resume_local_copy_helper(bool save) {
   return resume_helpers_[key] = out_.functions.back().id();
 }
 
+// The work-item's count of loop iterations: a Private variable (a register).
+uint32_t Lowering::budget_var() {
+  if (!budget_var_) {
+    budget_var_ = take_id();
+    out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Private, t_uint(32)), budget_var_,
+                              std::vector<uint32_t>{uint32_t(spv::StorageClass::Private), c_u32(0)});
+    interface_.push_back(budget_var_);
+  }
+  return budget_var_;
+}
+
 bool Lowering::lower_resume(const ir::Instruction& i) {
   uint32_t u32 = t_uint(32), u64 = t_uint(64), uvec3 = t_vec(u32, 3);
   // The address in resume slot |k| of the argument block.
@@ -152,12 +163,20 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
       return !failed_;
     }
     case ResumeOp::BudgetStep: {
+      uint32_t count = emit(Op::OpIAdd, u32, {emit(Op::OpLoad, u32, {budget_var()}), c_u32(1)});
+      emit_void(Op::OpStore, {budget_var(), count});
+      return result(u32, count);
+    }
+    case ResumeOp::BudgetReset:
+      emit_void(Op::OpStore, {budget_var(), c_u32(0)});
+      return !failed_;
+    case ResumeOp::GroupBudgetStep: {
       uint32_t at = subgroup_counter();
       uint32_t count = emit(Op::OpIAdd, u32, {load_out(AddressFormat::Global64, at, u32, 4), c_u32(1)});
       store_out(AddressFormat::Global64, at, u32, count, 4);
       return result(u32, count);
     }
-    case ResumeOp::BudgetReset:
+    case ResumeOp::GroupBudgetReset:
       store_out(AddressFormat::Global64, subgroup_counter(), u32, c_u32(0), 4);
       return !failed_;
     case ResumeOp::FlagSet:

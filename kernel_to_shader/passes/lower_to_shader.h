@@ -325,6 +325,8 @@ class Lowering {
   uint32_t resume_set_ = 0;
   uint32_t local_words_ = 0;    // the spec constant sizing local memory
   uint32_t stopped_var_ = 0;    // Private bool: this work-item stopped to resume later
+  uint32_t budget_var_ = 0;     // Private u32: its count of loop iterations
+  uint32_t budget_var();
   std::map<std::vector<uint32_t>, uint32_t> resume_helpers_;
   bool lower_resume(const ir::Instruction& inst);
   uint32_t resume_local_copy_helper(bool save);

@@ -580,7 +580,7 @@ class Resumer {
       c.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{joined});
       auto& j = start(joined);
       barrier(j);
-      ext(j, 0, ResumeOp::BudgetReset);
+      ext(j, 0, ResumeOp::GroupBudgetReset);
       ext(j, 0, ResumeOp::FlagReset);
       barrier(j);
       j.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{dispatch});
@@ -638,7 +638,7 @@ class Resumer {
     for (const Edge& edge : edges) {
       uint32_t check = m_.take_id(), raise = m_.take_id();
       auto& c = start(check);
-      uint32_t count = ext(c, u32, ResumeOp::BudgetStep);
+      uint32_t count = ext(c, u32, ResumeOp::GroupBudgetStep);
       uint32_t low = emit(c, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kFlagAt)});
       c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, raise, edge.to});
       auto& r = start(raise);
@@ -780,45 +780,8 @@ class Resumer {
       start(returned).emplace_back(Op::OpReturn, 0, 0);
     }
 
-    // Stopping: the variables, the point, local memory where the work-group has any, then
-    // return. Each place to stop has its own copy, so no block joins paths from inside and
-    // outside loops (which the structurizer could only handle with a dispatch loop, whose
-    // every step the driver would count as a loop iteration).
-    auto stop_at = [&](uint32_t point, uint32_t count) {
-      uint32_t label = m_.take_id();
-      auto& b = start(label);
-      for (const Slot& sl : slots) {
-        uint32_t v = emit(b, Op::OpLoad, sl.type, {sl.pointer});
-        store(b, at(b, rec, sl.offset, sl.saved_type), to_saved(b, sl, v), sl.alignment);
-      }
-      store(b, at(b, rec, 0, u32), epoch, 4);
-      store(b, at(b, rec, 4, u32), c_u32(point), 4);
-      if (group_records) {
-        // This batch alone copies all of local memory: the work-items of the others that
-        // have not finished stop later and copy it again, so the last copy has everything.
-        uint32_t local = emit(b, Op::OpIAdd, u64, {grec, c_u64(16)});
-        ext(b, 0, ResumeOp::SaveLocal, {local, c_u32(0)});
-        store(b, at(b, grec, 0, u32), epoch, 4);
-      }
-      uint32_t due = emit(b, Op::OpSelect, u32,
-                          {emit(b, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kYieldAt)}), c_u32(1), c_u32(0)});
-      ext(b, 0, ResumeOp::Yield, {due});
-      b.emplace_back(Op::OpReturn, 0, 0);
-      return label;
-    };
-
-    // Each edge into a loop header: count it, and stop when the budget is low.
     std::unordered_map<uint32_t, uint32_t> point_of;
     for (size_t k = 0; k < targets.size(); ++k) point_of[targets[k]] = uint32_t(k);
-    for (const Edge& edge : edges) {
-      uint32_t check = m_.take_id();
-      auto& c = start(check);
-      uint32_t count = ext(c, u32, ResumeOp::BudgetStep);
-      uint32_t low = emit(c, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kYieldAt)});
-      uint32_t stop = stop_at(point_of[edge.to], count);
-      c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, stop, edge.to});
-      ir::retarget(m_, f, *f.find_block(edge.from), edge.to, check);
-    }
     // A work-item that finishes after it resumed says so.
     for (Block& b : f.blocks)
       if (b.terminator().opcode == Op::OpReturn) {
@@ -835,8 +798,8 @@ class Resumer {
     // (a selection whose arms enter loops at several places has no merge the structurizer
     // could find), and all loops become one loop around the hub, whose iterations are
     // exactly the header passes the driver counted before.
-    size_t count = f.blocks.size();
-    for (size_t b = 0; b < count; ++b) {
+    size_t blocks = f.blocks.size();
+    for (size_t b = 0; b < blocks; ++b) {
       std::vector<uint32_t> succ = ir::successor_labels(m_, f, f.blocks[b]);
       std::set<uint32_t> seen;
       for (uint32_t t : succ) {
@@ -849,16 +812,43 @@ class Resumer {
         f.blocks.push_back(Block{via, {Instruction(Op::OpBranch, 0, 0, {hub})}});
       }
     }
+    // Every work-item still looping passes the hub in every iteration of its batch, so a
+    // count of its own passes (a register) is the batch's count the driver keeps. Where it
+    // runs low, the work-item stops on its way to the header it was bound for: the
+    // variables, the header's number, local memory where the work-group has any.
     Block h{hub, {}};
-    uint32_t selector = m_.take_id();
+    uint32_t selector = m_.take_id(), go = m_.take_id(), stop = m_.take_id();
     h.instructions.emplace_back(Op::OpPhi, u32, selector, hub_entries);
+    uint32_t passes = ext(h.instructions, u32, ResumeOp::BudgetStep);
+    uint32_t low = emit(h.instructions, Op::OpUGreaterThanEqual, boolean, {passes, c_u32(kYieldAt)});
+    h.instructions.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, stop, go});
+    f.blocks.push_back(std::move(h));
+    Block g{go, {}};
     std::vector<uint32_t> sw = {selector, returned};
     for (size_t k = 0; k < targets.size(); ++k) {
       sw.push_back(uint32_t(k));
       sw.push_back(targets[k]);
     }
-    h.instructions.emplace_back(Op::OpSwitch, 0, 0, sw);
-    f.blocks.push_back(std::move(h));
+    g.instructions.emplace_back(Op::OpSwitch, 0, 0, sw);
+    f.blocks.push_back(std::move(g));
+    Block st{stop, {}};
+    auto& b = st.instructions;
+    for (const Slot& sl : slots) {
+      uint32_t v = emit(b, Op::OpLoad, sl.type, {sl.pointer});
+      store(b, at(b, rec, sl.offset, sl.saved_type), to_saved(b, sl, v), sl.alignment);
+    }
+    store(b, at(b, rec, 0, u32), epoch, 4);
+    store(b, at(b, rec, 4, u32), selector, 4);
+    if (group_records) {
+      // This batch alone copies all of local memory: the work-items of the others that have
+      // not finished stop later and copy it again, so the last copy has everything.
+      uint32_t local = emit(b, Op::OpIAdd, u64, {grec, c_u64(16)});
+      ext(b, 0, ResumeOp::SaveLocal, {local, c_u32(0)});
+      store(b, at(b, grec, 0, u32), epoch, 4);
+    }
+    ext(b, 0, ResumeOp::Yield, {emit(b, Op::OpSelect, u32, {low, c_u32(1), c_u32(0)})});
+    b.emplace_back(Op::OpReturn, 0, 0);
+    f.blocks.push_back(std::move(st));
     ctx_.resumable[f.id()] = {record, group_records};
     return true;
   }

@@ -57,11 +57,14 @@ enum class ResumeOp : uint32_t {
   SaveLocal = 5,    // void (u64 address, u32 constant cooperative): copies local memory out;
                     // cooperative: each work-item of the group copies its share, else all
   RestoreLocal = 6,  // void (u64 address): copies local memory back, the group together
-  BudgetStep = 7,   // u32: counts a loop-header pass of this sub-group; returns its count
+  BudgetStep = 7,   // u32: counts a loop iteration of this work-item; returns its count
   BudgetReset = 8,  // void
   FlagSet = 9,      // void: asks the work-group to stop at its next barrier
   FlagRead = 10,    // u32
   FlagReset = 11,   // void
+  GroupBudgetStep = 12,   // u32: counts a loop-header pass of this sub-group (global memory,
+                          // shared by its work-items); returns its count
+  GroupBudgetReset = 13,  // void
 };
 
 // A work-item's record: [u32 epoch][u32 point][variables...].

@@ -106,8 +106,8 @@ static VkResult begin(Device& device, CommandStream::Impl& impl, VkSemaphore tim
   return vkBeginCommandBuffer(impl.recording, &info);
 }
 
-VkResult CommandStream::dispatch(const ComputePipeline& pipeline, const void* push_constants,
-                                 uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz) {
+VkResult CommandStream::bind(const ComputePipeline& pipeline, const void* push_constants,
+                             uint32_t push_size) {
   VkResult r = begin(*device_, *impl_, timeline_);
   if (r != VK_SUCCESS) return r;
   if (impl_->bound != pipeline.handle()) {
@@ -117,6 +117,13 @@ VkResult CommandStream::dispatch(const ComputePipeline& pipeline, const void* pu
   if (push_size)
     vkCmdPushConstants(impl_->recording, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                        push_size, push_constants);
+  return VK_SUCCESS;
+}
+
+VkResult CommandStream::dispatch(const ComputePipeline& pipeline, const void* push_constants,
+                                 uint32_t push_size, uint32_t gx, uint32_t gy, uint32_t gz) {
+  VkResult r = bind(pipeline, push_constants, push_size);
+  if (r != VK_SUCCESS) return r;
   vkCmdDispatch(impl_->recording, gx, gy, gz);
   impl_->recorded_commands++;
   return VK_SUCCESS;
@@ -125,15 +132,8 @@ VkResult CommandStream::dispatch(const ComputePipeline& pipeline, const void* pu
 VkResult CommandStream::dispatch_indirect(const ComputePipeline& pipeline, const void* push_constants,
                                           uint32_t push_size, const Buffer& arguments,
                                           VkDeviceSize offset) {
-  VkResult r = begin(*device_, *impl_, timeline_);
+  VkResult r = bind(pipeline, push_constants, push_size);
   if (r != VK_SUCCESS) return r;
-  if (impl_->bound != pipeline.handle()) {
-    vkCmdBindPipeline(impl_->recording, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
-    impl_->bound = pipeline.handle();
-  }
-  if (push_size)
-    vkCmdPushConstants(impl_->recording, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                       push_size, push_constants);
   vkCmdDispatchIndirect(impl_->recording, arguments.handle(), offset);
   impl_->recorded_commands++;
   return VK_SUCCESS;

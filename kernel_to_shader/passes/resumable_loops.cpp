@@ -467,6 +467,47 @@ class Resumer {
     return true;
   }
 
+  // The new entry block: |f|'s variables and |hoisted| instructions, taken from its entry.
+  Block split_entry(ir::Function& f, const std::unordered_set<uint32_t>& hoisted) {
+    Block entry{m_.take_id(), {}};
+    std::vector<Instruction> rest;
+    for (Instruction& i : f.blocks.front().instructions)
+      (i.opcode == Op::OpVariable || hoisted.count(i.result_id) ? entry.instructions : rest)
+          .push_back(std::move(i));
+    f.blocks.front().instructions = std::move(rest);
+    return entry;
+  }
+  // Whether the record at |rec| says this work-item stopped in this launch (|epoch|) at
+  // |point| and has not finished since.
+  uint32_t resuming(std::vector<Instruction>& out, uint32_t rec, uint32_t epoch, uint32_t point) {
+    uint32_t boolean = t_bool();
+    uint32_t mine = load(out, t_int(32), at(out, rec, 0, t_int(32)), 4);
+    return emit(out, Op::OpLogicalAnd, boolean,
+                {emit(out, Op::OpIEqual, boolean, {mine, epoch}),
+                 emit(out, Op::OpINotEqual, boolean, {point, c_u32(kResumeDone)})});
+  }
+  void save_slots(std::vector<Instruction>& out, const std::vector<Slot>& slots, uint32_t rec) {
+    for (const Slot& sl : slots) {
+      uint32_t v = emit(out, Op::OpLoad, sl.type, {sl.pointer});
+      store(out, at(out, rec, sl.offset, sl.saved_type), to_saved(out, sl, v), sl.alignment);
+    }
+  }
+  void restore_slots(std::vector<Instruction>& out, const std::vector<Slot>& slots, uint32_t rec) {
+    for (const Slot& sl : slots) {
+      uint32_t v = load(out, sl.saved_type, at(out, rec, sl.offset, sl.saved_type), sl.alignment);
+      out.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{sl.pointer, from_saved(out, sl, v)});
+    }
+  }
+  // A work-item that finishes after it resumed says so (its record's point).
+  void mark_done(ir::Function& f, uint32_t rec) {
+    for (Block& b : f.blocks)
+      if (b.terminator().opcode == Op::OpReturn) {
+        std::vector<Instruction> done;
+        store(done, at(done, rec, 4, t_int(32)), c_u32(kResumeDone), 4);
+        b.instructions.insert(b.instructions.end() - 1, done.begin(), done.end());
+      }
+  }
+
   // Kernels with barriers: the work-group stops together, at a barrier inside a loop. The
   // batch whose count runs low raises a flag (global memory, one per work-group); after
   // each such barrier every work-item reads it, they meet again, and if it was raised they
@@ -547,16 +588,8 @@ class Resumer {
     if (!collect_slots(f, &record, &slots)) return false;
 
     uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
-    Block& old_entry = f.blocks.front();
-    Block entry{m_.take_id(), {}};
-    {
-      std::vector<Instruction> rest;
-      for (Instruction& i : old_entry.instructions)
-        (i.opcode == Op::OpVariable || hoisted.count(i.result_id) ? entry.instructions : rest)
-            .push_back(std::move(i));
-      old_entry.instructions = std::move(rest);
-    }
-    uint32_t fresh_label = old_entry.label;
+    Block entry = split_entry(f, hoisted);
+    uint32_t fresh_label = f.blocks.front().label;
     std::deque<Block> added;
     auto start = [&](uint32_t label) -> std::vector<Instruction>& {
       added.push_back(Block{label, {}});
@@ -591,17 +624,11 @@ class Resumer {
       uint32_t first = emit(d, Op::OpIEqual, boolean, {round, c_u32(0)});
       d.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{first, fresh_label, look});
       auto& l = start(look);
-      uint32_t mine = load(l, u32, at(l, rec, 0, u32), 4);
       uint32_t point = load(l, u32, at(l, rec, 4, u32), 4);
-      uint32_t ok = emit(l, Op::OpLogicalAnd, boolean,
-                         {emit(l, Op::OpIEqual, boolean, {mine, epoch}),
-                          emit(l, Op::OpINotEqual, boolean, {point, c_u32(kResumeDone)})});
-      l.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{ok, restore_label, returned});
+      l.emplace_back(Op::OpBranchConditional, 0, 0,
+                     std::vector<uint32_t>{resuming(l, rec, epoch, point), restore_label, returned});
       auto& r = start(restore_label);
-      for (const Slot& s : slots) {
-        uint32_t v = load(r, s.saved_type, at(r, rec, s.offset, s.saved_type), s.alignment);
-        r.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{s.pointer, from_saved(r, s, v)});
-      }
+      restore_slots(r, slots, rec);
       std::vector<uint32_t> sw = {point, returned};
       for (size_t k = 0; k < points.size(); ++k) {
         sw.push_back(uint32_t(k));
@@ -620,10 +647,7 @@ class Resumer {
                                    std::vector<uint32_t>{raised, points[k].stop, points[k].rest});
       b = nullptr;
       auto& s = start(points[k].stop);
-      for (const Slot& sl : slots) {
-        uint32_t v = emit(s, Op::OpLoad, sl.type, {sl.pointer});
-        store(s, at(s, rec, sl.offset, sl.saved_type), to_saved(s, sl, v), sl.alignment);
-      }
+      save_slots(s, slots, rec);
       store(s, at(s, rec, 0, u32), epoch, 4);
       store(s, at(s, rec, 4, u32), c_u32(uint32_t(k)), 4);
       ext(s, 0, ResumeOp::SaveLocal, {emit(s, Op::OpIAdd, u64, {grec, c_u64(16)}), c_u32(1)});
@@ -646,12 +670,7 @@ class Resumer {
       r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{edge.to});
       ir::retarget(m_, f, *f.find_block(edge.from), edge.to, check);
     }
-    for (Block& b : f.blocks)
-      if (b.terminator().opcode == Op::OpReturn) {
-        std::vector<Instruction> done;
-        store(done, at(done, rec, 4, u32), c_u32(kResumeDone), 4);
-        b.instructions.insert(b.instructions.end() - 1, done.begin(), done.end());
-      }
+    mark_done(f, rec);
     f.blocks.insert(f.blocks.begin(), std::move(entry));
     for (Block& b : added) f.blocks.push_back(std::move(b));
     ctx_.resumable[f.id()] = {record, true};
@@ -713,16 +732,8 @@ class Resumer {
     uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
 
     // The new entry block: the variables, then which way this work-item goes.
-    Block& old_entry = f.blocks.front();
-    Block entry{m_.take_id(), {}};
-    {
-      std::vector<Instruction> rest;
-      for (Instruction& i : old_entry.instructions)
-        (i.opcode == Op::OpVariable || hoisted.count(i.result_id) ? entry.instructions : rest)
-            .push_back(std::move(i));
-      old_entry.instructions = std::move(rest);
-    }
-    uint32_t fresh_label = old_entry.label;
+    Block entry = split_entry(f, hoisted);
+    uint32_t fresh_label = f.blocks.front().label;
     std::deque<Block> added;  // references to its blocks stay valid as it grows
     auto start = [&](uint32_t label) -> std::vector<Instruction>& {
       added.push_back(Block{label, {}});
@@ -763,17 +774,11 @@ class Resumer {
       uint32_t first = emit(d, Op::OpIEqual, boolean, {round, c_u32(0)});
       d.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{first, fresh_label, look});
       auto& l = start(look);
-      uint32_t mine = load(l, u32, at(l, rec, 0, u32), 4);
       uint32_t point = load(l, u32, at(l, rec, 4, u32), 4);
-      uint32_t ok = emit(l, Op::OpLogicalAnd, boolean,
-                         {emit(l, Op::OpIEqual, boolean, {mine, epoch}),
-                          emit(l, Op::OpINotEqual, boolean, {point, c_u32(kResumeDone)})});
-      l.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{ok, restore_label, returned});
+      l.emplace_back(Op::OpBranchConditional, 0, 0,
+                     std::vector<uint32_t>{resuming(l, rec, epoch, point), restore_label, returned});
       auto& r = start(restore_label);
-      for (const Slot& s : slots) {
-        uint32_t v = load(r, s.saved_type, at(r, rec, s.offset, s.saved_type), s.alignment);
-        r.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{s.pointer, from_saved(r, s, v)});
-      }
+      restore_slots(r, slots, rec);
       r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{hub});
       hub_entries.push_back(point);
       hub_entries.push_back(restore_label);
@@ -782,13 +787,7 @@ class Resumer {
 
     std::unordered_map<uint32_t, uint32_t> point_of;
     for (size_t k = 0; k < targets.size(); ++k) point_of[targets[k]] = uint32_t(k);
-    // A work-item that finishes after it resumed says so.
-    for (Block& b : f.blocks)
-      if (b.terminator().opcode == Op::OpReturn) {
-        std::vector<Instruction> done;
-        store(done, at(done, rec, 4, u32), c_u32(kResumeDone), 4);
-        b.instructions.insert(b.instructions.end() - 1, done.begin(), done.end());
-      }
+    mark_done(f, rec);
 
     f.blocks.insert(f.blocks.begin(), std::move(entry));
     for (Block& b : added) f.blocks.push_back(std::move(b));
@@ -833,10 +832,7 @@ class Resumer {
     f.blocks.push_back(std::move(g));
     Block st{stop, {}};
     auto& b = st.instructions;
-    for (const Slot& sl : slots) {
-      uint32_t v = emit(b, Op::OpLoad, sl.type, {sl.pointer});
-      store(b, at(b, rec, sl.offset, sl.saved_type), to_saved(b, sl, v), sl.alignment);
-    }
+    save_slots(b, slots, rec);
     store(b, at(b, rec, 0, u32), epoch, 4);
     store(b, at(b, rec, 4, u32), selector, 4);
     if (group_records) {

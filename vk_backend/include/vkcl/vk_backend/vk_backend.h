@@ -228,6 +228,8 @@ class CommandStream {
   struct Impl;  // recording state (command_stream.cpp)
 
  private:
+  // Starts recording if needed, binds |pipeline| and pushes the constants.
+  VkResult bind(const ComputePipeline& pipeline, const void* push_constants, uint32_t push_size);
   CommandStream() = default;
   std::shared_ptr<Device> device_;
   VkSemaphore timeline_ = VK_NULL_HANDLE;

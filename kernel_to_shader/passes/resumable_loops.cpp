@@ -508,6 +508,28 @@ class Resumer {
       }
   }
 
+  // Where the work-group's record says it saved local memory in this launch (a round after
+  // the first), the work-group copies it back; all then meet. Returns the block after that,
+  // still open.
+  std::vector<Instruction>& restore_local(std::deque<Block>& added, std::vector<Instruction>& e,
+                                          uint32_t round, uint32_t epoch, uint32_t grec) {
+    uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
+    uint32_t gepoch = load(e, u32, at(e, grec, 0, u32), 4);
+    uint32_t later = emit(e, Op::OpINotEqual, boolean, {round, c_u32(0)});
+    uint32_t saved = emit(e, Op::OpIEqual, boolean, {gepoch, epoch});
+    uint32_t restore = emit(e, Op::OpLogicalAnd, boolean, {later, saved});
+    uint32_t copy = m_.take_id(), joined = m_.take_id();
+    e.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{restore, copy, joined});
+    added.push_back(Block{copy, {}});
+    auto& c = added.back().instructions;
+    ext(c, 0, ResumeOp::RestoreLocal, {emit(c, Op::OpIAdd, u64, {grec, c_u64(16)})});
+    c.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{joined});
+    added.push_back(Block{joined, {}});
+    auto& j = added.back().instructions;
+    barrier(j);
+    return j;
+  }
+
   // Kernels with barriers: the work-group stops together, at a barrier inside a loop. The
   // batch whose count runs low raises a flag (global memory, one per work-group); after
   // each such barrier every work-item reads it, they meet again, and if it was raised they
@@ -602,17 +624,7 @@ class Resumer {
     uint32_t grec = ext(e, u64, ResumeOp::GroupRecord);
     uint32_t returned = m_.take_id(), dispatch = m_.take_id();
     {
-      uint32_t gepoch = load(e, u32, at(e, grec, 0, u32), 4);
-      uint32_t later = emit(e, Op::OpINotEqual, boolean, {round, c_u32(0)});
-      uint32_t saved = emit(e, Op::OpIEqual, boolean, {gepoch, epoch});
-      uint32_t restore = emit(e, Op::OpLogicalAnd, boolean, {later, saved});
-      uint32_t copy = m_.take_id(), joined = m_.take_id();
-      e.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{restore, copy, joined});
-      auto& c = start(copy);
-      ext(c, 0, ResumeOp::RestoreLocal, {emit(c, Op::OpIAdd, u64, {grec, c_u64(16)})});
-      c.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{joined});
-      auto& j = start(joined);
-      barrier(j);
+      auto& j = restore_local(added, e, round, epoch, grec);
       ext(j, 0, ResumeOp::GroupBudgetReset);
       ext(j, 0, ResumeOp::FlagReset);
       barrier(j);
@@ -749,17 +761,7 @@ class Resumer {
       // Local memory a batch of the work-group saved when it stopped comes back, once,
       // before any work-item runs.
       grec = ext(e, u64, ResumeOp::GroupRecord);
-      uint32_t gepoch = load(e, u32, at(e, grec, 0, u32), 4);
-      uint32_t later = emit(e, Op::OpINotEqual, boolean, {round, c_u32(0)});
-      uint32_t saved = emit(e, Op::OpIEqual, boolean, {gepoch, epoch});
-      uint32_t restore = emit(e, Op::OpLogicalAnd, boolean, {later, saved});
-      uint32_t copy = m_.take_id(), joined = m_.take_id();
-      e.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{restore, copy, joined});
-      auto& c = start(copy);
-      ext(c, 0, ResumeOp::RestoreLocal, {emit(c, Op::OpIAdd, u64, {grec, c_u64(16)})});
-      c.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{joined});
-      auto& j = start(joined);
-      barrier(j);
+      auto& j = restore_local(added, e, round, epoch, grec);
       ext(j, 0, ResumeOp::BudgetReset);
       j.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{dispatch});
     } else {

@@ -24,6 +24,8 @@ constexpr uint32_t kYieldAt = 60000;
 // In a kernel with barriers, a batch asks its work-group to stop at the next barrier from
 // kFlagAt on; the stretch until then may take the rest (about 28000 loop iterations).
 constexpr uint32_t kFlagAt = 32768;
+// The most variables x blocks a kernel may have and resume (see transform()).
+constexpr size_t kMaxResumeCost = 8000;
 constexpr uint32_t kScopeWorkgroup = 2;
 // AcquireRelease, WorkgroupMemory, CrossWorkgroupMemory (the flag lives in global memory).
 constexpr uint32_t kBarrierSemantics = 0x8 | 0x100 | 0x200;
@@ -740,6 +742,11 @@ class Resumer {
     uint32_t record = 0;
     std::vector<Slot> slots;
     if (!collect_slots(f, &record, &slots)) return false;
+    // Each saved variable gains a definition on the resume path, and its uses then meet
+    // that one across the whole hub loop: lavapipe's LLVM splits its coroutines in time that
+    // grows with both (PyOpenCL's Ranlux generator, 129 variables in 218 blocks, took 18 s
+    // more to build than without resuming, 0.5 s). Larger kernels keep the detection.
+    if (slots.size() * f.blocks.size() > kMaxResumeCost) return false;
 
     uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
 

@@ -185,8 +185,17 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
     case ResumeOp::FlagReset:
       store_out(AddressFormat::Global64, counter(c_u32(0)), u32, c_u32(0), 4);
       return !failed_;
-    case ResumeOp::FlagRead:
-      return result(u32, load_out(AddressFormat::Global64, counter(c_u32(0)), u32, 4));
+    case ResumeOp::FlagRead: {
+      // Read right after a barrier, so every work-item of the sub-group reads it. Said
+      // through a vote, it is uniform in the driver's eyes too: llvmpipe loses the partial
+      // last batch of a work-group (size 12: 8 + 4) that leaves a loop with a barrier on a
+      // condition it takes for divergent (a load), as Mesa's rusticl does too.
+      need_capability(spv::Capability::GroupNonUniformVote);
+      uint32_t flag = load_out(AddressFormat::Global64, counter(c_u32(0)), u32, 4);
+      uint32_t raised = emit(Op::OpGroupNonUniformAny, t_bool(),
+                             {c_u32(3), emit(Op::OpINotEqual, t_bool(), {flag, c_u32(0)})});
+      return result(u32, emit(Op::OpSelect, u32, {raised, c_u32(1), c_u32(0)}));
+    }
   }
   return fail("unknown resume instruction: " + describe(i));
 }

@@ -555,7 +555,8 @@ class Resumer {
       for (int v : headers)
         for (int u : cfg.predecessors(v))
           if (cfg.reachable(u)) edges.push_back({f.blocks[u].label, f.blocks[v].label});
-      auto reaches = [&](int from, int to) {
+      // Whether |to| can be reached from |from| (in at least one step), not through |avoid|.
+      auto reaches = [&](int from, int to, int avoid = -1) {
         std::vector<bool> seen(f.blocks.size(), false);
         std::vector<int> work = {from};
         seen[from] = true;
@@ -564,7 +565,7 @@ class Resumer {
           work.pop_back();
           for (int n : cfg.successors(b)) {
             if (n == to) return true;
-            if (!seen[n]) seen[n] = true, work.push_back(n);
+            if (!seen[n] && n != avoid) seen[n] = true, work.push_back(n);
           }
         }
         return false;
@@ -579,6 +580,31 @@ class Resumer {
           if (!reaches(b, b)) continue;
           if (cycle < 0) cycle = b;
           if (b == cycle || (reaches(b, cycle) && reaches(cycle, b))) barriers.push_back({size_t(b), k});
+        }
+      }
+      // Each place to stop is one more way into the loop for the resume path, and lavapipe's
+      // build time grows with them (PyOpenCL's scan kernels, a dozen barriers in a loop: 13.6 s
+      // against 1.5 s). A barrier every iteration of the cycle passes (its block dominates
+      // each edge back to the header) is enough, with those of inner cycles that go round
+      // without it.
+      if (barriers.size() > 1) {
+        int header = -1;
+        std::vector<int> latches;
+        for (int b : cfg.rpo())
+          if (b == cycle || (reaches(b, cycle) && reaches(cycle, b))) {
+            if (header < 0) header = b;
+            for (int n : cfg.successors(b))
+              if (n == header) latches.push_back(b);
+          }
+        for (auto [b, k] : barriers) {
+          int at = int(b);
+          if (!std::all_of(latches.begin(), latches.end(), [&](int l) { return cfg.dominates(at, l); }))
+            continue;
+          std::vector<std::pair<size_t, size_t>> kept = {{b, k}};
+          for (auto [c, j] : barriers)
+            if (int(c) != at && reaches(int(c), int(c), at)) kept.push_back({c, j});
+          barriers = std::move(kept);
+          break;
         }
       }
     }

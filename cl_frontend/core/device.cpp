@@ -94,6 +94,8 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   caps.exact_float64 = precision().exact_float64;
   caps.exact_fma64 = precision().exact_fma64;
   caps.exact_sqrt64 = precision().exact_sqrt64;
+  caps.int8 = caps.int8 && precision().exact_int8;
+  caps.int16 = caps.int16 && precision().exact_int16;
   // Only programs' kernels carry the loop limit probe: the precision probe's kernels have
   // no long loops and no status word to write.
   caps.loop_iteration_limit = info_.driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;

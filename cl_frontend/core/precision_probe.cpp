@@ -226,6 +226,56 @@ void probe_doubles(const std::shared_ptr<vk::Device>& device, const k2s::TargetC
   result->exact_sqrt64 = rest && wrong[2] == 0;
 }
 
+// Sets |result|'s small integer fields: whether wrapped 8- and 16-bit results (negation,
+// addition, subtraction, multiplication) come out right once sign- or zero-extended. All
+// pairs of a few values around the wrap points, against the host's.
+void probe_small_integers(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps& caps,
+                          const compiler::DeviceFeatures& features, PrecisionProbe* result) {
+  const int values[] = {-32768, -32767, -129, -128, -127, -65, -64, -1, 0, 1, 63, 64, 127, 128, 255, 32767};
+  const uint32_t n = sizeof values / sizeof values[0], items = n * n, slots = 10;
+  std::vector<int32_t> in(size_t(items) * slots, 0);
+  for (uint32_t i = 0; i < items; ++i) {
+    in[size_t(i) * slots] = values[i / n];
+    in[size_t(i) * slots + 1] = values[i % n];
+  }
+  std::vector<std::vector<uint8_t>> data = {bytes_of(in.data(), in.size())};
+  if (!run_probe(device, caps, features,
+                 "__kernel void probe(__global int* d) {"
+                 "  __global int* p = d + 10 * get_global_id(0);"
+                 "  char a = (char)p[0], b = (char)p[1];"
+                 "  short c = (short)p[0], e = (short)p[1];"
+                 "  p[2] = (char)-a;"
+                 "  p[3] = (char)(a + b);"
+                 "  p[4] = (uchar)(a - b);"
+                 "  p[5] = (char)(a * b);"
+                 "  p[6] = (short)-c;"
+                 "  p[7] = (short)(c + e);"
+                 "  p[8] = (ushort)(c - e);"
+                 "  p[9] = (short)(c * e);"
+                 "}",
+                 items, &data))
+    return;
+  std::vector<int32_t> out(in.size());
+  std::memcpy(out.data(), data[0].data(), data[0].size());
+  int wrong8 = 0, wrong16 = 0;
+  for (uint32_t i = 0; i < items; ++i) {
+    const int32_t* r = &out[size_t(i) * slots];
+    int8_t a = int8_t(values[i / n]), b = int8_t(values[i % n]);
+    int16_t c = int16_t(values[i / n]), e = int16_t(values[i % n]);
+    const int32_t want[8] = {int8_t(-a),  int8_t(a + b),  uint8_t(a - b),  int8_t(a * b),
+                             int16_t(-c), int16_t(c + e), uint16_t(c - e), int16_t(c * e)};
+    for (int k = 0; k < 8; ++k)
+      if (r[2 + k] != want[k] && (k < 4 ? wrong8++ : wrong16++) == 0 && std::getenv("VKCL_PROBE_LOG"))
+        std::fprintf(stderr, "vkcl probe: %d-bit result %d of (%d, %d) is %d, not %d\n", k < 4 ? 8 : 16,
+                     k % 4, values[i / n], values[i % n], r[2 + k], want[k]);
+  }
+  result->exact_int8 = wrong8 == 0;
+  result->exact_int16 = wrong16 == 0;
+  if (std::getenv("VKCL_PROBE_LOG"))
+    std::fprintf(stderr, "vkcl probe: 8-bit arithmetic wrong on %d, 16-bit on %d of %u inputs\n",
+                 wrong8, wrong16, items * 4);
+}
+
 // The half nearest |x| (ties to even), as bits.
 uint16_t to_half(double x) {
   uint16_t sign = std::signbit(x) ? 0x8000 : 0;
@@ -399,6 +449,7 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
                  specials_right ? "" : " (special values wrong)",
                  result.full_range_divide ? "yes" : "no");
   if (caps.float64) probe_doubles(device, caps, features, &result);
+  probe_small_integers(device, caps, features, &result);
   // Without Float16 the translator carries halves in floats (widen_half.cpp): probed the same.
   probe_halves(device, caps, features, &result);
   return result;

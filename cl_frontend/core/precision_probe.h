@@ -28,6 +28,11 @@ struct PrecisionProbe {
   // rounded, division within 1 ulp (denormal results may flush), half memory read and written: what
   // cl_khr_fp16 needs (false without shaderFloat16).
   bool exact_float16 = false;
+  // 8- and 16-bit integer arithmetic that wraps as it should before it is widened (an
+  // NVIDIA driver turned (char)-a into 128 for a = -128); where not, the translator computes
+  // in 32 bits (widen-small-integers) and keeps only the narrow loads and stores.
+  bool exact_int8 = false;
+  bool exact_int16 = false;
 };
 
 // Runs small kernels on |device|, translated as if Fma were exact and using Sqrt bare, and compares their

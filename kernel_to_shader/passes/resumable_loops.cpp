@@ -25,7 +25,7 @@ constexpr uint32_t kYieldAt = 60000;
 // kFlagAt on; the stretch until then may take the rest (about 28000 loop iterations).
 constexpr uint32_t kFlagAt = 32768;
 // The most variables x blocks a kernel may have and resume (see transform()).
-constexpr size_t kMaxResumeCost = 8000;
+constexpr size_t kMaxResumeCost = 16000;
 constexpr uint32_t kScopeWorkgroup = 2;
 // AcquireRelease, WorkgroupMemory, CrossWorkgroupMemory (the flag lives in global memory).
 constexpr uint32_t kBarrierSemantics = 0x8 | 0x100 | 0x200;
@@ -445,9 +445,57 @@ class Resumer {
     return hoisted;
   }
 
-  // The state: every variable, and the copies ByVal parameters point to. False where some
-  // cannot be saved.
-  bool collect_slots(const ir::Function& f, uint32_t* record, std::vector<Slot>* slots) {
+  // The variables of |f| whose contents may still be read after one of |targets| is entered:
+  // those used otherwise than loaded or stored whole (their address goes somewhere), and
+  // those loaded, on some path from a target, before they are stored.
+  std::unordered_set<uint32_t> live_variables(ir::Function& f, const std::set<uint32_t>& targets) {
+    std::unordered_set<uint32_t> vars, escaped;
+    for (const Instruction& i : f.blocks.front().instructions)
+      if (i.opcode == Op::OpVariable) vars.insert(i.result_id);
+    size_t n = f.blocks.size();
+    std::vector<std::unordered_set<uint32_t>> use(n), def(n), live_in(n);
+    for (size_t b = 0; b < n; ++b)
+      for (const Instruction& i : f.blocks[b].instructions) {
+        if (i.opcode == Op::OpVariable) continue;
+        for (size_t k : id_operands(m_, f, i)) {
+          uint32_t v = i.operands[k];
+          if (!vars.count(v)) continue;
+          if (i.opcode == Op::OpLoad && k == 0) {
+            if (!def[b].count(v)) use[b].insert(v);
+          } else if (i.opcode == Op::OpStore && k == 0) {
+            def[b].insert(v);
+          } else {
+            escaped.insert(v);
+          }
+        }
+      }
+    Cfg cfg(m_, f);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto it = cfg.rpo().rbegin(); it != cfg.rpo().rend(); ++it) {
+        int b = *it;
+        std::unordered_set<uint32_t> in = use[b];
+        for (int s : cfg.successors(b))
+          for (uint32_t v : live_in[s])
+            if (!def[b].count(v)) in.insert(v);
+        if (in.size() != live_in[b].size()) {
+          live_in[b] = std::move(in);
+          changed = true;
+        }
+      }
+    }
+    std::unordered_set<uint32_t> live = escaped;
+    for (uint32_t t : targets) {
+      int b = cfg.index(t);
+      if (b >= 0) live.insert(live_in[b].begin(), live_in[b].end());
+    }
+    return live;
+  }
+
+  // The state: every variable in |live| (all where it is null), and the copies ByVal
+  // parameters point to. False where some cannot be saved.
+  bool collect_slots(const ir::Function& f, uint32_t* record, std::vector<Slot>* slots,
+                     const std::unordered_set<uint32_t>* live = nullptr) {
     std::unordered_set<uint32_t> byval;
     for (const auto& a : m_.annotations)
       if (a.opcode == Op::OpDecorate && a.operands.size() >= 3 &&
@@ -456,7 +504,7 @@ class Resumer {
         byval.insert(a.operands[0]);
     *record = kResumeRecordHeader;
     for (const Instruction& i : f.blocks.front().instructions) {
-      if (i.opcode != Op::OpVariable) continue;
+      if (i.opcode != Op::OpVariable || (live && !live->count(i.result_id))) continue;
       const Instruction* pt = global(i.type_id);
       if (!pt || !make_slot(i.result_id, pt->operands[1], record, slots)) return false;
     }
@@ -763,15 +811,20 @@ class Resumer {
     std::vector<uint32_t> targets;
     for (const Edge& e : edges)
       if (std::find(targets.begin(), targets.end(), e.to) == targets.end()) targets.push_back(e.to);
-    demote_live_values(f, std::set<uint32_t>(targets.begin(), targets.end()), hoisted);
+    std::set<uint32_t> target_set(targets.begin(), targets.end());
+    demote_live_values(f, target_set, hoisted);
 
+    // Only what a header may still read: saving the rest would keep it alive around the
+    // whole hub loop.
     uint32_t record = 0;
     std::vector<Slot> slots;
-    if (!collect_slots(f, &record, &slots)) return false;
+    std::unordered_set<uint32_t> live = live_variables(f, target_set);
+    if (!collect_slots(f, &record, &slots, &live)) return false;
     // Each saved variable gains a definition on the resume path, and its uses then meet
     // that one across the whole hub loop: lavapipe's LLVM splits its coroutines in time that
-    // grows with both (PyOpenCL's Ranlux generator, 129 variables in 218 blocks, took 18 s
-    // more to build than without resuming, 0.5 s). Larger kernels keep the detection.
+    // grows with both. PyOpenCL's Ranlux generator builds in 15 s more than without resuming
+    // (0.5 s) with 67 variables in 218 blocks (float), in 65 s more with 129 in 422 (double).
+    // Larger kernels than the first keep the detection.
     if (slots.size() * f.blocks.size() > kMaxResumeCost) return false;
 
     uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();

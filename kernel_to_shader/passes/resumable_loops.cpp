@@ -683,7 +683,8 @@ class Resumer {
     demote_live_values(f, targets, hoisted);
     uint32_t record = 0;
     std::vector<Slot> slots;
-    if (!collect_slots(f, &record, &slots)) return false;
+    std::unordered_set<uint32_t> live = live_variables(f, targets);
+    if (!collect_slots(f, &record, &slots, &live)) return false;
 
     uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
     Block entry = split_entry(f, hoisted);

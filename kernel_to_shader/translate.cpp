@@ -419,10 +419,11 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   // if that fails too. On a driver that cuts loops short, the first try makes kernels
   // resumable (resumable-loops); should that fail in any way, the same passes run without.
   struct Attempt {
-    bool resumable, dispatch_loops;
+    bool resumable, dispatch_loops, rotate = false;
   };
   std::vector<Attempt> attempts = {{false, false}, {false, true}};
-  if (caps.loop_iteration_limit && caps.resumable_loops) attempts.insert(attempts.begin(), Attempt{true, false});
+  if (caps.loop_iteration_limit && caps.resumable_loops)
+    attempts.insert(attempts.begin(), {Attempt{true, false, true}, Attempt{true, false, false}});
   const ir::Module input = module;
   PassContext context;
   std::string first_failure;
@@ -433,6 +434,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     context.caps = caps;
     context.dispatch_loops = attempt.dispatch_loops;
     context.resumable_loops = attempt.resumable;
+    context.rotate_resumed_loops = attempt.rotate;
     bool failed = false;
     for (const std::string& name : pass_names()) {
       std::unique_ptr<Pass> pass = create_pass(name);
@@ -442,6 +444,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
       }
     }
     if (failed) {
+      if (attempt.rotate && !context.rotated) ++a;  // the next try would be the same
       if (attempt.resumable) continue;
       result.log = attempt.dispatch_loops ? first_failure : context.log;
       return result;

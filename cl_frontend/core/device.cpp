@@ -99,11 +99,10 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   // Only programs' kernels carry the loop limit probe: the precision probe's kernels have
   // no long loops and no status word to write.
   caps.loop_iteration_limit = info_.driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
-  // VKCL_RESUMABLE_LOOPS=0: such kernels do not resume (their loops are only checked);
-  // =all: kernels with barriers resume too (experimental, see docs/not-implemented.md).
+  // VKCL_RESUMABLE_LOOPS=0: such kernels do not resume (their loops are only checked).
   const char* resumable = std::getenv("VKCL_RESUMABLE_LOOPS");
   caps.resumable_loops = !resumable || std::string(resumable) != "0";
-  caps.resumable_barrier_loops = resumable && std::string(resumable) == "all";
+  caps.resumable_barrier_loops = caps.resumable_loops;
   return caps;
 }
 

@@ -307,10 +307,9 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     auto vk_device = device->vk_device();
     if (!vk_device) return cl::Error{vk_device.error()};
     VkResult r = VK_SUCCESS;
-    uint64_t sub_groups = (l[0] * l[1] * l[2] + device->subgroup_size() - 1) / device->subgroup_size();
     cl::ResumeArea area = resume_pool_->take(
         *vk_device, items, ki.resume_record_size, groups,
-        ki.resume_group_records ? 16 + 4 * (words + 1) : 0, uint32_t(4 * (1 + sub_groups)),
+        ki.resume_group_records ? 16 + 4 * (words + 1) : 0, 4,
         uint32_t(plan.regions.size()), &r);
     if (!area.buffer) return cl::Error{cl::cl_error_from(r)};
     uint64_t base = area.buffer->address();

@@ -76,23 +76,11 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
       linear = emit(Op::OpIAdd, u32, {emit(Op::OpIMul, u32, {linear, push_word(kNumGroups + c)}), group(c)});
     return linear;
   };
-  // Address of word |index| of this work-group's counters (global memory, so that they take
-  // none of the local memory the kernel may want all of): the flag, then one per
-  // sub-group of an enqueued work-group (ceil(its size / SubgroupSize)).
-  auto counter = [&](uint32_t index) {
-    need_capability(spv::Capability::GroupNonUniform);
-    uint32_t items = emit(Op::OpIMul, u32, {push_word(kEnqueuedLocalSize), push_word(kEnqueuedLocalSize + 1)});
-    items = emit(Op::OpIMul, u32, {items, push_word(kEnqueuedLocalSize + 2)});
-    uint32_t size = vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);
-    uint32_t subgroups = emit(Op::OpUDiv, u32, {emit(Op::OpIAdd, u32, {items, emit(Op::OpISub, u32, {size, c_u32(1)})}), size});
-    uint32_t per_group = emit(Op::OpIAdd, u32, {subgroups, c_u32(1)});
-    uint32_t word = emit(Op::OpIAdd, u32, {emit(Op::OpIMul, u32, {linear_group(), per_group}), index});
-    uint32_t bytes = emit(Op::OpShiftLeftLogical, u64, {emit(Op::OpUConvert, u64, {word}), c_u64(2)});
+  // Address of this work-group's flag (global memory, so that it takes none of the local
+  // memory the kernel may want all of).
+  auto flag = [&] {
+    uint32_t bytes = emit(Op::OpShiftLeftLogical, u64, {emit(Op::OpUConvert, u64, {linear_group()}), c_u64(2)});
     return add_offset(AddressFormat::Global64, slot(3), bytes);
-  };
-  auto subgroup_counter = [&] {
-    uint32_t sg = vulkan_builtin(spv::BuiltIn::SubgroupId, u32);
-    return counter(emit(Op::OpIAdd, u32, {sg, c_u32(1)}));
   };
   auto result = [&](uint32_t type, uint32_t v) {
     bind(i.result_id, type, v);
@@ -171,19 +159,19 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
       emit_void(Op::OpStore, {budget_var(), c_u32(0)});
       return !failed_;
     case ResumeOp::GroupBudgetStep: {
-      uint32_t at = subgroup_counter();
-      uint32_t count = emit(Op::OpIAdd, u32, {load_out(AddressFormat::Global64, at, u32, 4), c_u32(1)});
-      store_out(AddressFormat::Global64, at, u32, count, 4);
+      // A register, as BudgetStep's: FlagRead brings the sub-group's counts together.
+      uint32_t count = emit(Op::OpIAdd, u32, {emit(Op::OpLoad, u32, {budget_var()}), c_u32(1)});
+      emit_void(Op::OpStore, {budget_var(), count});
       return result(u32, count);
     }
     case ResumeOp::GroupBudgetReset:
-      store_out(AddressFormat::Global64, subgroup_counter(), u32, c_u32(0), 4);
+      emit_void(Op::OpStore, {budget_var(), c_u32(0)});
       return !failed_;
     case ResumeOp::FlagSet:
-      store_out(AddressFormat::Global64, counter(c_u32(0)), u32, c_u32(1), 4);
+      store_out(AddressFormat::Global64, flag(), u32, c_u32(1), 4);
       return !failed_;
     case ResumeOp::FlagReset:
-      store_out(AddressFormat::Global64, counter(c_u32(0)), u32, c_u32(0), 4);
+      store_out(AddressFormat::Global64, flag(), u32, c_u32(0), 4);
       return !failed_;
     case ResumeOp::FlagRead: {
       // Read right after a barrier, so every work-item of the sub-group reads it. Said
@@ -191,9 +179,15 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
       // last batch of a work-group (size 12: 8 + 4) that leaves a loop with a barrier on a
       // condition it takes for divergent (a load), as Mesa's rusticl does too.
       need_capability(spv::Capability::GroupNonUniformVote);
-      uint32_t flag = load_out(AddressFormat::Global64, counter(c_u32(0)), u32, 4);
+      need_capability(spv::Capability::GroupNonUniformArithmetic);
+      // The work-items of a sub-group each count the loop passes they took; where they
+      // went round loops of different lengths, the longest count is the batch's.
+      uint32_t most = emit(Op::OpGroupNonUniformUMax, u32,
+                           {c_u32(3), uint32_t(spv::GroupOperation::Reduce), emit(Op::OpLoad, u32, {budget_var()})});
+      emit_void(Op::OpStore, {budget_var(), most});
+      uint32_t raised_word = load_out(AddressFormat::Global64, flag(), u32, 4);
       uint32_t raised = emit(Op::OpGroupNonUniformAny, t_bool(),
-                             {c_u32(3), emit(Op::OpINotEqual, t_bool(), {flag, c_u32(0)})});
+                             {c_u32(3), emit(Op::OpINotEqual, t_bool(), {raised_word, c_u32(0)})});
       return result(u32, emit(Op::OpSelect, u32, {raised, c_u32(1), c_u32(0)}));
     }
   }

@@ -42,6 +42,10 @@ struct PassContext {
   // Make kernels resumable where the driver cuts loops short (resumable-loops; a first try
   // that translate() repeats without it should anything fail).
   bool resumable_loops = false;
+  // Resumable loops with barriers start at their place to stop (resumable_loops.cpp); a first
+  // try, repeated without it where the structurizer cannot structure the result.
+  bool rotate_resumed_loops = true;
+  bool rotated = false;  // some loop was
   // Functions link-builtins imported from a library (polyfills, libclc).
   std::unordered_set<uint32_t> library_functions;
   // Kernels that resume where they stopped (resumable-loops), by entry point function id.

@@ -603,21 +603,7 @@ class Resumer {
       for (int v : headers)
         for (int u : cfg.predecessors(v))
           if (cfg.reachable(u)) edges.push_back({f.blocks[u].label, f.blocks[v].label});
-      // Whether |to| can be reached from |from| (in at least one step), not through |avoid|.
-      auto reaches = [&](int from, int to, int avoid = -1) {
-        std::vector<bool> seen(f.blocks.size(), false);
-        std::vector<int> work = {from};
-        seen[from] = true;
-        while (!work.empty()) {
-          int b = work.back();
-          work.pop_back();
-          for (int n : cfg.successors(b)) {
-            if (n == to) return true;
-            if (!seen[n] && n != avoid) seen[n] = true, work.push_back(n);
-          }
-        }
-        return false;
-      };
+      auto reaches = [&](int from, int to, int avoid = -1) { return Resumer::reaches(cfg, from, to, avoid); };
       // Only the barriers of one cycle (the first one's): a resume path into two loops one
       // after the other would need a merge the structurizer cannot find.
       int cycle = -1;
@@ -762,8 +748,111 @@ class Resumer {
     mark_done(f, rec);
     f.blocks.insert(f.blocks.begin(), std::move(entry));
     for (Block& b : added) f.blocks.push_back(std::move(b));
+    if (points.size() == 1 && ctx_.rotate_resumed_loops) rotate(f, points[0].rest, points[0].stop, hoisted);
     ctx_.resumable[f.id()] = {record, true};
     return true;
+  }
+
+  // Whether |to| can be reached from |from| (in at least one step), not through |avoid|.
+  static bool reaches(Cfg& cfg, int from, int to, int avoid = -1) {
+    std::vector<bool> seen(cfg.function().blocks.size(), false);
+    std::vector<int> work = {from};
+    seen[from] = true;
+    while (!work.empty()) {
+      int b = work.back();
+      work.pop_back();
+      for (int n : cfg.successors(b)) {
+        if (n == to) return true;
+        if (!seen[n] && n != avoid) seen[n] = true, work.push_back(n);
+      }
+    }
+    return false;
+  }
+
+  // The loop the resume path enters at |rest| (after its barrier) starts there instead: the
+  // stretch from its header to |rest| runs once before it (a copy) and then at the end of
+  // each iteration. Entered at two places, the loop would become a dispatch loop that goes
+  // round twice per iteration, each time through both halves (masked on a CPU driver):
+  // tiled matrix products took 2.5 times as long.
+  void rotate(ir::Function& f, uint32_t rest, uint32_t stop, const std::unordered_set<uint32_t>& hoisted) {
+    Cfg cfg(m_, f);
+    int r = cfg.index(rest);
+    if (r < 0) return;
+    std::vector<bool> in_loop(f.blocks.size(), false);
+    for (int b : cfg.rpo()) in_loop[b] = b == r || (reaches(cfg, r, b) && reaches(cfg, b, r));
+    int header = -1;
+    for (int b : cfg.rpo()) {
+      if (!in_loop[b] || b == r) continue;
+      for (int p : cfg.predecessors(b))
+        if (cfg.reachable(p) && !in_loop[p]) {
+          if (header >= 0 && header != b) return;  // entered at more places
+          header = b;
+        }
+    }
+    if (header < 0 || reaches(cfg, r, r, header)) return;  // |rest| in a loop of its own
+    // The stretch: what the header reaches before |rest|.
+    std::vector<bool> stretch(f.blocks.size(), false);
+    std::vector<int> work = {header};
+    stretch[header] = true;
+    while (!work.empty()) {
+      int b = work.back();
+      work.pop_back();
+      for (int n : cfg.successors(b))
+        if (in_loop[n] && n != r && !stretch[n]) stretch[n] = true, work.push_back(n);
+    }
+    // Values made in the stretch and used beyond it go through variables, so that both
+    // copies can make them.
+    std::set<uint32_t> beyond;
+    for (size_t b = 0; b < f.blocks.size(); ++b)
+      if (stretch[b])
+        for (int n : cfg.successors(int(b)))
+          if (!stretch[n]) beyond.insert(f.blocks[n].label);
+    std::vector<uint32_t> labels;
+    for (size_t b = 0; b < f.blocks.size(); ++b)
+      if (stretch[b]) labels.push_back(f.blocks[b].label);
+    std::vector<uint32_t> outside;  // blocks before the loop that enter it at its header
+    for (int p : cfg.predecessors(header))
+      if (cfg.reachable(p) && !in_loop[p]) outside.push_back(f.blocks[p].label);
+    uint32_t header_label = f.blocks[header].label;
+    demote_live_values(f, beyond, hoisted);
+
+    std::unordered_map<uint32_t, uint32_t> fresh;
+    for (uint32_t l : labels) {
+      fresh[l] = m_.take_id();
+      for (const Instruction& i : f.find_block(l)->instructions)
+        if (i.result_id) fresh[i.result_id] = m_.take_id();
+    }
+    std::vector<Block> copies;
+    for (uint32_t l : labels) {
+      Block c = *f.find_block(l);
+      c.label = fresh[l];
+      for (Instruction& i : c.instructions) {
+        std::vector<size_t> ids = id_operands(m_, f, i);
+        if (i.result_id) i.result_id = fresh[i.result_id];
+        for (size_t k : ids) {
+          auto it = fresh.find(i.operands[k]);
+          if (it != fresh.end()) i.operands[k] = it->second;
+        }
+      }
+      // The copy runs once, before the loop, and does not stop: the work-group stops at the
+      // end of that first iteration instead (a shared stop would be a join the structurizer
+      // could only make by copying it).
+      Instruction& t = c.terminator();
+      if (t.opcode == Op::OpBranchConditional && (t.operands[1] == stop || t.operands[2] == stop))
+        t = Instruction(Op::OpBranch, 0, 0, {t.operands[1] == stop ? t.operands[2] : t.operands[1]});
+      copies.push_back(std::move(c));
+    }
+    std::vector<Instruction> decorations;
+    for (const auto& a : m_.annotations)
+      if (a.opcode == Op::OpDecorate && !a.operands.empty() && fresh.count(a.operands[0])) {
+        Instruction d = a;
+        d.operands[0] = fresh[a.operands[0]];
+        decorations.push_back(d);
+      }
+    m_.annotations.insert(m_.annotations.end(), decorations.begin(), decorations.end());
+    for (uint32_t o : outside) ir::retarget(m_, f, *f.find_block(o), header_label, fresh[header_label]);
+    for (Block& c : copies) f.blocks.push_back(std::move(c));
+    ctx_.rotated = true;
   }
 
   bool is_workgroup_scope(uint32_t scope_id) const {

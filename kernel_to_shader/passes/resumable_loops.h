@@ -20,12 +20,14 @@
 // Kernels with barriers or group and sub-group operations cannot use the hub: in it all
 // loops of a batch are one loop, and gallivm runs a barrier inside a loop once for every
 // iteration of the batch, masked or not, so work-items that took different trip counts would
-// meet at the wrong barriers. With TargetCaps::resumable_barrier_loops (experimental: PyOpenCL's
-// first-level scan still comes out wrong) they keep their loops; their work-group stops together after a
-// barrier inside a loop (a flag any batch raises when it runs low, read by all after the
-// barrier), and resumes there. Only the barriers of one cycle are such places; kernels with
-// none keep the detection (a probe loop; the command fails with CL_OUT_OF_RESOURCES) when
-// their loops are cut.
+// meet at the wrong barriers. With TargetCaps::resumable_barrier_loops they keep their loops;
+// their work-group stops together after a barrier inside a loop (a flag any batch raises
+// when it runs low, read by all after the barrier through a sub-group vote, as llvmpipe
+// needs a uniform loop exit) and resumes there. One such barrier per cycle, one passed in
+// every iteration where there is one, and the loop is rotated to start after it, so that the
+// resume path enters it at its header. Kernels with barriers only outside cycles keep the
+// detection (a probe loop; the command fails with CL_OUT_OF_RESOURCES) when their loops are
+// cut.
 //
 // The pass works on Kernel SPIR-V before the structurizer and leaves what only the lowering
 // knows (record addresses, local memory, the dispatch block) to the instructions of an
@@ -60,10 +62,11 @@ enum class ResumeOp : uint32_t {
   BudgetStep = 7,   // u32: counts a loop iteration of this work-item; returns its count
   BudgetReset = 8,  // void
   FlagSet = 9,      // void: asks the work-group to stop at its next barrier
-  FlagRead = 10,    // u32
+  FlagRead = 10,    // u32, right after a barrier: the flag; also brings the sub-group's
+                    // GroupBudgetStep counts to their largest
   FlagReset = 11,   // void
-  GroupBudgetStep = 12,   // u32: counts a loop-header pass of this sub-group (global memory,
-                          // shared by its work-items); returns its count
+  GroupBudgetStep = 12,   // u32: counts a loop-header pass of this work-item (a register;
+                          // FlagRead makes it the sub-group's); returns its count
   GroupBudgetReset = 13,  // void
 };
 

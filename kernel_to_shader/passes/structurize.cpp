@@ -1254,6 +1254,12 @@ class StructurizePass : public Pass {
       // The last resort: a dispatch loop for the region before any barrier, the rest
       // structured again. The first failure's log stands when that does not work either.
       std::string failure = context.log.substr(log_size), why;
+      // A dispatch loop would go round once per block: a resumable kernel's count of loop
+      // passes would be wrong. translate() tries again in another way.
+      if (context.resumable.count(f.id())) {
+        context.log += failure;
+        return PassStatus::Failure;
+      }
       f = original;
       context.log.resize(log_size);
       if (dispatch(module, f, context, &why)) {

@@ -50,8 +50,8 @@ struct TargetCaps {
   // the next dispatch (KernelInterface::resume_area_offset) where they can.
   bool resumable_loops = true;
   // And kernels with barriers (the work-group stops together after a barrier inside a
-  // loop). Experimental: PyOpenCL's first-level scan still gives wrong results with it.
-  bool resumable_barrier_loops = false;
+  // loop).
+  bool resumable_barrier_loops = true;
   bool subgroups = true;         // GroupNonUniform basic in compute
   bool subgroup_operations = false;  // and vote, ballot and arithmetic (cl_khr_subgroups)
   uint32_t subgroup_features = 0;    // kSubgroup* bits: VkSubgroupFeatureFlags in compute

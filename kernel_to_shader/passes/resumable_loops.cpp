@@ -52,6 +52,28 @@ bool is_converging(const Instruction& i) {
          (op >= 6401 && op <= 6408);      // OpGroup*KHR (uniform group instructions)
 }
 
+// Backward liveness: what is live into each block, from what each block uses before it
+// defines it (|use|) and what it defines (|def|).
+std::vector<std::set<uint32_t>> live_into_blocks(const Cfg& cfg, const std::vector<std::set<uint32_t>>& use,
+                                                 const std::vector<std::set<uint32_t>>& def) {
+  std::vector<std::set<uint32_t>> live_in(use.size());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = cfg.rpo().rbegin(); it != cfg.rpo().rend(); ++it) {
+      int b = *it;
+      std::set<uint32_t> in = use[b];
+      for (int s : cfg.successors(b))
+        for (uint32_t v : live_in[s])
+          if (!def[b].count(v)) in.insert(v);
+      if (in.size() != live_in[b].size()) {
+        live_in[b] = std::move(in);
+        changed = true;
+      }
+    }
+  }
+  return live_in;
+}
+
 bool has_retreating_edge(const ir::Module& m, ir::Function& f) {
   if (f.blocks.empty()) return false;
   Cfg cfg(m, f);
@@ -453,7 +475,7 @@ class Resumer {
     for (const Instruction& i : f.blocks.front().instructions)
       if (i.opcode == Op::OpVariable) vars.insert(i.result_id);
     size_t n = f.blocks.size();
-    std::vector<std::unordered_set<uint32_t>> use(n), def(n), live_in(n);
+    std::vector<std::set<uint32_t>> use(n), def(n);
     for (size_t b = 0; b < n; ++b)
       for (const Instruction& i : f.blocks[b].instructions) {
         if (i.opcode == Op::OpVariable) continue;
@@ -470,20 +492,7 @@ class Resumer {
         }
       }
     Cfg cfg(m_, f);
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto it = cfg.rpo().rbegin(); it != cfg.rpo().rend(); ++it) {
-        int b = *it;
-        std::unordered_set<uint32_t> in = use[b];
-        for (int s : cfg.successors(b))
-          for (uint32_t v : live_in[s])
-            if (!def[b].count(v)) in.insert(v);
-        if (in.size() != live_in[b].size()) {
-          live_in[b] = std::move(in);
-          changed = true;
-        }
-      }
-    }
+    std::vector<std::set<uint32_t>> live_in = live_into_blocks(cfg, use, def);
     std::unordered_set<uint32_t> live = escaped;
     for (uint32_t t : targets) {
       int b = cfg.index(t);
@@ -1068,7 +1077,7 @@ class Resumer {
         if (i.result_id && i.type_id && i.opcode != Op::OpVariable && !kept.count(i.result_id))
           local_defs.insert(i.result_id);
     size_t n = f.blocks.size();
-    std::vector<std::set<uint32_t>> use(n), def(n), live_in(n);
+    std::vector<std::set<uint32_t>> use(n), def(n);
     for (size_t b = 0; b < n; ++b)
       for (const Instruction& i : f.blocks[b].instructions) {
         for (size_t k : id_operands(m_, f, i))
@@ -1076,20 +1085,7 @@ class Resumer {
         if (i.result_id && local_defs.count(i.result_id)) def[b].insert(i.result_id);
       }
     Cfg cfg(m_, f);
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto it = cfg.rpo().rbegin(); it != cfg.rpo().rend(); ++it) {
-        int b = *it;
-        std::set<uint32_t> in = use[b];
-        for (int s : cfg.successors(b))
-          for (uint32_t v : live_in[s])
-            if (!def[b].count(v)) in.insert(v);
-        if (in.size() != live_in[b].size()) {
-          live_in[b] = std::move(in);
-          changed = true;
-        }
-      }
-    }
+    std::vector<std::set<uint32_t>> live_in = live_into_blocks(cfg, use, def);
     std::set<uint32_t> demoted;
     for (uint32_t t : targets) {
       int b = cfg.index(t);

@@ -17,6 +17,17 @@ VkImageType vk_type(ImageType type) {
   return VK_IMAGE_TYPE_2D;
 }
 
+VkImageViewType view_type(ImageType type) {
+  switch (type) {
+    case ImageType::k1D: return VK_IMAGE_VIEW_TYPE_1D;
+    case ImageType::k1DArray: return VK_IMAGE_VIEW_TYPE_1D_ARRAY;
+    case ImageType::k2D: return VK_IMAGE_VIEW_TYPE_2D;
+    case ImageType::k2DArray: return VK_IMAGE_VIEW_TYPE_2D_ARRAY;
+    case ImageType::k3D: return VK_IMAGE_VIEW_TYPE_3D;
+  }
+  return VK_IMAGE_VIEW_TYPE_2D;
+}
+
 VkImageSubresourceLayers layers_of(const ImageRegion& region) {
   return {VK_IMAGE_ASPECT_COLOR_BIT, 0, region.base_layer, region.layer_count};
 }
@@ -136,6 +147,15 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
   if (r != VK_SUCCESS) return r;
   r = make_general(device, *image);
   if (r != VK_SUCCESS) return r;
+  if (usage & (VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT)) {
+    VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    view.image = image->image_;
+    view.viewType = view_type(type);
+    view.format = format;
+    view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers};
+    r = vkCreateImageView(d, &view, nullptr, &image->view_);
+    if (r != VK_SUCCESS) return r;
+  }
   *out = std::move(image);
   return VK_SUCCESS;
 }
@@ -143,6 +163,7 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
 Image::~Image() {
   if (!device_ || !vulkan_usable()) return;
   VkDevice d = device_->handle();
+  if (view_) vkDestroyImageView(d, view_, nullptr);
   if (image_) vkDestroyImage(d, image_, nullptr);
   if (memory_) vkFreeMemory(d, memory_, nullptr);
 }
@@ -183,6 +204,27 @@ VkResult copy_image(CommandStream& stream, const Image& src, const ImageRegion& 
   if (dst.type() == ImageType::k3D) copy.extent = dst_region.extent;
   vkCmdCopyImage(cb, src.handle(), VK_IMAGE_LAYOUT_GENERAL, dst.handle(), VK_IMAGE_LAYOUT_GENERAL, 1,
                  &copy);
+  return VK_SUCCESS;
+}
+
+VkResult push_image_descriptors(CommandStream& stream, const ComputePipeline& pipeline,
+                                const std::vector<ImageDescriptor>& descriptors) {
+  if (descriptors.empty()) return VK_SUCCESS;
+  VkCommandBuffer cb;
+  VkResult r = stream.command_buffer(&cb);
+  if (r != VK_SUCCESS) return r;
+  std::vector<VkDescriptorImageInfo> infos(descriptors.size());
+  std::vector<VkWriteDescriptorSet> writes(descriptors.size());
+  for (size_t k = 0; k < descriptors.size(); ++k) {
+    infos[k] = {VK_NULL_HANDLE, descriptors[k].image->view(), VK_IMAGE_LAYOUT_GENERAL};
+    writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[k].dstBinding = descriptors[k].binding;
+    writes[k].descriptorCount = 1;
+    writes[k].descriptorType = descriptors[k].type;
+    writes[k].pImageInfo = &infos[k];
+  }
+  vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0,
+                            uint32_t(writes.size()), writes.data());
   return VK_SUCCESS;
 }
 

@@ -160,6 +160,7 @@ bool Lowering::analyze_images() {
       return fail("image used both as " + std::string(texel_name(r.texel)) + " and as " +
                   texel_name(texel) + ": " + describe(i));
     r.texel = texel;
+    r.texel_used = true;
     known[root->second] = true;
     return true;
   };
@@ -191,6 +192,11 @@ bool Lowering::analyze_images() {
       }
   // The descriptors.
   for (ImageRoot& r : image_roots_) {
+    // The argument block offset of the image's words, fixed by build_entry_point.
+    r.words_offset = take_id();
+    out_.globals.emplace_back(Op::OpSpecConstant, t_uint(32), r.words_offset, std::vector<uint32_t>{0});
+    // An image the kernel only queries needs no descriptor (and binds any format).
+    if (!r.texel_used) continue;
     bool storage = r.access != ImageAccess::ReadOnly;
     if (storage && !ctx_.caps.storage_image_write_without_format)
       return fail("written images need shaderStorageImageWriteWithoutFormat, which the device lacks");
@@ -215,9 +221,6 @@ bool Lowering::analyze_images() {
     decorate(r.variable, spv::Decoration::DescriptorSet, {0});
     decorate(r.variable, spv::Decoration::Binding, {r.parameter});
     if (r.access == ImageAccess::WriteOnly) decorate(r.variable, spv::Decoration::NonReadable);
-    // The argument block offset of the image's two words, fixed by build_entry_point.
-    r.words_offset = take_id();
-    out_.globals.emplace_back(Op::OpSpecConstant, t_uint(32), r.words_offset, std::vector<uint32_t>{0});
   }
   return true;
 }
@@ -226,10 +229,11 @@ void Lowering::place_image_words(uint32_t entry_function, uint32_t parameter, ui
                                  KernelArg* arg) {
   for (ImageRoot& r : image_roots_) {
     if (r.entry_function != entry_function || r.parameter != parameter) continue;
-    arg->binding = r.parameter;
+    arg->binding = r.variable ? r.parameter : UINT32_MAX;
     arg->image_dim = r.dim;
     arg->image_access = r.access;
     arg->image_texel = r.texel;
+    arg->image_texel_used = r.texel_used;
     for (ir::Instruction& g : out_.globals)
       if (g.result_id == r.words_offset) g = ir::Instruction(Op::OpConstant, g.type_id, g.result_id, {offset});
   }
@@ -238,7 +242,7 @@ void Lowering::place_image_words(uint32_t entry_function, uint32_t parameter, ui
 std::vector<uint32_t> Lowering::image_variables(uint32_t entry_function) const {
   std::vector<uint32_t> v;
   for (const ImageRoot& r : image_roots_)
-    if (r.entry_function == entry_function) v.push_back(r.variable);
+    if (r.entry_function == entry_function && r.variable) v.push_back(r.variable);
   return v;
 }
 
@@ -275,7 +279,7 @@ bool Lowering::lower_image_call(const ir::Instruction& i) {
   return !failed_;
 }
 
-// Word |k| of the image's two argument block words (channel data type, channel order).
+// Word |k| of the image's argument block words (KernelArg::Image).
 uint32_t Lowering::image_word(const ImageRoot& r, uint32_t k) {
   uint32_t at = emit(Op::OpIAdd, t_uint(32), {r.words_offset, c_u32(4 * k)});
   uint32_t address = add_offset(AddressFormat::Global64, arg_block_address(),
@@ -283,11 +287,14 @@ uint32_t Lowering::image_word(const ImageRoot& r, uint32_t k) {
   return load_out(AddressFormat::Global64, address, t_uint(32), 4);
 }
 
-uint32_t Lowering::image_size(const ImageRoot& r, uint32_t image) {
-  need_capability(spv::Capability::ImageQuery);
-  uint32_t t = t_vec(t_uint(32), coordinate_count(r.dim));
-  if (r.access == ImageAccess::ReadOnly) return emit(Op::OpImageQuerySizeLod, t, {image, c_u32(0)});
-  return emit(Op::OpImageQuerySize, t, {image});
+// The image's size as OpImageQuerySize gives it, from the argument block (no image query,
+// so an image the kernel only queries has no descriptor).
+uint32_t Lowering::image_size(const ImageRoot& r) {
+  uint32_t count = coordinate_count(r.dim);
+  std::vector<uint32_t> parts;
+  for (uint32_t k = 0; k < count; ++k) parts.push_back(image_word(r, 2 + k));
+  if (count == 1) return parts[0];
+  return emit(Op::OpCompositeConstruct, t_vec(t_uint(32), count), parts);
 }
 
 // The texel at integer coordinates |coordinate| (inside the image), as a vec4 of f32 or u32.
@@ -344,8 +351,7 @@ bool Lowering::lower_image(const ir::Instruction& i) {
     case Op::OpImageQuerySizeLod: {
       const ImageRoot* r = image_root(i.operands[0]);
       if (!r) return false;
-      uint32_t image = emit(Op::OpLoad, r->image_type, {r->variable});
-      uint32_t size = image_size(*r, image);
+      uint32_t size = image_size(*r);
       uint32_t rt = lower_type(i.type_id);
       Shape s = shape_of(rt);
       if (!s.ok || s.count != coordinate_count(r->dim) || s.is_float)
@@ -386,7 +392,7 @@ bool Lowering::lower_image(const ir::Instruction& i) {
       uint32_t vt = t_vec(u32, count);
       uint32_t image = emit(Op::OpLoad, r->image_type, {r->variable});
       uint32_t coordinate = leading_components(value(i.operands[1]), c->type_id, count, u32);
-      uint32_t size = image_size(*r, image);
+      uint32_t size = image_size(*r);
       uint32_t last = emit(Op::OpISub, vt, {size, count == 1 ? c_u32(1) : emit(Op::OpCompositeConstruct, vt, std::vector<uint32_t>(count, c_u32(1)))});
       coordinate = emit(Op::OpExtInst, vt, {glsl, uint32_t(GLSLstd450SClamp), coordinate, c_null(vt), last});
       bind(i.result_id, lower_type(i.type_id), texel_result(image_fetch(*r, image, coordinate), i.type_id));
@@ -435,7 +441,7 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
   };
 
   uint32_t image = emit(Op::OpLoad, r->image_type, {r->variable});
-  uint32_t size = image_size(*r, image);
+  uint32_t size = image_size(*r);
   auto size_part = [&](uint32_t k) { return count == 1 ? size : emit(Op::OpCompositeExtract, u32, {size, k}); };
 
   // The sampler's modes: bit 0 normalized coordinates, bits 1-3 the addressing mode (as

@@ -296,6 +296,9 @@ bool Lowering::index_input() {
     switch (cap) {
       case spv::Capability::Pipes: case spv::Capability::DeviceEnqueue:
         return fail("capability " + describe(c) + " is not supported yet");
+      case spv::Capability::ImageBasic: case spv::Capability::LiteralSampler:
+        if (!ctx_.caps.images) return fail("capability " + describe(c) + " is not supported (the device reports no images)");
+        break;
       default: break;
     }
   }
@@ -1075,7 +1078,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
       }
     } else if (pt->opcode == Op::OpTypeImage) {
       arg.kind = ArgKind::Image;
-      arg.size = 8;
+      arg.size = 24;
     } else if (pt->opcode == Op::OpTypeSampler) {
       arg.kind = ArgKind::Sampler;
       arg.size = 4;
@@ -1084,7 +1087,8 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
       if (byval) arg_type = pointee(p.type_id);
       arg.size = layout_.of(arg_type).size;
     }
-    uint32_t a = arg.kind == ArgKind::ByValue ? layout_.of(arg_type).alignment : arg.size;
+    uint32_t a = arg.kind == ArgKind::ByValue ? layout_.of(arg_type).alignment
+                 : arg.kind == ArgKind::Image ? 4 : arg.size;
     offset = (offset + a - 1) / a * a;
     arg.offset = offset;
     offset += arg.size;

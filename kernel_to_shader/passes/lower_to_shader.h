@@ -349,8 +349,9 @@ class Lowering {
     ImageDim dim = ImageDim::k2D;
     ImageAccess access = ImageAccess::ReadOnly;
     ImageTexel texel = ImageTexel::Float;
+    bool texel_used = false;  // read or written, not only queried
     uint32_t image_type = 0, variable = 0;  // output OpTypeImage and UniformConstant variable
-    uint32_t words_offset = 0;  // output u32: argument block offset of its two words
+    uint32_t words_offset = 0;  // output u32: argument block offset of its words
   };
   std::vector<ImageRoot> image_roots_;
   std::unordered_map<uint32_t, uint32_t> image_root_of_;  // input image value -> root index
@@ -374,7 +375,7 @@ class Lowering {
   // and stores at -O0): nothing in the output, analyze_images followed the image through it.
   bool moves_image(const ir::Instruction& inst) const;
   uint32_t image_word(const ImageRoot& r, uint32_t k);
-  uint32_t image_size(const ImageRoot& r, uint32_t image);
+  uint32_t image_size(const ImageRoot& r);
   uint32_t image_fetch(const ImageRoot& r, uint32_t image, uint32_t coordinate);
   uint32_t leading_components(uint32_t v, uint32_t in_type, uint32_t count, uint32_t scalar);
   uint32_t texel_result(uint32_t texel, uint32_t in_result_type);

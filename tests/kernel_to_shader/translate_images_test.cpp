@@ -25,7 +25,7 @@ compiler::DeviceFeatures image_features() {
 k2s::TargetCaps image_caps() {
   k2s::TargetCaps caps;
   caps.int8 = caps.int16 = caps.storage8 = caps.storage16 = caps.float16 = true;
-  caps.storage_image_write_without_format = caps.storage_image_read_without_format = true;
+  caps.images = caps.storage_image_write_without_format = caps.storage_image_read_without_format = true;
   return caps;
 }
 
@@ -76,7 +76,7 @@ TEST_P(TranslateImages, ArgumentsBecomeDescriptors) {
         ASSERT_EQ(4u, a.size());
         EXPECT_EQ(k2s::ArgKind::Image, a[0].kind);
         EXPECT_EQ(0u, a[0].binding);
-        EXPECT_EQ(8u, a[0].size);
+        EXPECT_EQ(24u, a[0].size);
         EXPECT_EQ(k2s::ImageAccess::ReadOnly, a[0].image_access);
         EXPECT_EQ(k2s::ImageTexel::Float, a[0].image_texel);
         EXPECT_EQ(k2s::ImageDim::k2D, a[0].image_dim);
@@ -122,6 +122,17 @@ TEST_P(TranslateImages, WhatTheDeviceCannotDoIsABuildError) {
 
 INSTANTIATE_TEST_SUITE_P(Options, TranslateImages, ::testing::Values("", "-cl-opt-disable"),
                          [](const auto& info) { return std::string(*info.param ? "O0" : "O2"); });
+
+// A device that reports no images gets no image kernels.
+TEST(TranslateImagesErrors, WithoutImagesTheyAreABuildError) {
+  auto compiled = compiler::compile(kSource, "-cl-std=CL3.0", image_features());
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TargetCaps caps = image_caps();
+  caps.images = false;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("ImageBasic is not supported"), std::string::npos) << r.log;
+}
 
 TEST(TranslateImagesErrors, OneImageReadAsFloatAndIntIsABuildError) {
   auto compiled = compiler::compile(

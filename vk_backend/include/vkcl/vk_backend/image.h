@@ -59,12 +59,16 @@ class Image {
   VkImageUsageFlags usage() const { return usage_; }
   VkExtent3D extent() const { return extent_; }
   uint32_t layers() const { return layers_; }
+  // A view of the whole image of its own type and format, for kernels (VK_NULL_HANDLE when the
+  // format is neither sampled nor storage).
+  VkImageView view() const { return view_; }
 
  private:
   Image() = default;
   std::shared_ptr<Device> device_;
   VkImage image_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkImageView view_ = VK_NULL_HANDLE;
   VkFormat format_ = VK_FORMAT_UNDEFINED;
   ImageType type_ = ImageType::k2D;
   VkImageUsageFlags usage_ = 0;
@@ -84,5 +88,16 @@ VkResult copy_image_to_buffer(CommandStream& stream, const Image& image, const I
 // regions cover the same texels: equal extents, or a 3D image's slices against as many layers.
 VkResult copy_image(CommandStream& stream, const Image& src, const ImageRegion& src_region,
                     const Image& dst, const ImageRegion& dst_region);
+
+// An image bound to a kernel: binding |binding| of set 0, as a sampled or storage image.
+struct ImageDescriptor {
+  uint32_t binding;
+  VkDescriptorType type;  // VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE or _STORAGE_IMAGE
+  const Image* image;
+};
+// Records |descriptors| as set 0 of |pipeline|'s layout (push descriptors) for the dispatches
+// recorded after it.
+VkResult push_image_descriptors(CommandStream& stream, const ComputePipeline& pipeline,
+                                const std::vector<ImageDescriptor>& descriptors);
 
 }  // namespace vkcl::vk

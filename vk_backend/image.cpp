@@ -207,22 +207,84 @@ VkResult copy_image(CommandStream& stream, const Image& src, const ImageRegion& 
   return VK_SUCCESS;
 }
 
-VkResult push_image_descriptors(CommandStream& stream, const ComputePipeline& pipeline,
-                                const std::vector<ImageDescriptor>& descriptors) {
+namespace {
+
+void describe_writes(const std::vector<ImageDescriptor>& descriptors, VkDescriptorSet set,
+                     std::vector<VkDescriptorImageInfo>* infos, std::vector<VkWriteDescriptorSet>* writes) {
+  infos->resize(descriptors.size());
+  writes->resize(descriptors.size());
+  for (size_t k = 0; k < descriptors.size(); ++k) {
+    (*infos)[k] = {VK_NULL_HANDLE, descriptors[k].image->view(), VK_IMAGE_LAYOUT_GENERAL};
+    VkWriteDescriptorSet& w = (*writes)[k];
+    w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set;
+    w.dstBinding = descriptors[k].binding;
+    w.descriptorCount = 1;
+    w.descriptorType = descriptors[k].type;
+    w.pImageInfo = &(*infos)[k];
+  }
+}
+
+}  // namespace
+
+VkResult DescriptorSet::create(std::shared_ptr<Device> device, const ComputePipeline& pipeline,
+                               const std::vector<ImageDescriptor>& descriptors,
+                               std::unique_ptr<DescriptorSet>* out) {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
+  std::unique_ptr<DescriptorSet> s(new DescriptorSet());
+  s->device_ = device;
+  VkDevice d = device->handle();
+  uint32_t sampled = 0, storage = 0;
+  for (const ImageDescriptor& i : descriptors) (i.type == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE ? sampled : storage)++;
+  std::vector<VkDescriptorPoolSize> sizes;
+  if (sampled) sizes.push_back({VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, sampled});
+  if (storage) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, storage});
+  VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool.maxSets = 1;
+  pool.poolSizeCount = uint32_t(sizes.size());
+  pool.pPoolSizes = sizes.data();
+  VkResult r = vkCreateDescriptorPool(d, &pool, nullptr, &s->pool_);
+  if (r != VK_SUCCESS) return r;
+  VkDescriptorSetLayout layout = pipeline.set_layout();
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = s->pool_;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &layout;
+  r = vkAllocateDescriptorSets(d, &alloc, &s->set_);
+  if (r != VK_SUCCESS) return r;
+  std::vector<VkDescriptorImageInfo> infos;
+  std::vector<VkWriteDescriptorSet> writes;
+  describe_writes(descriptors, s->set_, &infos, &writes);
+  vkUpdateDescriptorSets(d, uint32_t(writes.size()), writes.data(), 0, nullptr);
+  *out = std::move(s);
+  return VK_SUCCESS;
+}
+
+DescriptorSet::~DescriptorSet() {
+  if (!device_ || !vulkan_usable()) return;
+  if (pool_) vkDestroyDescriptorPool(device_->handle(), pool_, nullptr);
+}
+
+VkResult bind_image_descriptors(CommandStream& stream, std::shared_ptr<Device> device,
+                                const ComputePipeline& pipeline,
+                                const std::vector<ImageDescriptor>& descriptors,
+                                std::unique_ptr<DescriptorSet>* set) {
   if (descriptors.empty()) return VK_SUCCESS;
+  if (!pipeline.push_descriptors() && !*set) {
+    VkResult r = DescriptorSet::create(std::move(device), pipeline, descriptors, set);
+    if (r != VK_SUCCESS) return r;
+  }
   VkCommandBuffer cb;
   VkResult r = stream.command_buffer(&cb);
   if (r != VK_SUCCESS) return r;
-  std::vector<VkDescriptorImageInfo> infos(descriptors.size());
-  std::vector<VkWriteDescriptorSet> writes(descriptors.size());
-  for (size_t k = 0; k < descriptors.size(); ++k) {
-    infos[k] = {VK_NULL_HANDLE, descriptors[k].image->view(), VK_IMAGE_LAYOUT_GENERAL};
-    writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[k].dstBinding = descriptors[k].binding;
-    writes[k].descriptorCount = 1;
-    writes[k].descriptorType = descriptors[k].type;
-    writes[k].pImageInfo = &infos[k];
+  if (!pipeline.push_descriptors()) {
+    VkDescriptorSet s = (*set)->handle();
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &s, 0, nullptr);
+    return VK_SUCCESS;
   }
+  std::vector<VkDescriptorImageInfo> infos;
+  std::vector<VkWriteDescriptorSet> writes;
+  describe_writes(descriptors, VK_NULL_HANDLE, &infos, &writes);
   vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0,
                             uint32_t(writes.size()), writes.data());
   return VK_SUCCESS;

@@ -92,6 +92,7 @@ void hide_features(DeviceInfo* info) {
   if (hidden("storage8")) info->storage_buffer_8bit = false;
   if (hidden("storage16")) info->storage_buffer_16bit = false;
   if (hidden("float16")) info->shader_float16 = false;
+  if (hidden("push_descriptor")) info->push_descriptor = false;
 }
 
 DeviceInfo describe(VkPhysicalDevice physical) {

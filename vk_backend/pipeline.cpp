@@ -21,12 +21,12 @@ VkResult ComputePipeline::create(std::shared_ptr<Device> device,
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_size};
   VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   if (!descriptors.empty()) {
-    if (!device->info().push_descriptor) return VK_ERROR_FEATURE_NOT_PRESENT;
+    p->push_descriptors_ = device->info().push_descriptor;
     std::vector<VkDescriptorSetLayoutBinding> bindings;
     for (const DescriptorBinding& b : descriptors)
       bindings.push_back({b.binding, b.type, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
     VkDescriptorSetLayoutCreateInfo set{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    set.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+    if (p->push_descriptors_) set.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
     set.bindingCount = uint32_t(bindings.size());
     set.pBindings = bindings.data();
     r = vkCreateDescriptorSetLayout(d, &set, nullptr, &p->set_layout_);

@@ -32,8 +32,10 @@ struct LaunchPlan {
   uint32_t pushed_offset = 0;
   uint32_t pushed_size = 0;
   std::vector<vkcl::cl::Ref<_cl_mem>> buffers;  // and images
-  // The kernel's image arguments, pushed as descriptors before each dispatch.
+  // The kernel's image arguments, bound as descriptors before each dispatch (and the set
+  // holding them on devices without push descriptors, made when the command is recorded).
   std::vector<vkcl::vk::ImageDescriptor> images;
+  std::unique_ptr<vkcl::vk::DescriptorSet> image_set;
   std::shared_ptr<vkcl::vk::Buffer> program_data;
   std::shared_ptr<vkcl::cl::PrintfOutput> printf_output;  // printed when the command retires
   // Set by the kernel when the driver cut its loops short (KernelInterface::

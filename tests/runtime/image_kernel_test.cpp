@@ -810,6 +810,85 @@ __kernel void sum(read_only image2d_t a, read_only image2d_t b, __global float4*
   }
 }
 
+// A box blur: image reads in loops, long enough that on lavapipe the kernel stops and resumes
+// in later dispatches (VKCL_RESUMABLE_LOOPS) with its images and sampler still bound.
+TEST_P(ImageKernels, ReadsInLongLoops) {
+  const char* source = R"(
+__kernel void blur(read_only image2d_t src, write_only image2d_t dst, sampler_t s, int radius) {
+  int2 p = (int2)(get_global_id(0), get_global_id(1));
+  float4 acc = (float4)(0.0f);
+  for (int dy = -radius; dy <= radius; ++dy)
+    for (int dx = -radius; dx <= radius; ++dx)
+      acc += read_imagef(src, s, p + (int2)(dx, dy));
+  write_imagef(dst, p, acc);
+})";
+  Program program = build(source, "-cl-std=CL3.0");
+  Kernel k = kernel(program, "blur");
+  Shape shape{CL_MEM_OBJECT_IMAGE2D, "image2d_t", 8, 4, 1, 1};
+  const Format& format = kFormats[1];  // CL_R, CL_FLOAT
+  // Small integers: every sum is exact in any order.
+  std::vector<float> texels(shape.texels());
+  for (float& t : texels) t = float(rng_() % 16);
+  Mem src = image(shape, format, CL_MEM_READ_ONLY, texels.data());
+  for (int radius : {2, 130}) {
+    SCOPED_TRACE("radius " + std::to_string(radius));
+    std::vector<uint8_t> poison(shape.texels() * 4, 0xAB);
+    Mem dst = image(shape, format, CL_MEM_WRITE_ONLY, poison.data());
+    Sampler s = sampler({false, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST});
+    cl_mem sh = src.get(), dh = dst.get();
+    cl_sampler smp = s.get();
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &sh));
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_mem), &dh));
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(cl_sampler), &smp));
+    set_arg(k, 3, cl_int(radius));
+    auto region = shape.region();
+    run(k, 2, region.data(), nullptr);
+    std::vector<uint8_t> got = read_image(dst, shape, format);
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 8; ++x) {
+        double want = 0;
+        for (int dy = -radius; dy <= radius; ++dy)
+          for (int dx = -radius; dx <= radius; ++dx)
+            want += texels[size_t(std::min(std::max(y + dy, 0), 3) * 8 + std::min(std::max(x + dx, 0), 7))];
+        float g;
+        std::memcpy(&g, &got[size_t(y * 8 + x) * 4], 4);
+        ASSERT_EQ(float(want), g) << "(" << x << ", " << y << ")";
+      }
+  }
+}
+
+// Host writes before a kernel and copies after it see the kernel's order: a non-blocking
+// clEnqueueWriteImage, a kernel that reads it and writes another image, clEnqueueCopyImage of
+// that, then a read.
+TEST_P(ImageKernels, OrderedWithImageCommands) {
+  const char* source = R"(
+__kernel void twice(read_only image2d_t a, write_only image2d_t b) {
+  int2 p = (int2)(get_global_id(0), get_global_id(1));
+  write_imageui(b, p, read_imageui(a, p) * 2u);
+})";
+  Program program = build(source, "-cl-std=CL3.0");
+  Kernel k = kernel(program, "twice");
+  Shape shape{CL_MEM_OBJECT_IMAGE2D, "image2d_t", 16, 8, 1, 1};
+  const Format& format = kFormats[4];  // CL_R, CL_UNSIGNED_INT8
+  std::vector<uint8_t> data(shape.texels());
+  for (auto& d : data) d = uint8_t(rng_() % 128);
+  std::vector<uint8_t> poison(shape.texels(), 0xAB);
+  Mem a = image(shape, format, CL_MEM_READ_ONLY, poison.data());
+  Mem b = image(shape, format, CL_MEM_READ_WRITE, poison.data());
+  Mem c = image(shape, format, CL_MEM_READ_WRITE, poison.data());
+  size_t origin[3] = {0, 0, 0};
+  auto region = shape.region();
+  ASSERT_EQ(CL_SUCCESS, clEnqueueWriteImage(queue_, a, CL_FALSE, origin, region.data(), 0, 0, data.data(), 0,
+                                            nullptr, nullptr));
+  cl_mem ah = a.get(), bh = b.get();
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &ah));
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_mem), &bh));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 2, nullptr, region.data(), nullptr, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueCopyImage(queue_, b, c, origin, origin, region.data(), 0, nullptr, nullptr));
+  std::vector<uint8_t> got = read_image(c, shape, format);
+  for (size_t t = 0; t < shape.texels(); ++t) ASSERT_EQ(uint8_t(data[t] * 2), got[t]) << "texel " << t;
+}
+
 // clSetKernelArg's errors for image and sampler arguments.
 TEST_P(ImageKernels, SetKernelArgErrors) {
   const char* source = R"(

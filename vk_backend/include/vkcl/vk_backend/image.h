@@ -95,9 +95,31 @@ struct ImageDescriptor {
   VkDescriptorType type;  // VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE or _STORAGE_IMAGE
   const Image* image;
 };
-// Records |descriptors| as set 0 of |pipeline|'s layout (push descriptors) for the dispatches
-// recorded after it.
-VkResult push_image_descriptors(CommandStream& stream, const ComputePipeline& pipeline,
-                                const std::vector<ImageDescriptor>& descriptors);
+// A descriptor set in a pool of its own, for devices without push descriptors. It must outlive
+// the commands that use it: its owner keeps it until they complete.
+class DescriptorSet {
+ public:
+  static VkResult create(std::shared_ptr<Device> device, const ComputePipeline& pipeline,
+                         const std::vector<ImageDescriptor>& descriptors,
+                         std::unique_ptr<DescriptorSet>* out);
+  ~DescriptorSet();
+  DescriptorSet(const DescriptorSet&) = delete;
+  DescriptorSet& operator=(const DescriptorSet&) = delete;
+  VkDescriptorSet handle() const { return set_; }
+
+ private:
+  DescriptorSet() = default;
+  std::shared_ptr<Device> device_;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+};
+
+// Records |descriptors| as set 0 of |pipeline|'s layout for the dispatches recorded after it:
+// push descriptors where the pipeline has them, else a DescriptorSet made into |*set| the
+// first time (pipelines of one kernel have compatible layouts, so later calls bind it again).
+VkResult bind_image_descriptors(CommandStream& stream, std::shared_ptr<Device> device,
+                                const ComputePipeline& pipeline,
+                                const std::vector<ImageDescriptor>& descriptors,
+                                std::unique_ptr<DescriptorSet>* set);
 
 }  // namespace vkcl::vk

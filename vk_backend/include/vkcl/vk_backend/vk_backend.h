@@ -163,8 +163,8 @@ struct DescriptorBinding {
 
 // A compute pipeline for one translated kernel with fixed specialization constants. The layout
 // has |push_constant_size| bytes of push constants and, when |descriptors| is not empty, a
-// descriptor set 0 of push descriptors (VK_KHR_push_descriptor; VK_ERROR_FEATURE_NOT_PRESENT
-// without it) written per dispatch (push_image_descriptors, image.h).
+// descriptor set 0 written per enqueue (bind_image_descriptors, image.h): push descriptors
+// where the device has VK_KHR_push_descriptor, else a set allocated per enqueue.
 class ComputePipeline {
  public:
   static VkResult create(std::shared_ptr<Device> device, const std::vector<uint32_t>& spirv,
@@ -181,6 +181,8 @@ class ComputePipeline {
   ComputePipeline& operator=(const ComputePipeline&) = delete;
   VkPipeline handle() const { return pipeline_; }
   VkPipelineLayout layout() const { return layout_; }
+  VkDescriptorSetLayout set_layout() const { return set_layout_; }
+  bool push_descriptors() const { return push_descriptors_; }
   uint32_t push_constant_size() const { return push_constant_size_; }
 
  private:
@@ -188,6 +190,7 @@ class ComputePipeline {
   std::shared_ptr<Device> device_;
   VkShaderModule module_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  bool push_descriptors_ = false;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   uint32_t push_constant_size_ = 0;

@@ -372,6 +372,25 @@ bool Lowering::lower_image(const ir::Instruction& i) {
       uint32_t texel = value(i.operands[2]);
       Shape ts = shape_of(lower_type(texel_def->type_id));
       if (ts.is_float && ts.width != 32) texel = emit(Op::OpFConvert, t_vec(f32, 4), {texel});
+      if (r->texel != ImageTexel::Float) {
+        // §7.4.4: writes to 8- and 16-bit integer channels saturate ("clamp(x, -128, 127)",
+        // "clamp(x, 0, 255)", ...), which Vulkan leaves undefined. The channel data type is
+        // SPIR-V's: SignedInt8 7, SignedInt16 8, UnsignedInt8 10, UnsignedInt16 11.
+        uint32_t b = t_bool(), v4 = t_vec(u32, 4);
+        uint32_t type = image_word(*r, 0);
+        auto pick = [&](uint32_t which, uint32_t yes, uint32_t no) {
+          return emit(Op::OpSelect, u32, {emit(Op::OpIEqual, b, {type, c_u32(which)}), c_u32(yes), no});
+        };
+        auto splat = [&](uint32_t v) { return emit(Op::OpCompositeConstruct, v4, {v, v, v, v}); };
+        if (r->texel == ImageTexel::Int) {
+          uint32_t lo = pick(7, uint32_t(-128), pick(8, uint32_t(-32768), c_u32(0x80000000u)));
+          uint32_t hi = pick(7, 127, pick(8, 32767, c_u32(0x7fffffffu)));
+          texel = emit(Op::OpExtInst, v4, {glsl_import(), uint32_t(GLSLstd450SClamp), texel, splat(lo), splat(hi)});
+        } else {
+          uint32_t hi = pick(10, 255, pick(11, 65535, c_u32(0xffffffffu)));
+          texel = emit(Op::OpExtInst, v4, {glsl_import(), uint32_t(GLSLstd450UMin), texel, splat(hi)});
+        }
+      }
       if (r->texel == ImageTexel::Int)
         texel = emit(Op::OpBitcast, t_vec(type(Op::OpTypeInt, {32, 1}), 4), {texel});
       uint32_t image = emit(Op::OpLoad, r->image_type, {r->variable});

@@ -725,6 +725,116 @@ __kernel void w(write_only image2d_t img, __global const float4* v) {
   }
 }
 
+// read_imageh and write_imageh (cl_khr_fp16): halves in and out of a CL_HALF_FLOAT image,
+// through a linear sampler.
+TEST_P(ImageKernels, HalfReadsAndWrites) {
+  size_t size = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, 0, nullptr, &size));
+  std::string extensions(size, '\0');
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr));
+  if (extensions.find("cl_khr_fp16") == std::string::npos) GTEST_SKIP() << "no cl_khr_fp16";
+  const char* source = R"(
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__kernel void h(read_only image2d_t a, sampler_t s, write_only image2d_t b, __global const float4* c) {
+  int2 p = (int2)(get_global_id(0), get_global_id(1));
+  half4 v = read_imageh(a, s, c[p.y * get_global_size(0) + p.x].xy);
+  write_imageh(b, p, v);
+})";
+  Program program = build(source, "-cl-std=CL3.0");
+  Kernel k = kernel(program, "h");
+  const Shape& shape = kShapes[2];
+  const Format& format = kFormats[2];  // CL_RGBA, CL_HALF_FLOAT
+  HostImage host{shape, format, random_texels(format, shape.texels(), rng_)};
+  Mem a = image(shape, format, CL_MEM_READ_ONLY, host.bytes.data());
+  std::vector<uint8_t> poison(shape.texels() * format.texel_size(), 0xAB);
+  Mem b = image(shape, format, CL_MEM_WRITE_ONLY, poison.data());
+  SamplerModes modes{true, CL_ADDRESS_MIRRORED_REPEAT, CL_FILTER_NEAREST};
+  Sampler s = sampler(modes);
+  std::vector<float> coords = random_coordinates(shape, modes, shape.texels(), rng_);
+  Mem c = buffer(coords.size() * 4, coords.data());
+  cl_mem ah = a.get(), bh = b.get();
+  cl_sampler sh = s.get();
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &ah));
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_sampler), &sh));
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(cl_mem), &bh));
+  set_mem_arg(k, 3, c);
+  auto region = shape.region();
+  run(k, 2, region.data(), nullptr);
+  std::vector<uint8_t> got = read_image(b, shape, format);
+  for (size_t t = 0; t < shape.texels(); ++t) {
+    Float4 want = host.sample_f(modes, &coords[t * 4]);  // halves: exact through float
+    for (size_t ch = 0; ch < 4; ++ch) {
+      uint16_t h;
+      std::memcpy(&h, &got[(t * 4 + ch) * 2], 2);
+      ASSERT_EQ(want[ch], half_to_float(h)) << "texel " << t << " channel " << ch;
+    }
+  }
+}
+
+// §7.4.4: write_imagei and write_imageui saturate to 8- and 16-bit channels.
+TEST_P(ImageKernels, IntegerWritesSaturate) {
+  const Shape& shape = kShapes[0];  // 1D, 13 texels
+  const char* source = R"(
+__kernel void wi(write_only image1d_t img, __global const int4* v) {
+  int i = get_global_id(0);
+  write_imagei(img, i, v[i]);
+}
+__kernel void wu(write_only image1d_t img, __global const uint4* v) {
+  int i = get_global_id(0);
+  write_imageui(img, i, v[i]);
+})";
+  Program program = build(source, "-cl-std=CL3.0");
+  struct Case {
+    cl_channel_type type;
+    int64_t lo, hi;
+    size_t bytes;
+  };
+  const Case cases[] = {{CL_SIGNED_INT8, -128, 127, 1},     {CL_SIGNED_INT16, -32768, 32767, 2},
+                        {CL_SIGNED_INT32, INT32_MIN, INT32_MAX, 4}, {CL_UNSIGNED_INT8, 0, 255, 1},
+                        {CL_UNSIGNED_INT16, 0, 65535, 2},   {CL_UNSIGNED_INT32, 0, UINT32_MAX, 4}};
+  int checked = 0;
+  for (const Case& c : cases) {
+    Format format{CL_RGBA, c.type, "rgba_int"};
+    if (!supported(format, CL_MEM_WRITE_ONLY, shape.type)) continue;
+    SCOPED_TRACE(std::to_string(c.type));
+    bool is_signed = c.lo < 0;
+    Kernel k = kernel(program, is_signed ? "wi" : "wu");
+    std::vector<uint32_t> values(shape.texels() * 4);
+    for (size_t t = 0; t < values.size(); ++t) {
+      // Edges, just past them and anything.
+      const uint32_t special[] = {uint32_t(c.lo), uint32_t(c.hi), uint32_t(c.lo - 1), uint32_t(c.hi + 1), 0, 1};
+      values[t] = t < 6 ? special[t] : uint32_t(rng_());
+    }
+    Mem v = buffer(values.size() * 4, values.data());
+    std::vector<uint8_t> poison(shape.texels() * 4 * c.bytes, 0xAB);
+    Mem img = image(shape, format, CL_MEM_READ_WRITE, poison.data());
+    cl_mem h = img.get();
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &h));
+    set_mem_arg(k, 1, v);
+    size_t global = shape.width;
+    run(k, 1, &global, nullptr);
+    std::vector<uint8_t> got = read_image(img, shape, format);
+    for (size_t t = 0; t < values.size(); ++t) {
+      int64_t x = is_signed ? int64_t(int32_t(values[t])) : int64_t(values[t]);
+      int64_t want = std::min(std::max(x, c.lo), c.hi);
+      int64_t g = 0;
+      if (c.bytes == 1) g = is_signed ? int64_t(int8_t(got[t])) : int64_t(got[t]);
+      else if (c.bytes == 2) {
+        uint16_t u;
+        std::memcpy(&u, &got[t * 2], 2);
+        g = is_signed ? int64_t(int16_t(u)) : int64_t(u);
+      } else {
+        uint32_t u;
+        std::memcpy(&u, &got[t * 4], 4);
+        g = is_signed ? int64_t(int32_t(u)) : int64_t(u);
+      }
+      ASSERT_EQ(want, g) << "channel " << t << " wrote " << x;
+    }
+    ++checked;
+  }
+  EXPECT_EQ(6, checked) << "integer formats the device can write";
+}
+
 // get_image_width/height/depth/array_size/dim and get_image_channel_data_type/order.
 TEST_P(ImageKernels, Queries) {
   for (const Shape& shape : kShapes)

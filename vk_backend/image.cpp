@@ -96,7 +96,8 @@ bool image_limits(const DeviceInfo& device, VkFormat format, ImageType type, VkI
 }
 
 VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
-                       VkExtent3D extent, uint32_t layers, std::unique_ptr<Image>* out) {
+                       VkExtent3D extent, uint32_t layers, VkComponentMapping components,
+                       std::unique_ptr<Image>* out) {
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   FormatSupport support = format_support(device->info(), format);
   if (!support.transfer) return VK_ERROR_FORMAT_NOT_SUPPORTED;
@@ -152,6 +153,7 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
     view.image = image->image_;
     view.viewType = view_type(type);
     view.format = format;
+    view.components = components;
     view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers};
     r = vkCreateImageView(d, &view, nullptr, &image->view_);
     if (r != VK_SUCCESS) return r;

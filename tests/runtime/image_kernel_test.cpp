@@ -87,7 +87,13 @@ struct Format {
       default: return Kind::Float;
     }
   }
-  size_t channels() const { return order == CL_RGBA ? 4 : 1; }
+  size_t channels() const {
+    switch (order) {
+      case CL_RGBA: case CL_BGRA: case CL_ARGB: case CL_ABGR: return 4;
+      case CL_RG: case CL_RA: return 2;
+      default: return 1;
+    }
+  }
   size_t channel_size() const {
     switch (type) {
       case CL_UNORM_INT8: case CL_SIGNED_INT8: case CL_UNSIGNED_INT8: return 1;
@@ -135,26 +141,44 @@ uint16_t float_to_half(float f, bool toward_zero = false) {
   return uint16_t(sign | (exponent << 10) | (uint32_t(units) & 1023));
 }
 
-// The texel at |bytes| as read_imagef (§7.4: normalized integers divided by 2^n - 1; CL_R's
-// missing channels are (0, 0, 1)) or read_image{i,ui} (the integer value).
+// Channels in memory order as (x, y, z, w) of the read: CL_R's missing ones are (0, 0, 1),
+// CL_A's (0, 0, 0, A), CL_INTENSITY (I, I, I, I), CL_LUMINANCE (L, L, L, 1), ...
+template <typename T>
+std::array<T, 4> by_order(cl_channel_order order, const T* c) {
+  switch (order) {
+    case CL_A: return {0, 0, 0, c[0]};
+    case CL_INTENSITY: return {c[0], c[0], c[0], c[0]};
+    case CL_LUMINANCE: return {c[0], c[0], c[0], 1};
+    case CL_RG: return {c[0], c[1], 0, 1};
+    case CL_RA: return {c[0], 0, 0, c[1]};
+    case CL_RGBA: return {c[0], c[1], c[2], c[3]};
+    case CL_BGRA: return {c[2], c[1], c[0], c[3]};
+    case CL_ARGB: return {c[1], c[2], c[3], c[0]};
+    case CL_ABGR: return {c[3], c[2], c[1], c[0]};
+    default: return {c[0], 0, 0, 1};  // CL_R
+  }
+}
+
+// The texel at |bytes| as read_imagef (§7.4: normalized integers divided by 2^n - 1) or
+// read_image{i,ui} (the integer value).
 Float4 decode_float(const Format& f, const uint8_t* bytes) {
-  float c[4] = {0, 0, 0, 1};
+  float c[4] = {0, 0, 0, 0};
   for (size_t k = 0; k < f.channels(); ++k) {
     const uint8_t* p = bytes + k * f.channel_size();
     if (f.type == CL_UNORM_INT8) c[k] = float(*p) / 255.0f;
     else if (f.type == CL_HALF_FLOAT) { uint16_t h; std::memcpy(&h, p, 2); c[k] = half_to_float(h); }
     else std::memcpy(&c[k], p, 4);
   }
-  return {c[0], c[1], c[2], c[3]};
+  return by_order(f.order, c);
 }
 Int4 decode_int(const Format& f, const uint8_t* bytes) {
-  int32_t c[4] = {0, 0, 0, 1};
+  int32_t c[4] = {0, 0, 0, 0};
   for (size_t k = 0; k < f.channels(); ++k) {
     const uint8_t* p = bytes + k * f.channel_size();
     if (f.type == CL_UNSIGNED_INT8) c[k] = *p;
     else std::memcpy(&c[k], p, 4);
   }
-  return {c[0], c[1], c[2], c[3]};
+  return by_order(f.order, c);
 }
 
 // Random texels that are valid values (halves and floats finite, small).
@@ -256,7 +280,10 @@ struct HostImage {
   // "If the image channel order is CL_A, CL_INTENSITY, ... CL_RGBA ... the border color is
   // (0.0f, 0.0f, 0.0f, 0.0f). If the image channel order is CL_R, CL_RG, CL_RGB, or
   // CL_LUMINANCE, the border color is (0.0f, 0.0f, 0.0f, 1.0f)."
-  float border_alpha() const { return format.order == CL_R ? 1.0f : 0.0f; }
+  float border_alpha() const {
+    cl_channel_order o = format.order;
+    return o == CL_R || o == CL_RG || o == CL_RGB || o == CL_LUMINANCE ? 1.0f : 0.0f;
+  }
   bool inside(const int* ijk) const {
     for (uint32_t d = 0; d < shape.dims(); ++d)
       if (ijk[d] < 0 || ijk[d] >= shape.size(d)) return false;
@@ -511,6 +538,69 @@ TEST_P(ImageKernels, SamplerReadsFollowTheSpecFormulas) {
       }
     }
   EXPECT_GT(checked, 100);
+}
+
+// Every 8-bit channel order a kernel reads: swizzled views (CL_A, CL_INTENSITY, CL_LUMINANCE,
+// CL_RA, CL_ARGB, CL_ABGR), CL_BGRA, CL_RG, and CLK_ADDRESS_CLAMP's border colour per order.
+TEST_P(ImageKernels, ChannelOrders) {
+  const Shape& shape = kShapes[2];
+  const char* source = R"(
+__kernel void k(read_only image2d_t img, sampler_t s, __global const float4* c, __global float4* out) {
+  size_t i = get_global_id(0);
+  out[2 * i] = read_imagef(img, s, c[i].xy);
+  out[2 * i + 1] = read_imagef(img, convert_int2(c[i].zw));
+})";
+  Program program = build(source, "-cl-std=CL3.0");
+  Kernel k = kernel(program, "k");
+  const Format orders[] = {{CL_A, CL_UNORM_INT8, "a"},       {CL_INTENSITY, CL_UNORM_INT8, "intensity"},
+                           {CL_LUMINANCE, CL_UNORM_INT8, "luminance"}, {CL_RG, CL_UNORM_INT8, "rg"},
+                           {CL_RA, CL_UNORM_INT8, "ra"},     {CL_BGRA, CL_UNORM_INT8, "bgra"},
+                           {CL_ARGB, CL_UNORM_INT8, "argb"}, {CL_ABGR, CL_UNORM_INT8, "abgr"}};
+  const size_t n = 64;
+  int checked = 0;
+  for (const Format& format : orders) {
+    if (!supported(format, CL_MEM_READ_ONLY, shape.type)) continue;
+    for (const SamplerModes& modes : {SamplerModes{false, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST},
+                                      SamplerModes{true, CL_ADDRESS_CLAMP, CL_FILTER_LINEAR}}) {
+      SCOPED_TRACE(std::string(format.name) + " " + describe(modes));
+      HostImage host{shape, format, random_texels(format, shape.texels(), rng_)};
+      Mem img = image(shape, format, CL_MEM_READ_ONLY, host.bytes.data());
+      std::vector<float> sampled = random_coordinates(shape, modes, n, rng_);
+      std::vector<float> coords(n * 4);
+      for (size_t i = 0; i < n; ++i) {
+        coords[i * 4] = sampled[i * 4];
+        coords[i * 4 + 1] = sampled[i * 4 + 1];
+        coords[i * 4 + 2] = float(rng_() % shape.width);
+        coords[i * 4 + 3] = float(rng_() % shape.height);
+      }
+      Mem c = buffer(coords.size() * 4, coords.data());
+      Mem out = poisoned(n * 32);
+      Sampler s = sampler(modes);
+      cl_mem img_h = img.get();
+      cl_sampler s_h = s.get();
+      ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &img_h));
+      ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_sampler), &s_h));
+      set_mem_arg(k, 2, c);
+      set_mem_arg(k, 3, out);
+      size_t global = n;
+      run(k, 1, &global, nullptr);
+      auto got = read<float>(out, n * 8);
+      for (size_t i = 0; i < n; ++i) {
+        Float4 want = host.sample_f(modes, &coords[i * 4]);
+        int ij[3] = {int(coords[i * 4 + 2]), int(coords[i * 4 + 3]), 0};
+        Float4 texel = host.texel_f(ij, 0);
+        float tolerance = modes.filter == CL_FILTER_LINEAR ? 1e-4f : 0.0f;
+        for (size_t ch = 0; ch < 4; ++ch) {
+          ASSERT_TRUE(read_matches(got[i * 8 + ch], want[ch], format, tolerance))
+              << "item " << i << " channel " << ch << ": got " << got[i * 8 + ch] << " want " << want[ch];
+          ASSERT_TRUE(read_matches(got[i * 8 + 4 + ch], texel[ch], format, 0.0f))
+              << "item " << i << " channel " << ch << " (sampler-less)";
+        }
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 12) << "channel orders the device can sample";
 }
 
 // Integer coordinates with a sampler: unnormalized, nearest, CLK_ADDRESS_CLAMP,

@@ -47,8 +47,15 @@ class Image {
   // |extent| has height 1 for 1D types and depth 1 for all but 3D; |layers| is 1 except for
   // arrays. VK_ERROR_FORMAT_NOT_SUPPORTED when the device cannot make such an image,
   // VK_ERROR_OUT_OF_DEVICE_MEMORY when its memory cannot be had.
+  // |components| is the swizzle of view() (identity when the format's channels are the
+  // caller's).
   static VkResult create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
-                         VkExtent3D extent, uint32_t layers, std::unique_ptr<Image>* out);
+                         VkExtent3D extent, uint32_t layers, std::unique_ptr<Image>* out) {
+    return create(std::move(device), format, type, extent, layers, VkComponentMapping{}, out);
+  }
+  static VkResult create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
+                         VkExtent3D extent, uint32_t layers, VkComponentMapping components,
+                         std::unique_ptr<Image>* out);
   ~Image();
   Image(const Image&) = delete;
   Image& operator=(const Image&) = delete;
@@ -59,8 +66,9 @@ class Image {
   VkImageUsageFlags usage() const { return usage_; }
   VkExtent3D extent() const { return extent_; }
   uint32_t layers() const { return layers_; }
-  // A view of the whole image of its own type and format, for kernels (VK_NULL_HANDLE when the
-  // format is neither sampled nor storage).
+  // A view of the whole image of its own type and format with the swizzle given to create(),
+  // for kernels (VK_NULL_HANDLE when the format is neither sampled nor storage; only
+  // sampled when the swizzle is not the identity).
   VkImageView view() const { return view_; }
 
  private:

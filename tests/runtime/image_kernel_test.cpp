@@ -96,7 +96,8 @@ struct Format {
   }
   size_t channel_size() const {
     switch (type) {
-      case CL_UNORM_INT8: case CL_SIGNED_INT8: case CL_UNSIGNED_INT8: return 1;
+      case CL_UNORM_INT8: case CL_SNORM_INT8: case CL_SIGNED_INT8: case CL_UNSIGNED_INT8: return 1;
+      case CL_SNORM_INT16:
       case CL_HALF_FLOAT: case CL_UNORM_INT16: case CL_SIGNED_INT16: case CL_UNSIGNED_INT16: return 2;
       default: return 4;
     }
@@ -108,7 +109,11 @@ const Format kFormats[] = {{CL_RGBA, CL_UNORM_INT8, "rgba_unorm8"},
                            {CL_R, CL_FLOAT, "r_float"},
                            {CL_RGBA, CL_HALF_FLOAT, "rgba_half"},
                            {CL_RGBA, CL_SIGNED_INT32, "rgba_int32"},
-                           {CL_R, CL_UNSIGNED_INT8, "r_uint8"}};
+                           {CL_R, CL_UNSIGNED_INT8, "r_uint8"},
+                           {CL_RGBA, CL_SNORM_INT8, "rgba_snorm8"},
+                           {CL_RG, CL_UNORM_INT16, "rg_unorm16"},
+                           {CL_RGBA, CL_SIGNED_INT8, "rgba_int8"},
+                           {CL_RG, CL_UNSIGNED_INT16, "rg_uint16"}};
 
 float half_to_float(uint16_t h) {
   uint32_t sign = uint32_t(h >> 15) << 31, exponent = (h >> 10) & 31, mantissa = h & 1023;
@@ -166,6 +171,9 @@ Float4 decode_float(const Format& f, const uint8_t* bytes) {
   for (size_t k = 0; k < f.channels(); ++k) {
     const uint8_t* p = bytes + k * f.channel_size();
     if (f.type == CL_UNORM_INT8) c[k] = float(*p) / 255.0f;
+    // "max(-1.0, x / 127)"
+    else if (f.type == CL_SNORM_INT8) c[k] = std::max(-1.0f, float(int8_t(*p)) / 127.0f);
+    else if (f.type == CL_UNORM_INT16) { uint16_t u; std::memcpy(&u, p, 2); c[k] = float(u) / 65535.0f; }
     else if (f.type == CL_HALF_FLOAT) { uint16_t h; std::memcpy(&h, p, 2); c[k] = half_to_float(h); }
     else std::memcpy(&c[k], p, 4);
   }
@@ -176,6 +184,8 @@ Int4 decode_int(const Format& f, const uint8_t* bytes) {
   for (size_t k = 0; k < f.channels(); ++k) {
     const uint8_t* p = bytes + k * f.channel_size();
     if (f.type == CL_UNSIGNED_INT8) c[k] = *p;
+    else if (f.type == CL_SIGNED_INT8) c[k] = int8_t(*p);  // sign extended (§7.4.4)
+    else if (f.type == CL_UNSIGNED_INT16) { uint16_t u; std::memcpy(&u, p, 2); c[k] = u; }
     else std::memcpy(&c[k], p, 4);
   }
   return by_order(f.order, c);
@@ -190,7 +200,7 @@ std::vector<uint8_t> random_texels(const Format& f, size_t count, std::mt19937& 
     if (f.type == CL_FLOAT) { float x = real(rng); std::memcpy(p, &x, 4); }
     else if (f.type == CL_HALF_FLOAT) { uint16_t h = float_to_half(real(rng)); std::memcpy(p, &h, 2); }
     else if (f.type == CL_SIGNED_INT32) { int32_t x = int32_t(rng()); std::memcpy(p, &x, 4); }
-    else *p = uint8_t(rng());
+    else for (size_t b = 0; b < f.channel_size(); ++b) p[b] = uint8_t(rng());
   }
   return v;
 }
@@ -468,12 +478,14 @@ bool close(float a, float b, float tolerance) {
   return std::fabs(a - b) <= tolerance * std::max(1.0f, std::fabs(b));
 }
 
-// A float read of |format|: normalized integers converted "≤ 1.5 ulp" off x / 255 except
-// that 0 and 255 give exactly 0.0 and 1.0 (§7.4.1); halves and floats exactly; linear
+// A float read of |format|: normalized integers converted "≤ 1.5 ulp" off x / 255 (x / 127,
+// x / 65535) except that 0 and the largest give exactly 0.0 and 1.0 (and -1.0) (§7.4.1); halves and floats exactly; linear
 // filtering (whose precision §7.3 leaves open) within |tolerance|.
 bool read_matches(float got, float want, const Format& format, float tolerance) {
   if (tolerance > 0) return close(got, want, tolerance);
-  if (format.type != CL_UNORM_INT8 || want == 0.0f || want == 1.0f) return got == want;
+  bool normalized = format.type == CL_UNORM_INT8 || format.type == CL_SNORM_INT8 ||
+                    format.type == CL_UNORM_INT16;
+  if (!normalized || want == 0.0f || want == 1.0f || want == -1.0f) return got == want;
   return std::fabs(got - want) <= 1.5f * std::ldexp(1.0f, std::ilogb(want) - 23);
 }
 
@@ -726,6 +738,9 @@ TEST_P(ImageKernels, WriteThenReadBack) {
       // halves, in-range integers.
       size_t count = shape.texels();
       std::vector<uint8_t> texels = random_texels(format, count, rng_);
+      // -128 reads as -1.0, which writes as -127 ("max(-1.0, x / 127)" has two encodings).
+      if (format.type == CL_SNORM_INT8)
+        for (uint8_t& b : texels) b = b == 0x80 ? 0x81 : b;
       std::vector<uint8_t> values(count * 16);
       std::vector<uint8_t> expect(count * format.texel_size());
       for (size_t t = 0; t < count; ++t) {

@@ -1104,6 +1104,51 @@ __kernel void twice(read_only image2d_t a, write_only image2d_t b) {
   for (size_t t = 0; t < shape.texels(); ++t) ASSERT_EQ(uint8_t(data[t] * 2), got[t]) << "texel " << t;
 }
 
+// Coordinates where the spec leaves the result undefined (NaN, infinities, huge values, writes
+// outside the image) run without harm: no crash, no validation message, and texels inside
+// the image that no work-item targets keep their values.
+TEST_P(ImageKernels, UndefinedCoordinatesAreHarmless) {
+  const char* source = R"(
+__kernel void k(read_only image2d_t a, sampler_t s, write_only image2d_t b, __global const float2* c,
+                __global float4* out) {
+  size_t i = get_global_id(0);
+  out[i] = read_imagef(a, s, c[i]);
+  write_imagef(b, convert_int2_sat(c[i]), (float4)(1.0f));
+})";
+  Program program = build(source, "-cl-std=CL3.0");
+  Kernel k = kernel(program, "k");
+  const Shape& shape = kShapes[2];
+  const Format& format = kFormats[1];
+  HostImage host{shape, format, random_texels(format, shape.texels(), rng_)};
+  Mem a = image(shape, format, CL_MEM_READ_ONLY, host.bytes.data());
+  const float inf = INFINITY;
+  std::vector<float> coords = {NAN, 0.5f, 0.5f, NAN, inf, -inf, -inf, inf, 3e9f, -3e9f, -1e30f, 1e30f,
+                               -5.0f, -5.0f, 1000.0f, 3.0f, 3.0f, 1000.0f, 9.0f, 7.0f};
+  const size_t n = coords.size() / 2;
+  Mem c = buffer(coords.size() * 4, coords.data());
+  size_t mode_count = 0;
+  const SamplerModes* modes = all_sampler_modes(&mode_count);
+  for (size_t m = 0; m < mode_count; ++m) {
+    SCOPED_TRACE(describe(modes[m]));
+    std::vector<uint8_t> poison(shape.texels() * 4, 0xAB);
+    Mem b = image(shape, format, CL_MEM_WRITE_ONLY, poison.data());
+    Mem out = poisoned(n * 16);
+    Sampler s = sampler(modes[m]);
+    cl_mem ah = a.get(), bh = b.get();
+    cl_sampler sh = s.get();
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &ah));
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_sampler), &sh));
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 2, sizeof(cl_mem), &bh));
+    set_mem_arg(k, 3, c);
+    set_mem_arg(k, 4, out);
+    run(k, 1, &n, nullptr);
+    std::vector<uint8_t> got = read_image(b, shape, format);
+    // No work-item writes inside the image but (0, 0) from -inf/NaN/... converted
+    // (convert_int2_sat(NaN) is 0) and the clamped huge values: texel (4, 3) is untouched.
+    EXPECT_EQ(0, std::memcmp(&got[(3 * shape.width + 4) * 4], poison.data(), 4));
+  }
+}
+
 // clSetKernelArg's errors for image and sampler arguments.
 TEST_P(ImageKernels, SetKernelArgErrors) {
   const char* source = R"(

@@ -57,6 +57,10 @@ struct DeviceInfo {
   bool shader_device_clock = false;    // VK_KHR_shader_clock
   bool shader_subgroup_clock = false;
   bool push_descriptor = false;        // VK_KHR_push_descriptor (kernels' image descriptors)
+  // robustImageAccess (Vulkan 1.3 / VK_EXT_image_robustness): image accesses outside the
+  // image, which OpenCL leaves undefined for writes, are discarded rather than stray.
+  bool robust_image_access = false;
+  bool image_robustness_needs_extension = false;
   VkDeviceSize min_imported_host_pointer_alignment = 0;
   bool unified_memory = false;  // a DEVICE_LOCAL memory type is also HOST_VISIBLE|HOST_COHERENT
   VkDeviceSize device_local_heap_size = 0;

@@ -1,8 +1,9 @@
 // Sampler entry points.
+#include "core/sampler.h"
+
 #include "api/api.h"
 #include "core/context.h"
 #include "core/info.h"
-#include "core/sampler.h"
 
 namespace vkcl::api {
 namespace {
@@ -63,7 +64,8 @@ cl_sampler CL_API_CALL CreateSamplerWithProperties(cl_context context,
       if (which < 0 || seen[which]) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
       seen[which] = true;
       if (which == 0) {
-        if (p[1] != CL_TRUE && p[1] != CL_FALSE) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+        if (p[1] != CL_TRUE && p[1] != CL_FALSE)
+          return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
         normalized = cl_bool(p[1]);
       } else if (which == 1) {
         if (!valid_addressing(cl_addressing_mode(p[1])) || p[1] > 0xffffffffu)

@@ -16,8 +16,9 @@ uint32_t sampler_bits(bool normalized, cl_addressing_mode addressing, cl_filter_
 
 }  // namespace vkcl::cl
 
-_cl_sampler* _cl_sampler::create(_cl_context* context, cl_bool normalized, cl_addressing_mode addressing,
-                                 cl_filter_mode filter, std::vector<cl_sampler_properties> properties) {
+_cl_sampler* _cl_sampler::create(_cl_context* context, cl_bool normalized,
+                                 cl_addressing_mode addressing, cl_filter_mode filter,
+                                 std::vector<cl_sampler_properties> properties) {
   auto* s = new _cl_sampler();
   s->context = vkcl::cl::Ref<_cl_context>(context);
   s->normalized_coords = normalized;

@@ -29,8 +29,9 @@ struct _cl_sampler : vkcl::cl::Object<_cl_sampler, vkcl::cl::ObjectKind::Sampler
   std::vector<cl_sampler_properties> properties;
 
   // A sampler of |context| with the given modes (already checked by the caller).
-  static _cl_sampler* create(_cl_context* context, cl_bool normalized, cl_addressing_mode addressing,
-                             cl_filter_mode filter, std::vector<cl_sampler_properties> properties);
+  static _cl_sampler* create(_cl_context* context, cl_bool normalized,
+                             cl_addressing_mode addressing, cl_filter_mode filter,
+                             std::vector<cl_sampler_properties> properties);
   uint32_t bits() const {
     return vkcl::cl::sampler_bits(normalized_coords != CL_FALSE, addressing_mode, filter_mode);
   }

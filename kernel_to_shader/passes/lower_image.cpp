@@ -32,8 +32,10 @@ constexpr uint32_t kImageOperandZeroExtend = 0x2000;
 
 uint32_t spatial_dims(ImageDim d) {
   switch (d) {
-    case ImageDim::k1D: case ImageDim::k1DArray: return 1;
-    case ImageDim::k2D: case ImageDim::k2DArray: return 2;
+    case ImageDim::k1D:
+    case ImageDim::k1DArray: return 1;
+    case ImageDim::k2D:
+    case ImageDim::k2DArray: return 2;
     case ImageDim::k3D: return 3;
   }
   return 2;
@@ -89,12 +91,17 @@ bool Lowering::analyze_images() {
       if (t->operands.size() < 7) return fail("bad image type: " + describe(*t));
       auto dim = spv::Dim(t->operands[1]);
       bool is_arrayed = t->operands[3] != 0;
-      if (dim == spv::Dim::Dim1D) root.dim = is_arrayed ? ImageDim::k1DArray : ImageDim::k1D;
-      else if (dim == spv::Dim::Dim2D) root.dim = is_arrayed ? ImageDim::k2DArray : ImageDim::k2D;
-      else if (dim == spv::Dim::Dim3D && !is_arrayed) root.dim = ImageDim::k3D;
-      else return fail("image type not supported yet (1D buffer images): " + describe(*t));
+      if (dim == spv::Dim::Dim1D)
+        root.dim = is_arrayed ? ImageDim::k1DArray : ImageDim::k1D;
+      else if (dim == spv::Dim::Dim2D)
+        root.dim = is_arrayed ? ImageDim::k2DArray : ImageDim::k2D;
+      else if (dim == spv::Dim::Dim3D && !is_arrayed)
+        root.dim = ImageDim::k3D;
+      else
+        return fail("image type not supported yet (1D buffer images): " + describe(*t));
       if (t->operands[2] == 1) return fail("depth images are not supported yet: " + describe(*t));
-      if (t->operands[4] != 0) return fail("multi-sampled images are not supported: " + describe(*t));
+      if (t->operands[4] != 0)
+        return fail("multi-sampled images are not supported: " + describe(*t));
       auto access = t->operands.size() > 7 ? spv::AccessQualifier(t->operands[7])
                                            : spv::AccessQualifier::ReadOnly;
       root.access = access == spv::AccessQualifier::WriteOnly   ? ImageAccess::WriteOnly
@@ -124,7 +131,8 @@ bool Lowering::analyze_images() {
           if (i.opcode != Op::OpFunctionCall || i.operands.empty()) continue;
           auto callee = functions.find(i.operands[0]);
           if (callee == functions.end()) continue;
-          for (size_t k = 1; k < i.operands.size() && k - 1 < callee->second->parameters.size(); ++k) {
+          for (size_t k = 1; k < i.operands.size() && k - 1 < callee->second->parameters.size();
+               ++k) {
             auto root = image_root_of_.find(i.operands[k]);
             if (root == image_root_of_.end()) continue;
             uint32_t param = callee->second->parameters[k - 1].result_id;
@@ -141,7 +149,8 @@ bool Lowering::analyze_images() {
   }
   for (const auto& f : in_.functions)
     for (const auto& p : f.parameters)
-      if (is_image_type(p.type_id) && !image_root_of_.count(p.result_id)) unused_image_functions_.insert(f.id());
+      if (is_image_type(p.type_id) && !image_root_of_.count(p.result_id))
+        unused_image_functions_.insert(f.id());
   // The numeric type each image is read or written as.
   std::vector<bool> known(image_roots_.size(), false);
   auto note = [&](uint32_t image, uint32_t value_type, uint32_t mask, const ir::Instruction& i) {
@@ -151,7 +160,7 @@ bool Lowering::analyze_images() {
     const ir::Instruction* t = def(value_type);
     if (t && t->opcode == Op::OpTypeVector) t = def(t->operands[0]);
     if (!t) return fail("bad image texel type: " + describe(i));
-    ImageTexel texel = t->opcode == Op::OpTypeFloat ? ImageTexel::Float
+    ImageTexel texel = t->opcode == Op::OpTypeFloat       ? ImageTexel::Float
                        : (mask & kImageOperandZeroExtend) ? ImageTexel::UInt
                        : (mask & kImageOperandSignExtend) ? ImageTexel::Int
                                                           : ImageTexel::Int;
@@ -194,14 +203,17 @@ bool Lowering::analyze_images() {
   for (ImageRoot& r : image_roots_) {
     // The argument block offset of the image's words, fixed by build_entry_point.
     r.words_offset = take_id();
-    out_.globals.emplace_back(Op::OpSpecConstant, t_uint(32), r.words_offset, std::vector<uint32_t>{0});
+    out_.globals.emplace_back(Op::OpSpecConstant, t_uint(32), r.words_offset,
+                              std::vector<uint32_t>{0});
     // An image the kernel only queries needs no descriptor (and binds any format).
     if (!r.texel_used) continue;
     bool storage = r.access != ImageAccess::ReadOnly;
     if (storage && !ctx_.caps.storage_image_write_without_format)
-      return fail("written images need shaderStorageImageWriteWithoutFormat, which the device lacks");
+      return fail(
+          "written images need shaderStorageImageWriteWithoutFormat, which the device lacks");
     if (r.access == ImageAccess::ReadWrite && !ctx_.caps.storage_image_read_without_format)
-      return fail("read_write images need shaderStorageImageReadWithoutFormat, which the device lacks");
+      return fail(
+          "read_write images need shaderStorageImageReadWithoutFormat, which the device lacks");
     uint32_t sampled_type = r.texel == ImageTexel::Float ? t_float(32)
                             : r.texel == ImageTexel::Int ? type(Op::OpTypeInt, {32, 1})
                                                          : t_uint(32);
@@ -211,12 +223,14 @@ bool Lowering::analyze_images() {
     if (dim == spv::Dim::Dim1D)
       need_capability(storage ? spv::Capability::Image1D : spv::Capability::Sampled1D);
     if (storage) need_capability(spv::Capability::StorageImageWriteWithoutFormat);
-    if (r.access == ImageAccess::ReadWrite) need_capability(spv::Capability::StorageImageReadWithoutFormat);
-    r.image_type = type(Op::OpTypeImage, {sampled_type, uint32_t(dim), 0, arrayed(r.dim) ? 1u : 0u, 0,
-                                          storage ? 2u : 1u, uint32_t(spv::ImageFormat::Unknown)});
+    if (r.access == ImageAccess::ReadWrite)
+      need_capability(spv::Capability::StorageImageReadWithoutFormat);
+    r.image_type =
+        type(Op::OpTypeImage, {sampled_type, uint32_t(dim), 0, arrayed(r.dim) ? 1u : 0u, 0,
+                               storage ? 2u : 1u, uint32_t(spv::ImageFormat::Unknown)});
     r.variable = take_id();
-    out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::UniformConstant, r.image_type),
-                              r.variable,
+    out_.globals.emplace_back(Op::OpVariable,
+                              t_ptr(spv::StorageClass::UniformConstant, r.image_type), r.variable,
                               std::vector<uint32_t>{uint32_t(spv::StorageClass::UniformConstant)});
     decorate(r.variable, spv::Decoration::DescriptorSet, {0});
     decorate(r.variable, spv::Decoration::Binding, {r.parameter});
@@ -235,7 +249,8 @@ void Lowering::place_image_words(uint32_t entry_function, uint32_t parameter, ui
     arg->image_texel = r.texel;
     arg->image_texel_used = r.texel_used;
     for (ir::Instruction& g : out_.globals)
-      if (g.result_id == r.words_offset) g = ir::Instruction(Op::OpConstant, g.type_id, g.result_id, {offset});
+      if (g.result_id == r.words_offset)
+        g = ir::Instruction(Op::OpConstant, g.type_id, g.result_id, {offset});
   }
 }
 
@@ -258,7 +273,8 @@ const Lowering::ImageRoot* Lowering::image_root(uint32_t in_image) {
 bool Lowering::moves_image(const ir::Instruction& i) const {
   switch (i.opcode) {
     case Op::OpVariable: return is_image_type(pointee(i.type_id));
-    case Op::OpLoad: case Op::OpCopyObject: return is_image_type(i.type_id);
+    case Op::OpLoad:
+    case Op::OpCopyObject: return is_image_type(i.type_id);
     case Op::OpStore: {
       const ir::Instruction* v = i.operands.size() > 1 ? def(i.operands[1]) : nullptr;
       return v && is_image_type(v->type_id);
@@ -311,7 +327,8 @@ uint32_t Lowering::image_fetch(const ImageRoot& r, uint32_t image, uint32_t coor
 }
 
 // The first |count| components of output value |v| (of input type |in_type|).
-uint32_t Lowering::leading_components(uint32_t v, uint32_t in_type, uint32_t count, uint32_t scalar) {
+uint32_t Lowering::leading_components(uint32_t v, uint32_t in_type, uint32_t count,
+                                      uint32_t scalar) {
   const ir::Instruction* t = def(in_type);
   uint32_t have = t && t->opcode == Op::OpTypeVector ? t->operands[1] : 1;
   if (have == count) return v;
@@ -343,8 +360,8 @@ bool Lowering::lower_image(const ir::Instruction& i) {
     case Op::OpImageQueryOrder: {
       const ImageRoot* r = image_root(i.operands[0]);
       if (!r) return false;
-      uint32_t image_root_words = image_word(*r, i.opcode == Op::OpImageQueryFormat ? 0 : 1);
-      bind(i.result_id, lower_type(i.type_id), image_root_words);
+      uint32_t word = image_word(*r, i.opcode == Op::OpImageQueryFormat ? 0 : 1);
+      bind(i.result_id, lower_type(i.type_id), word);
       return !failed_;
     }
     case Op::OpImageQuerySize:
@@ -363,7 +380,8 @@ bool Lowering::lower_image(const ir::Instruction& i) {
     case Op::OpImageWrite: {
       const ImageRoot* r = image_root(i.operands[0]);
       if (!r) return false;
-      if (r->access == ImageAccess::ReadOnly) return fail("write to a read_only image: " + describe(i));
+      if (r->access == ImageAccess::ReadOnly)
+        return fail("write to a read_only image: " + describe(i));
       const ir::Instruction* c = def(i.operands[1]);
       const ir::Instruction* texel_def = def(i.operands[2]);
       if (!c || !texel_def) return fail("bad operands: " + describe(i));
@@ -379,16 +397,19 @@ bool Lowering::lower_image(const ir::Instruction& i) {
         uint32_t b = t_bool(), v4 = t_vec(u32, 4);
         uint32_t type = image_word(*r, 0);
         auto pick = [&](uint32_t which, uint32_t yes, uint32_t no) {
-          return emit(Op::OpSelect, u32, {emit(Op::OpIEqual, b, {type, c_u32(which)}), c_u32(yes), no});
+          return emit(Op::OpSelect, u32,
+                      {emit(Op::OpIEqual, b, {type, c_u32(which)}), c_u32(yes), no});
         };
         auto splat = [&](uint32_t v) { return emit(Op::OpCompositeConstruct, v4, {v, v, v, v}); };
         if (r->texel == ImageTexel::Int) {
           uint32_t lo = pick(7, uint32_t(-128), pick(8, uint32_t(-32768), c_u32(0x80000000u)));
           uint32_t hi = pick(7, 127, pick(8, 32767, c_u32(0x7fffffffu)));
-          texel = emit(Op::OpExtInst, v4, {glsl_import(), uint32_t(GLSLstd450SClamp), texel, splat(lo), splat(hi)});
+          texel = emit(Op::OpExtInst, v4,
+                       {glsl_import(), uint32_t(GLSLstd450SClamp), texel, splat(lo), splat(hi)});
         } else {
           uint32_t hi = pick(10, 255, pick(11, 65535, c_u32(0xffffffffu)));
-          texel = emit(Op::OpExtInst, v4, {glsl_import(), uint32_t(GLSLstd450UMin), texel, splat(hi)});
+          texel =
+              emit(Op::OpExtInst, v4, {glsl_import(), uint32_t(GLSLstd450UMin), texel, splat(hi)});
         }
       }
       if (r->texel == ImageTexel::Int)
@@ -403,24 +424,29 @@ bool Lowering::lower_image(const ir::Instruction& i) {
       // clamped so the fetch stays inside.
       const ImageRoot* r = image_root(i.operands[0]);
       if (!r) return false;
-      if (r->access == ImageAccess::WriteOnly) return fail("read of a write_only image: " + describe(i));
+      if (r->access == ImageAccess::WriteOnly)
+        return fail("read of a write_only image: " + describe(i));
       const ir::Instruction* c = def(i.operands[1]);
       if (!c) return fail("bad operands: " + describe(i));
-      if (shape_of(lower_type(c->type_id)).is_float) return fail("image read with float coordinates and no sampler: " + describe(i));
+      if (shape_of(lower_type(c->type_id)).is_float)
+        return fail("image read with float coordinates and no sampler: " + describe(i));
       uint32_t count = coordinate_count(r->dim);
       uint32_t vt = t_vec(u32, count);
       uint32_t image = emit(Op::OpLoad, r->image_type, {r->variable});
       uint32_t coordinate = leading_components(value(i.operands[1]), c->type_id, count, u32);
       uint32_t size = image_size(*r);
-      uint32_t last = emit(Op::OpISub, vt, {size, count == 1 ? c_u32(1) : emit(Op::OpCompositeConstruct, vt, std::vector<uint32_t>(count, c_u32(1)))});
-      coordinate = emit(Op::OpExtInst, vt, {glsl, uint32_t(GLSLstd450SClamp), coordinate, c_null(vt), last});
-      bind(i.result_id, lower_type(i.type_id), texel_result(image_fetch(*r, image, coordinate), i.type_id));
+      uint32_t last = emit(Op::OpISub, vt,
+                           {size, count == 1 ? c_u32(1)
+                                             : emit(Op::OpCompositeConstruct, vt,
+                                                    std::vector<uint32_t>(count, c_u32(1)))});
+      coordinate =
+          emit(Op::OpExtInst, vt, {glsl, uint32_t(GLSLstd450SClamp), coordinate, c_null(vt), last});
+      bind(i.result_id, lower_type(i.type_id),
+           texel_result(image_fetch(*r, image, coordinate), i.type_id));
       return !failed_;
     }
-    case Op::OpImageSampleExplicitLod:
-      return lower_image_sample(i);
-    default:
-      return fail("image instruction not supported yet: " + describe(i));
+    case Op::OpImageSampleExplicitLod: return lower_image_sample(i);
+    default: return fail("image instruction not supported yet: " + describe(i));
   }
 }
 
@@ -431,7 +457,8 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
   if (s == sampled_images_.end()) return fail("sampled image not found: " + describe(i));
   const ImageRoot* r = image_root(s->second.first);
   if (!r) return false;
-  if (r->access != ImageAccess::ReadOnly) return fail("sampler read of an image that is not read_only: " + describe(i));
+  if (r->access != ImageAccess::ReadOnly)
+    return fail("sampler read of an image that is not read_only: " + describe(i));
   const ir::Instruction* c = def(i.operands[1]);
   if (!c) return fail("bad operands: " + describe(i));
   uint32_t bits = value(s->second.second);
@@ -442,8 +469,9 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
   uint32_t have = ct && ct->opcode == Op::OpTypeVector ? ct->operands[1] : 1;
   if (have < count) return fail("image coordinate with too few components: " + describe(i));
   auto coordinate_part = [&](uint32_t k) {
-    uint32_t part = have == 1 ? coordinate
-                              : emit(Op::OpCompositeExtract, float_coordinates ? f32 : u32, {coordinate, k});
+    uint32_t part =
+        have == 1 ? coordinate
+                  : emit(Op::OpCompositeExtract, float_coordinates ? f32 : u32, {coordinate, k});
     return part;
   };
   auto glsl_op = [&](GLSLstd450 op, uint32_t t, std::vector<uint32_t> args) {
@@ -461,21 +489,25 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
 
   uint32_t image = emit(Op::OpLoad, r->image_type, {r->variable});
   uint32_t size = image_size(*r);
-  auto size_part = [&](uint32_t k) { return count == 1 ? size : emit(Op::OpCompositeExtract, u32, {size, k}); };
+  auto size_part = [&](uint32_t k) {
+    return count == 1 ? size : emit(Op::OpCompositeExtract, u32, {size, k});
+  };
 
   // The sampler's modes: bit 0 normalized coordinates, bits 1-3 the addressing mode (as
   // SPIR-V numbers them: none, clamp to edge, clamp, repeat, mirrored repeat), 0x20 linear.
-  uint32_t normalized = emit(Op::OpINotEqual, b, {emit(Op::OpBitwiseAnd, u32, {bits, c_u32(1)}), c_u32(0)});
-  uint32_t mode = emit(Op::OpBitwiseAnd, u32, {emit(Op::OpShiftRightLogical, u32, {bits, c_u32(1)}), c_u32(7)});
+  uint32_t normalized =
+      emit(Op::OpINotEqual, b, {emit(Op::OpBitwiseAnd, u32, {bits, c_u32(1)}), c_u32(0)});
+  uint32_t mode =
+      emit(Op::OpBitwiseAnd, u32, {emit(Op::OpShiftRightLogical, u32, {bits, c_u32(1)}), c_u32(7)});
   uint32_t is_edge = emit(Op::OpIEqual, b, {mode, c_u32(1)});
   uint32_t is_repeat = emit(Op::OpIEqual, b, {mode, c_u32(3)});
   uint32_t is_mirrored = emit(Op::OpIEqual, b, {mode, c_u32(4)});
   // "The read_image{i,ui} calls support a nearest filter only" and integer coordinates need
   // CLK_FILTER_NEAREST: linear filtering applies to float reads at float coordinates.
   bool can_filter = float_coordinates && r->texel == ImageTexel::Float;
-  uint32_t linear = can_filter
-                        ? emit(Op::OpINotEqual, b, {emit(Op::OpBitwiseAnd, u32, {bits, c_u32(0x20)}), c_u32(0)})
-                        : c_bool(false);
+  uint32_t linear = can_filter ? emit(Op::OpINotEqual, b,
+                                      {emit(Op::OpBitwiseAnd, u32, {bits, c_u32(0x20)}), c_u32(0)})
+                               : c_bool(false);
 
   // Per dimension: the two texel indices (i0, i1), whether each lies outside the image (then
   // CLK_ADDRESS_CLAMP reads the border colour; with CLK_ADDRESS_NONE the result is
@@ -491,10 +523,16 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
     uint32_t u = select(normalized, f32, emit(Op::OpFMul, f32, {x, size_f}), x);
     // CLK_ADDRESS_REPEAT: u = (s - floor(s)) * w_t.
     uint32_t sn = select(normalized, f32, x, emit(Op::OpFDiv, f32, {x, size_f}));
-    uint32_t repeat_u = emit(Op::OpFMul, f32, {emit(Op::OpFSub, f32, {sn, glsl_op(GLSLstd450Floor, f32, {sn})}), size_f});
+    uint32_t repeat_u =
+        emit(Op::OpFMul, f32,
+             {emit(Op::OpFSub, f32, {sn, glsl_op(GLSLstd450Floor, f32, {sn})}), size_f});
     // CLK_ADDRESS_MIRRORED_REPEAT: s' = fabs(s - 2 rint(0.5 s)); u = s' * w_t.
-    uint32_t twice = emit(Op::OpFMul, f32, {f(2.0f), glsl_op(GLSLstd450RoundEven, f32, {emit(Op::OpFMul, f32, {f(0.5f), sn})})});
-    uint32_t mirrored_u = emit(Op::OpFMul, f32, {glsl_op(GLSLstd450FAbs, f32, {emit(Op::OpFSub, f32, {sn, twice})}), size_f});
+    uint32_t twice =
+        emit(Op::OpFMul, f32,
+             {f(2.0f), glsl_op(GLSLstd450RoundEven, f32, {emit(Op::OpFMul, f32, {f(0.5f), sn})})});
+    uint32_t mirrored_u =
+        emit(Op::OpFMul, f32,
+             {glsl_op(GLSLstd450FAbs, f32, {emit(Op::OpFSub, f32, {sn, twice})}), size_f});
     uint32_t at = select(is_repeat, f32, repeat_u, select(is_mirrored, f32, mirrored_u, u));
     // Nearest: i = floor(u). Linear: i0 = floor(u - 0.5), i1 = i0 + 1, a = frac(u - 0.5).
     at = select(linear, f32, emit(Op::OpFSub, f32, {at, f(0.5f)}), at);
@@ -506,9 +544,12 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
     uint32_t i1 = emit(Op::OpIAdd, u32, {i0, c_u32(1)});
     // Repeat: "if (i0 < 0) i0 = w_t + i0; if (i1 > w_t - 1) i1 = i1 - w_t" (and nearest's
     // "if (i > w_t - 1) i = i - w_t").
-    uint32_t r0 = select(emit(Op::OpSLessThan, b, {i0, c_u32(0)}), u32, emit(Op::OpIAdd, u32, {i0, size_i}),
-                         select(emit(Op::OpSGreaterThan, b, {i0, last}), u32, emit(Op::OpISub, u32, {i0, size_i}), i0));
-    uint32_t r1 = select(emit(Op::OpSGreaterThan, b, {i1, last}), u32, emit(Op::OpISub, u32, {i1, size_i}), i1);
+    uint32_t r0 =
+        select(emit(Op::OpSLessThan, b, {i0, c_u32(0)}), u32, emit(Op::OpIAdd, u32, {i0, size_i}),
+               select(emit(Op::OpSGreaterThan, b, {i0, last}), u32,
+                      emit(Op::OpISub, u32, {i0, size_i}), i0));
+    uint32_t r1 = select(emit(Op::OpSGreaterThan, b, {i1, last}), u32,
+                         emit(Op::OpISub, u32, {i1, size_i}), i1);
     // Mirrored repeat: "i0 = max(i0, 0); i1 = min(i1, w_t - 1)" (nearest: min(i, w_t - 1)).
     uint32_t m0 = glsl_op(GLSLstd450SClamp, u32, {i0, c_u32(0), last});
     uint32_t m1 = glsl_op(GLSLstd450SMin, u32, {i1, last});

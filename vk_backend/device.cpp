@@ -62,6 +62,13 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   }
 
   VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  VkPhysicalDeviceImageRobustnessFeatures image_robustness{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES};
+  if (info.robust_image_access) {
+    image_robustness.robustImageAccess = VK_TRUE;
+    chain(&image_robustness);
+    if (info.image_robustness_needs_extension) extensions.push_back(VK_EXT_IMAGE_ROBUSTNESS_EXTENSION_NAME);
+  }
   if (info.shader_device_clock || info.shader_subgroup_clock) {
     clock.shaderDeviceClock = info.shader_device_clock;
     clock.shaderSubgroupClock = info.shader_subgroup_clock;
@@ -75,6 +82,7 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
   if (info.external_memory_host) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  if (info.push_descriptor) extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   VkDeviceCreateInfo create{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
   create.queueCreateInfoCount = 1;
   create.pQueueCreateInfos = &queue;

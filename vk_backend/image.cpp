@@ -17,6 +17,17 @@ VkImageType vk_type(ImageType type) {
   return VK_IMAGE_TYPE_2D;
 }
 
+VkImageViewType view_type(ImageType type) {
+  switch (type) {
+    case ImageType::k1D: return VK_IMAGE_VIEW_TYPE_1D;
+    case ImageType::k1DArray: return VK_IMAGE_VIEW_TYPE_1D_ARRAY;
+    case ImageType::k2D: return VK_IMAGE_VIEW_TYPE_2D;
+    case ImageType::k2DArray: return VK_IMAGE_VIEW_TYPE_2D_ARRAY;
+    case ImageType::k3D: return VK_IMAGE_VIEW_TYPE_3D;
+  }
+  return VK_IMAGE_VIEW_TYPE_2D;
+}
+
 VkImageSubresourceLayers layers_of(const ImageRegion& region) {
   return {VK_IMAGE_ASPECT_COLOR_BIT, 0, region.base_layer, region.layer_count};
 }
@@ -85,7 +96,8 @@ bool image_limits(const DeviceInfo& device, VkFormat format, ImageType type, VkI
 }
 
 VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
-                       VkExtent3D extent, uint32_t layers, std::unique_ptr<Image>* out) {
+                       VkExtent3D extent, uint32_t layers, VkComponentMapping components,
+                       std::unique_ptr<Image>* out) {
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   FormatSupport support = format_support(device->info(), format);
   if (!support.transfer) return VK_ERROR_FORMAT_NOT_SUPPORTED;
@@ -136,6 +148,16 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
   if (r != VK_SUCCESS) return r;
   r = make_general(device, *image);
   if (r != VK_SUCCESS) return r;
+  if (usage & (VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT)) {
+    VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    view.image = image->image_;
+    view.viewType = view_type(type);
+    view.format = format;
+    view.components = components;
+    view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers};
+    r = vkCreateImageView(d, &view, nullptr, &image->view_);
+    if (r != VK_SUCCESS) return r;
+  }
   *out = std::move(image);
   return VK_SUCCESS;
 }
@@ -143,6 +165,7 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
 Image::~Image() {
   if (!device_ || !vulkan_usable()) return;
   VkDevice d = device_->handle();
+  if (view_) vkDestroyImageView(d, view_, nullptr);
   if (image_) vkDestroyImage(d, image_, nullptr);
   if (memory_) vkFreeMemory(d, memory_, nullptr);
 }
@@ -183,6 +206,89 @@ VkResult copy_image(CommandStream& stream, const Image& src, const ImageRegion& 
   if (dst.type() == ImageType::k3D) copy.extent = dst_region.extent;
   vkCmdCopyImage(cb, src.handle(), VK_IMAGE_LAYOUT_GENERAL, dst.handle(), VK_IMAGE_LAYOUT_GENERAL, 1,
                  &copy);
+  return VK_SUCCESS;
+}
+
+namespace {
+
+void describe_writes(const std::vector<ImageDescriptor>& descriptors, VkDescriptorSet set,
+                     std::vector<VkDescriptorImageInfo>* infos, std::vector<VkWriteDescriptorSet>* writes) {
+  infos->resize(descriptors.size());
+  writes->resize(descriptors.size());
+  for (size_t k = 0; k < descriptors.size(); ++k) {
+    (*infos)[k] = {VK_NULL_HANDLE, descriptors[k].image->view(), VK_IMAGE_LAYOUT_GENERAL};
+    VkWriteDescriptorSet& w = (*writes)[k];
+    w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set;
+    w.dstBinding = descriptors[k].binding;
+    w.descriptorCount = 1;
+    w.descriptorType = descriptors[k].type;
+    w.pImageInfo = &(*infos)[k];
+  }
+}
+
+}  // namespace
+
+VkResult DescriptorSet::create(std::shared_ptr<Device> device, const ComputePipeline& pipeline,
+                               const std::vector<ImageDescriptor>& descriptors,
+                               std::unique_ptr<DescriptorSet>* out) {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
+  std::unique_ptr<DescriptorSet> s(new DescriptorSet());
+  s->device_ = device;
+  VkDevice d = device->handle();
+  uint32_t sampled = 0, storage = 0;
+  for (const ImageDescriptor& i : descriptors) (i.type == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE ? sampled : storage)++;
+  std::vector<VkDescriptorPoolSize> sizes;
+  if (sampled) sizes.push_back({VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, sampled});
+  if (storage) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, storage});
+  VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool.maxSets = 1;
+  pool.poolSizeCount = uint32_t(sizes.size());
+  pool.pPoolSizes = sizes.data();
+  VkResult r = vkCreateDescriptorPool(d, &pool, nullptr, &s->pool_);
+  if (r != VK_SUCCESS) return r;
+  VkDescriptorSetLayout layout = pipeline.set_layout();
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = s->pool_;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &layout;
+  r = vkAllocateDescriptorSets(d, &alloc, &s->set_);
+  if (r != VK_SUCCESS) return r;
+  std::vector<VkDescriptorImageInfo> infos;
+  std::vector<VkWriteDescriptorSet> writes;
+  describe_writes(descriptors, s->set_, &infos, &writes);
+  vkUpdateDescriptorSets(d, uint32_t(writes.size()), writes.data(), 0, nullptr);
+  *out = std::move(s);
+  return VK_SUCCESS;
+}
+
+DescriptorSet::~DescriptorSet() {
+  if (!device_ || !vulkan_usable()) return;
+  if (pool_) vkDestroyDescriptorPool(device_->handle(), pool_, nullptr);
+}
+
+VkResult bind_image_descriptors(CommandStream& stream, std::shared_ptr<Device> device,
+                                const ComputePipeline& pipeline,
+                                const std::vector<ImageDescriptor>& descriptors,
+                                std::unique_ptr<DescriptorSet>* set) {
+  if (descriptors.empty()) return VK_SUCCESS;
+  if (!pipeline.push_descriptors() && !*set) {
+    VkResult r = DescriptorSet::create(std::move(device), pipeline, descriptors, set);
+    if (r != VK_SUCCESS) return r;
+  }
+  VkCommandBuffer cb;
+  VkResult r = stream.command_buffer(&cb);
+  if (r != VK_SUCCESS) return r;
+  if (!pipeline.push_descriptors()) {
+    VkDescriptorSet s = (*set)->handle();
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &s, 0, nullptr);
+    return VK_SUCCESS;
+  }
+  std::vector<VkDescriptorImageInfo> infos;
+  std::vector<VkWriteDescriptorSet> writes;
+  describe_writes(descriptors, VK_NULL_HANDLE, &infos, &writes);
+  vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0,
+                            uint32_t(writes.size()), writes.data());
   return VK_SUCCESS;
 }
 

@@ -53,6 +53,8 @@ void describe_extension_features(VkPhysicalDevice physical,
   VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT float_min_max{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
   VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  VkPhysicalDeviceImageRobustnessFeatures image_robustness{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_ROBUSTNESS_FEATURES};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   auto chain = [&](auto* s) {
     s->pNext = features.pNext;
@@ -67,6 +69,9 @@ void describe_extension_features(VkPhysicalDevice physical,
   if (has_float2) chain(&float_min_max);
   bool has_clock = has_extension(extensions, VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
   if (has_clock) chain(&clock);
+  bool has_image_robustness = info->properties.apiVersion >= VK_API_VERSION_1_3 ||
+                              has_extension(extensions, VK_EXT_IMAGE_ROBUSTNESS_EXTENSION_NAME);
+  if (has_image_robustness) chain(&image_robustness);
   if (!features.pNext || info->properties.apiVersion < VK_API_VERSION_1_2) return;
   vkGetPhysicalDeviceFeatures2(physical, &features);
   info->zero_initialize_workgroup_memory = has_zero && zero.shaderZeroInitializeWorkgroupMemory;
@@ -77,6 +82,8 @@ void describe_extension_features(VkPhysicalDevice physical,
   info->zero_initialize_needs_extension = info->properties.apiVersion < VK_API_VERSION_1_3;
   info->shader_device_clock = has_clock && clock.shaderDeviceClock;
   info->shader_subgroup_clock = has_clock && clock.shaderSubgroupClock;
+  info->robust_image_access = has_image_robustness && image_robustness.robustImageAccess;
+  info->image_robustness_needs_extension = info->properties.apiVersion < VK_API_VERSION_1_3;
 }
 
 // VKCL_WITHOUT_FEATURES=int8,int16,storage8,storage16,float16: the device is described, and
@@ -92,6 +99,7 @@ void hide_features(DeviceInfo* info) {
   if (hidden("storage8")) info->storage_buffer_8bit = false;
   if (hidden("storage16")) info->storage_buffer_16bit = false;
   if (hidden("float16")) info->shader_float16 = false;
+  if (hidden("push_descriptor")) info->push_descriptor = false;
 }
 
 DeviceInfo describe(VkPhysicalDevice physical) {
@@ -102,6 +110,7 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   std::vector<VkExtensionProperties> extensions(count);
   vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data());
   info.external_memory_host = has_extension(extensions, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  info.push_descriptor = has_extension(extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
 
   VkPhysicalDeviceExternalMemoryHostPropertiesEXT host_props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};

@@ -6,6 +6,7 @@ VkResult ComputePipeline::create(std::shared_ptr<Device> device,
                                  const std::vector<uint32_t>& spirv,
                                  const std::vector<SpecConstant>& spec_constants,
                                  uint32_t push_constant_size,
+                                 const std::vector<DescriptorBinding>& descriptors,
                                  std::unique_ptr<ComputePipeline>* out) {
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   std::unique_ptr<ComputePipeline> p(new ComputePipeline());
@@ -19,6 +20,20 @@ VkResult ComputePipeline::create(std::shared_ptr<Device> device,
   if (r != VK_SUCCESS) return r;
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_size};
   VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  if (!descriptors.empty()) {
+    p->push_descriptors_ = device->info().push_descriptor;
+    std::vector<VkDescriptorSetLayoutBinding> bindings;
+    for (const DescriptorBinding& b : descriptors)
+      bindings.push_back({b.binding, b.type, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+    VkDescriptorSetLayoutCreateInfo set{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    if (p->push_descriptors_) set.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+    set.bindingCount = uint32_t(bindings.size());
+    set.pBindings = bindings.data();
+    r = vkCreateDescriptorSetLayout(d, &set, nullptr, &p->set_layout_);
+    if (r != VK_SUCCESS) return r;
+    layout.setLayoutCount = 1;
+    layout.pSetLayouts = &p->set_layout_;
+  }
   layout.pushConstantRangeCount = push_constant_size ? 1 : 0;
   layout.pPushConstantRanges = &range;
   r = vkCreatePipelineLayout(d, &layout, nullptr, &p->layout_);
@@ -49,6 +64,7 @@ ComputePipeline::~ComputePipeline() {
   VkDevice d = device_->handle();
   if (pipeline_) vkDestroyPipeline(d, pipeline_, nullptr);
   if (layout_) vkDestroyPipelineLayout(d, layout_, nullptr);
+  if (set_layout_) vkDestroyDescriptorSetLayout(d, set_layout_, nullptr);
   if (module_) vkDestroyShaderModule(d, module_, nullptr);
 }
 

@@ -59,5 +59,6 @@ void register_enqueue(cl_icd_dispatch& table);
 void register_program(cl_icd_dispatch& table);
 void register_kernel(cl_icd_dispatch& table);
 void register_image(cl_icd_dispatch& table);
+void register_sampler(cl_icd_dispatch& table);
 
 }  // namespace vkcl::api

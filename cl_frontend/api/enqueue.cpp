@@ -417,7 +417,11 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
                             for (LaunchRegion& region : shared->regions) {
                               region.dispatch.argument_block_address = *address;
                               std::memcpy(push, &region.dispatch, block);
-                              VkResult vr = queue->stream->dispatch(
+                              VkResult vr = vk::bind_image_descriptors(*queue->stream, queue->vk,
+                                                                       *region.pipeline, shared->images,
+                                                                       &shared->image_set);
+                              if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
+                              vr = queue->stream->dispatch(
                                   *region.pipeline, push, push_size,
                                   region.groups[0], region.groups[1], region.groups[2]);
                               if (vr != VK_SUCCESS) return cl::cl_error_from(vr);

@@ -145,7 +145,55 @@ bool untranslatable(ID id) {
 
 }  // namespace
 
+// Unoptimised code spills every parameter to an alloca; for a sampler_t parameter of a
+// function that is not a kernel, SPIRV-LLVM-Translator 15 then aborts ("Inconsistent operand
+// types" in SPIRVStore). Images and samplers cannot change after they are passed, so the
+// spill slot of one (a single store in the entry block, only loads after it) is the stored
+// value itself.
+void forward_opaque_spills(llvm::Module& module) {
+  std::vector<llvm::AllocaInst*> slots;
+  for (llvm::Function& f : module)
+    for (llvm::BasicBlock& block : f)
+      for (llvm::Instruction& i : block)
+        if (auto* a = llvm::dyn_cast<llvm::AllocaInst>(&i)) {
+          auto* pointer = llvm::dyn_cast<llvm::PointerType>(a->getAllocatedType());
+          if (!pointer || pointer->isOpaque()) continue;
+          auto* pointee = llvm::dyn_cast<llvm::StructType>(pointer->getNonOpaquePointerElementType());
+          if (pointee && pointee->isOpaque() && pointee->hasName() &&
+              pointee->getName().startswith("opencl.") &&
+              (pointee->getName().contains("image") || pointee->getName() == "opencl.sampler_t"))
+            slots.push_back(a);
+        }
+  for (llvm::AllocaInst* a : slots) {
+    llvm::StoreInst* store = nullptr;
+    std::vector<llvm::LoadInst*> loads;
+    bool simple = true;
+    for (llvm::User* u : a->users()) {
+      if (auto* s = llvm::dyn_cast<llvm::StoreInst>(u)) {
+        simple = simple && !store && s->getPointerOperand() == a &&
+                 s->getParent() == &s->getFunction()->getEntryBlock();
+        store = s;
+      } else if (auto* l = llvm::dyn_cast<llvm::LoadInst>(u)) {
+        loads.push_back(l);
+      } else {
+        simple = false;
+      }
+    }
+    if (!simple || !store) continue;
+    for (llvm::LoadInst* l : loads)
+      if (l->getParent() == store->getParent() && !store->comesBefore(l)) simple = false;
+    if (!simple) continue;
+    for (llvm::LoadInst* l : loads) {
+      l->replaceAllUsesWith(store->getValueOperand());
+      l->eraseFromParent();
+    }
+    store->eraseFromParent();
+    a->eraseFromParent();
+  }
+}
+
 bool legalize_for_translator(llvm::Module& module, std::string* log) {
+  forward_opaque_spills(module);
   std::vector<llvm::Instruction*> work;
   for (llvm::Function& f : module)
     for (llvm::BasicBlock& block : f)

@@ -75,6 +75,9 @@ k2s::TargetCaps _cl_device_id::unprobed_caps() const {
   caps.vulkan_memory_model = info_.vulkan_memory_model;
   caps.max_work_group_size = uint32_t(max_work_group_size());
   if (has_subgroups()) caps.subgroup_size = subgroup_size();
+  caps.images = images();
+  caps.storage_image_write_without_format = info_.features.shaderStorageImageWriteWithoutFormat;
+  caps.storage_image_read_without_format = info_.features.shaderStorageImageReadWithoutFormat;
   return caps;
 }
 
@@ -193,6 +196,8 @@ std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
     v.push_back("cl_khr_int64_base_atomics");
     v.push_back("cl_khr_int64_extended_atomics");
   }
+  // Written 3D images are storage images like the others (VKCL_EXPERIMENTAL_IMAGES).
+  if (images() && info_.features.shaderStorageImageWriteWithoutFormat) v.push_back("cl_khr_3d_image_writes");
   if (!has_subgroups()) return v;
   // The cl_khr_subgroup_* extensions (OpenCL 3.0 with __opencl_c_subgroups is enough), each
   // where Vulkan has the subgroup operations it becomes.
@@ -230,6 +235,15 @@ std::vector<std::string> _cl_device_id::feature_list(bool probed) const {
   }
   if (info_.features.shaderInt64) v.push_back("__opencl_c_int64");
   if (has_subgroups()) v.push_back("__opencl_c_subgroups");
+  // Images (VKCL_EXPERIMENTAL_IMAGES while they are being built): written images need
+  // shaderStorageImageWriteWithoutFormat, read_write ones ...ReadWithoutFormat too.
+  if (images()) {
+    v.push_back("__opencl_c_images");
+    if (info_.features.shaderStorageImageWriteWithoutFormat) {
+      v.push_back("__opencl_c_3d_image_writes");
+      if (info_.features.shaderStorageImageReadWithoutFormat) v.push_back("__opencl_c_read_write_images");
+    }
+  }
   return v;
 }
 
@@ -247,6 +261,7 @@ compiler::DeviceFeatures _cl_device_id::compiler_features(bool probed) const {
   f.int64 = info_.features.shaderInt64;
   f.fp64 = probed && fp64();
   f.fp16 = probed && fp16();
+  f.images = images();
   for (const std::string& e : extension_list(probed))
     if (e != "cl_khr_il_program" && e != "cl_khr_fp64" && e != "cl_khr_fp16") f.extensions.push_back(e);
   // clang 15 declares the sub-group built-ins under the extension's name.

@@ -136,7 +136,7 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
     default: break;
   }
   VkResult r = vk::Image::create(*device, vulkan_format(format).format, vk_type(desc.image_type), extent,
-                                 layers, &image->storage);
+                                 layers, kernel_swizzle(format), &image->storage);
   // The format's own limits (vkGetPhysicalDeviceImageFormatProperties) may be below the
   // device's.
   if (r == VK_ERROR_FORMAT_NOT_SUPPORTED) return Error{CL_INVALID_IMAGE_SIZE};

@@ -177,6 +177,22 @@ VulkanFormat vulkan_format(const cl_image_format& f) {
   }
 }
 
+VkComponentMapping kernel_swizzle(const cl_image_format& f) {
+  constexpr VkComponentSwizzle R = VK_COMPONENT_SWIZZLE_R, G = VK_COMPONENT_SWIZZLE_G,
+                               B = VK_COMPONENT_SWIZZLE_B, A = VK_COMPONENT_SWIZZLE_A,
+                               ZERO = VK_COMPONENT_SWIZZLE_ZERO, ONE = VK_COMPONENT_SWIZZLE_ONE;
+  if (!vulkan_format(f).swizzled) return {};
+  switch (f.image_channel_order) {
+    case CL_A: return {ZERO, ZERO, ZERO, R};        // (0, 0, 0, A)
+    case CL_INTENSITY: return {R, R, R, R};         // (I, I, I, I)
+    case CL_LUMINANCE: return {R, R, R, ONE};       // (L, L, L, 1.0)
+    case CL_RA: return {R, ZERO, ZERO, G};          // (R, 0, 0, A)
+    case CL_ARGB: return {G, B, A, R};              // bytes A, R, G, B
+    case CL_ABGR: return {A, B, G, R};              // bytes A, B, G, R
+    default: return {R, G, B, ONE};                 // an unused channel in Vulkan's alpha
+  }
+}
+
 namespace {
 
 vk::ImageType vk_image_type(cl_mem_object_type type) {

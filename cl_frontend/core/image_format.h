@@ -42,6 +42,9 @@ struct VulkanFormat {
 };
 // VK_FORMAT_UNDEFINED when vkcl has no Vulkan format for |format|.
 VulkanFormat vulkan_format(const cl_image_format& format);
+// The swizzle that makes vulkan_format(|format|)'s texels read as |format|'s channels (x, y, z,
+// w) in a kernel: identity unless VulkanFormat::swizzled.
+VkComponentMapping kernel_swizzle(const cl_image_format& format);
 
 // The formats of the spec's tables that |device| supports for images of |type| used as
 // |flags| says (CL_MEM_READ_ONLY: sampled; CL_MEM_WRITE_ONLY: written as storage;

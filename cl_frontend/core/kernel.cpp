@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/sampler.h"
+
 using namespace vkcl;
 
 cl::Result<_cl_kernel*> _cl_kernel::create(_cl_program* program, const std::string& name) {
@@ -55,6 +57,45 @@ const compiler::KernelInfo* _cl_kernel::source_info() const {
   return nullptr;
 }
 
+namespace {
+
+cl_mem_object_type cl_image_type(k2s::ImageDim d) {
+  switch (d) {
+    case k2s::ImageDim::k1D: return CL_MEM_OBJECT_IMAGE1D;
+    case k2s::ImageDim::k1DArray: return CL_MEM_OBJECT_IMAGE1D_ARRAY;
+    case k2s::ImageDim::k2D: return CL_MEM_OBJECT_IMAGE2D;
+    case k2s::ImageDim::k2DArray: return CL_MEM_OBJECT_IMAGE2D_ARRAY;
+    case k2s::ImageDim::k3D: return CL_MEM_OBJECT_IMAGE3D;
+  }
+  return 0;
+}
+
+k2s::ImageTexel texel_of(cl_channel_type t) {
+  switch (t) {
+    case CL_SIGNED_INT8: case CL_SIGNED_INT16: case CL_SIGNED_INT32: return k2s::ImageTexel::Int;
+    case CL_UNSIGNED_INT8: case CL_UNSIGNED_INT16: case CL_UNSIGNED_INT32: return k2s::ImageTexel::UInt;
+    default: return k2s::ImageTexel::Float;
+  }
+}
+
+// Components of Vulkan's size query of an image of |d|: (width, height or layers, depth or
+// layers), which are the API's width(), height(), depth() (rows are a 1D array's layers,
+// slices a 2D array's).
+uint32_t image_size_count(k2s::ImageDim d) {
+  switch (d) {
+    case k2s::ImageDim::k1D: return 1;
+    case k2s::ImageDim::k1DArray: case k2s::ImageDim::k2D: return 2;
+    default: return 3;
+  }
+}
+
+VkDescriptorType descriptor_type(const k2s::KernelArg& a) {
+  return a.image_access == k2s::ImageAccess::ReadOnly ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE
+                                                      : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+}
+
+}  // namespace
+
 cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* value) {
   // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
   if (index >= args.size()) return cl::Error{CL_INVALID_ARG_INDEX};
@@ -92,6 +133,57 @@ cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* val
       if (size != arg.size) return cl::Error{CL_INVALID_ARG_SIZE};
       v.bytes.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + size);
       break;
+    case k2s::ArgKind::Image: {
+      // CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type for an
+      // argument that is a memory object.
+      if (size != sizeof(cl_mem)) return cl::Error{CL_INVALID_ARG_SIZE};
+      // CL_INVALID_ARG_VALUE if arg_value specified is NULL for an argument that is not
+      // declared with the local qualifier.
+      if (!value) return cl::Error{CL_INVALID_ARG_VALUE};
+      cl_mem m = *static_cast<const cl_mem*>(value);
+      // CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the
+      // specified arg_value is not a valid memory object or the memory object type does
+      // not match the kernel argument's type.
+      if (!cl::validate(m) || !m->image || m->context.get() != program->context.get() ||
+          !m->image->storage || m->image->desc.image_type != cl_image_type(arg.image_dim))
+        return cl::Error{CL_INVALID_MEM_OBJECT};
+      // CL_INVALID_ARG_VALUE if the argument is an image declared with the read_only
+      // qualifier and arg_value refers to an image object created with cl_mem_flags of
+      // CL_MEM_WRITE_ONLY or if the image argument is declared with the write_only qualifier
+      // and arg_value refers to an image object created with cl_mem_flags of
+      // CL_MEM_READ_ONLY.
+      if ((arg.image_access == k2s::ImageAccess::ReadOnly && (m->flags & CL_MEM_WRITE_ONLY)) ||
+          (arg.image_access == k2s::ImageAccess::WriteOnly && (m->flags & CL_MEM_READ_ONLY)) ||
+          (arg.image_access == k2s::ImageAccess::ReadWrite && (m->flags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY))))
+        return cl::Error{CL_INVALID_ARG_VALUE};
+      // Reading an image of an integer format with read_imagef, or the other way round, is
+      // undefined; Vulkan forbids binding such a view, so vkcl refuses it here.
+      if (arg.image_texel_used && texel_of(m->image->format.image_channel_data_type) != arg.image_texel)
+        return cl::Error{CL_INVALID_ARG_VALUE};
+      // The view must be what the descriptor needs.
+      VkImageUsageFlags usage = m->image->storage->usage();
+      if (arg.binding != UINT32_MAX &&
+          (!m->image->storage->view() ||
+           !(usage & (arg.image_access == k2s::ImageAccess::ReadOnly ? VK_IMAGE_USAGE_SAMPLED_BIT
+                                                                     : VK_IMAGE_USAGE_STORAGE_BIT))))
+        return cl::Error{CL_INVALID_ARG_VALUE};
+      v.mem = cl::WeakMem(m);
+      break;
+    }
+    case k2s::ArgKind::Sampler: {
+      // CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type for an
+      // argument that is ... a sampler.
+      if (size != sizeof(cl_sampler)) return cl::Error{CL_INVALID_ARG_SIZE};
+      // CL_INVALID_SAMPLER for an argument declared to be of type sampler_t when the
+      // specified arg_value is not a valid sampler object.
+      if (!value) return cl::Error{CL_INVALID_SAMPLER};
+      cl_sampler s = *static_cast<const cl_sampler*>(value);
+      if (!cl::validate(s) || s->context.get() != program->context.get())
+        return cl::Error{CL_INVALID_SAMPLER};
+      uint32_t bits = s->bits();
+      v.bytes.assign(reinterpret_cast<const uint8_t*>(&bits), reinterpret_cast<const uint8_t*>(&bits) + 4);
+      break;
+    }
     default:
       return cl::Error{CL_INVALID_ARG_VALUE};
   }
@@ -118,12 +210,16 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
   auto vkdev = device->vk_device();
   if (!vkdev) return cl::Error{vkdev.error()};
   const k2s::TranslatedKernel* t = translated(device);
+  std::vector<vk::DescriptorBinding> descriptors;
+  for (const k2s::KernelArg& a : t->interface.args)
+    if (a.kind == k2s::ArgKind::Image && a.binding != UINT32_MAX)
+      descriptors.push_back({a.binding, descriptor_type(a)});
   std::unique_ptr<vk::ComputePipeline> p;
   VkResult r = vk::ComputePipeline::create(
       *vkdev, t->shader,
       {{k2s::kSpecLocalSizeX, local[0]}, {k2s::kSpecLocalSizeY, local[1]},
        {k2s::kSpecLocalSizeZ, local[2]}, {k2s::kSpecLocalMemoryWords, words}},
-      t->interface.push_constant_size, &p);
+      t->interface.push_constant_size, descriptors, &p);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   vk::ComputePipeline* raw = p.get();
   pipelines_[key] = std::move(p);
@@ -217,6 +313,21 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         uint64_t address = mem ? mem->device_address() : 0;
         std::memcpy(&plan.arguments[a.offset], &address, 8);
         if (mem) plan.buffers.push_back(std::move(mem));
+      } else if (a.kind == k2s::ArgKind::Image) {
+        cl::Ref<_cl_mem> mem = v.mem.lock();
+        // The image was released since it was set: the argument no longer has a value.
+        if (!mem) return cl::Error{CL_INVALID_KERNEL_ARGS};
+        // The image's channel data type and order as SPIR-V numbers them, and its size as
+        // Vulkan queries it (KernelArg::Image).
+        const cl::Image& image = *mem->image;
+        uint32_t words[6] = {uint32_t(image.format.image_channel_data_type - CL_SNORM_INT8),
+                             uint32_t(image.format.image_channel_order - CL_R), 0, 0, 0, 0};
+        size_t sizes[3] = {image.width(), image.height(), image.depth()};
+        for (uint32_t d = 0, n = image_size_count(a.image_dim); d < n; ++d) words[2 + d] = uint32_t(sizes[d]);
+        std::memcpy(&plan.arguments[a.offset], words, sizeof words);
+        if (a.binding != UINT32_MAX)
+          plan.images.push_back({a.binding, descriptor_type(a), mem->image->storage.get()});
+        plan.buffers.push_back(std::move(mem));
       } else if (a.kind == k2s::ArgKind::LocalPointer) {
         // Any OpenCL type fits: the largest alignment is 128 bytes (long16, double16).
         local_bytes = (local_bytes + 127) / 128 * 128;

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/image.h"
 #include "core/loop_limit.h"
 #include "core/memory.h"
 #include "core/object.h"
@@ -30,7 +31,11 @@ struct LaunchPlan {
   // in push constants.
   uint32_t pushed_offset = 0;
   uint32_t pushed_size = 0;
-  std::vector<vkcl::cl::Ref<_cl_mem>> buffers;
+  std::vector<vkcl::cl::Ref<_cl_mem>> buffers;  // and images
+  // The kernel's image arguments, bound as descriptors before each dispatch (and the set
+  // holding them on devices without push descriptors, made when the command is recorded).
+  std::vector<vkcl::vk::ImageDescriptor> images;
+  std::unique_ptr<vkcl::vk::DescriptorSet> image_set;
   std::shared_ptr<vkcl::vk::Buffer> program_data;
   std::shared_ptr<vkcl::cl::PrintfOutput> printf_output;  // printed when the command retires
   // Set by the kernel when the driver cut its loops short (KernelInterface::
@@ -44,8 +49,8 @@ struct LaunchPlan {
 struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   struct ArgValue {
     bool set = false;
-    std::vector<uint8_t> bytes;  // by-value arguments
-    vkcl::cl::WeakMem mem;      // buffers (null: a NULL pointer)
+    std::vector<uint8_t> bytes;  // by-value arguments (and a sampler's CLK_* bits)
+    vkcl::cl::WeakMem mem;      // buffers (null: a NULL pointer) and images
     size_t local_size = 0;       // __local arguments
   };
 

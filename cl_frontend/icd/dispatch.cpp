@@ -53,6 +53,7 @@ cl_icd_dispatch make_table() {
   api::register_program(t);
   api::register_kernel(t);
   api::register_image(t);
+  api::register_sampler(t);
   return t;
 }
 

@@ -252,9 +252,11 @@ uint32_t Lowering::lower_type(uint32_t in_type) {
         default: out = t_uint(64); break;
       }
       break;
+    case Op::OpTypeSampler: out = t_uint(32); break;  // the CLK_* bits (lower_image.cpp)
     case Op::OpTypeFunction: {
       std::vector<uint32_t> ops;
-      for (uint32_t o : t->operands) ops.push_back(lower_type(o));
+      for (uint32_t o : t->operands)
+        if (!is_image_type(o)) ops.push_back(lower_type(o));  // functions read descriptors
       out = type(Op::OpTypeFunction, ops);
       break;
     }
@@ -293,8 +295,10 @@ bool Lowering::index_input() {
     auto cap = spv::Capability(c.operands[0]);
     switch (cap) {
       case spv::Capability::Pipes: case spv::Capability::DeviceEnqueue:
-      case spv::Capability::ImageBasic: case spv::Capability::LiteralSampler:
         return fail("capability " + describe(c) + " is not supported yet");
+      case spv::Capability::ImageBasic: case spv::Capability::LiteralSampler:
+        if (!ctx_.caps.images) return fail("capability " + describe(c) + " is not supported (the device reports no images)");
+        break;
       default: break;
     }
   }
@@ -437,7 +441,8 @@ bool Lowering::lower_globals() {
         return fail("OpSpecConstantOp not supported yet: " + describe(g));
       }
       case Op::OpConstantSampler:
-        return fail("samplers are not supported yet: " + describe(g));
+        map_[g.result_id] = sampler_constant(g);
+        break;
       default:
         break;  // types are lowered on demand
     }
@@ -591,8 +596,9 @@ bool Lowering::lower_function(const ir::Function& f) {
   out.definition = ir::Instruction(Op::OpFunction, lower_type(d.type_id), value(d.result_id),
                                    {0, lower_type(d.operands[1])});
   for (const auto& p : f.parameters)
-    out.parameters.emplace_back(Op::OpFunctionParameter, lower_type(p.type_id),
-                                value(p.result_id));
+    if (!is_image_type(p.type_id))  // images are descriptors (lower_image.cpp)
+      out.parameters.emplace_back(Op::OpFunctionParameter, lower_type(p.type_id),
+                                  value(p.result_id));
   variables_.clear();
   builtin_pointers_.clear();
   builtin_vector_default_.clear();
@@ -669,6 +675,7 @@ bool Lowering::copy_instruction(const ir::Instruction& i) {
 }
 
 bool Lowering::lower_instruction(const ir::Instruction& i) {
+  if (moves_image(i)) return true;
   if (needs_wide_lowering(i)) return lower_wide(i);
   switch (i.opcode) {
     case Op::OpVariable: {
@@ -857,6 +864,16 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       return lower_non_uniform(i);
     case Op::OpSizeOf:
       return fail("not supported yet (issue 3): " + describe(i));
+    case Op::OpSampledImage: case Op::OpImageSampleExplicitLod: case Op::OpImageSampleImplicitLod:
+    case Op::OpImageRead: case Op::OpImageWrite: case Op::OpImageFetch:
+    case Op::OpImageQuerySize: case Op::OpImageQuerySizeLod: case Op::OpImageQueryFormat:
+    case Op::OpImageQueryOrder: case Op::OpImageQueryLevels: case Op::OpImageQuerySamples:
+      return lower_image(i);
+    case Op::OpFunctionCall:
+      for (size_t k = 1; k < i.operands.size(); ++k)
+        if (const ir::Instruction* a = def(i.operands[k]))
+          if (is_image_type(a->type_id)) return lower_image_call(i);
+      break;
     case Op::OpBitFieldInsert: case Op::OpBitFieldSExtract: case Op::OpBitFieldUExtract:
     case Op::OpBitReverse: case Op::OpSDot: case Op::OpUDot: case Op::OpSUDot:
     case Op::OpSDotAccSat: case Op::OpUDotAccSat: case Op::OpSUDotAccSat:
@@ -1059,17 +1076,28 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
         return fail("kernel " + name + ": pointer argument in storage class " +
                     std::to_string(uint32_t(storage)) + " is not supported");
       }
-    } else if (pt->opcode == Op::OpTypeImage || pt->opcode == Op::OpTypeSampler) {
-      return fail("kernel " + name + ": image and sampler arguments are not supported yet");
+    } else if (pt->opcode == Op::OpTypeImage) {
+      arg.kind = ArgKind::Image;
+      arg.size = 24;
+    } else if (pt->opcode == Op::OpTypeSampler) {
+      arg.kind = ArgKind::Sampler;
+      arg.size = 4;
     } else {
       arg.kind = ArgKind::ByValue;
       if (byval) arg_type = pointee(p.type_id);
       arg.size = layout_.of(arg_type).size;
     }
-    uint32_t a = arg.kind == ArgKind::ByValue ? layout_.of(arg_type).alignment : arg.size;
+    uint32_t a = arg.kind == ArgKind::ByValue ? layout_.of(arg_type).alignment
+                 : arg.kind == ArgKind::Image ? 4 : arg.size;
     offset = (offset + a - 1) / a * a;
     arg.offset = offset;
     offset += arg.size;
+    if (arg.kind == ArgKind::Image) {
+      // Read where the kernel uses it (lower_image.cpp); the call passes no image.
+      place_image_words(fn, uint32_t(ki.args.size()), arg.offset, &arg);
+      ki.args.push_back(arg);
+      continue;
+    }
     ki.args.push_back(arg);
 
     // Arguments inside the pushed window are read from push constants.
@@ -1088,7 +1116,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
       uint32_t v = load(from, address, arg_type, l.alignment);
       store(AddressFormat::Private32, copy, arg_type, v, l.alignment);
       call.push_back(copy);
-    } else if (arg.kind == ArgKind::LocalPointer) {
+    } else if (arg.kind == ArgKind::LocalPointer || arg.kind == ArgKind::Sampler) {
       call.push_back(load_out(from, address, t_uint(32), 4));
     } else {
       call.push_back(load(from, address, arg_type,
@@ -1114,6 +1142,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
   ir::Instruction ep(Op::OpEntryPoint, 0, 0, {uint32_t(spv::ExecutionModel::GLCompute), main_id});
   ir::append_string(&ep.operands, name);
   ep.operands.push_back(wide_functions_.count(fn) ? local_wide_var_ : local_memory_var_);
+  for (uint32_t v : image_variables(fn)) ep.operands.push_back(v);
   ep_instructions_.push_back(ep);
   out_.execution_modes.emplace_back(Op::OpExecutionMode, 0, 0,
       std::vector<uint32_t>{main_id, uint32_t(spv::ExecutionMode::LocalSize), 1, 1, 1});
@@ -1206,9 +1235,10 @@ bool Lowering::run(ir::Module* result) {
     if (spv::ExecutionMode(m.operands[1]) == spv::ExecutionMode::ContractionOff)
       contraction_off_ = true;
 
-  if (!lower_globals()) return false;
+  if (!lower_globals() || !analyze_images()) return false;
   for (const auto& f : in_.functions)
-    if (!f.blocks.empty() && !lower_function(f)) return false;
+    if (unused_image_functions_.count(f.id())) continue;
+    else if (!f.blocks.empty() && !lower_function(f)) return false;
     else if (f.blocks.empty())
       return fail("function " + (names_.count(f.id()) ? names_[f.id()] : std::to_string(f.id())) +
                   " is declared but not defined (linking is not supported yet)");

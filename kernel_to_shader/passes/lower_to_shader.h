@@ -340,6 +340,45 @@ class Lowering {
   uint32_t global_variable_size_ = 0;
   bool constant_address(uint32_t in_constant, uint64_t* offset);
   bool write_constant(uint32_t in_constant, uint32_t in_type, size_t offset);
+
+  // Images and samplers (lower_image.cpp). An image argument of a kernel (its entry
+  // function's parameter) and the descriptor it becomes; image parameters of the functions it
+  // calls map to it.
+  struct ImageRoot {
+    uint32_t entry_function = 0, parameter = 0, in_type = 0;
+    ImageDim dim = ImageDim::k2D;
+    ImageAccess access = ImageAccess::ReadOnly;
+    ImageTexel texel = ImageTexel::Float;
+    bool texel_used = false;  // read or written, not only queried
+    uint32_t image_type = 0, variable = 0;  // output OpTypeImage and UniformConstant variable
+    uint32_t words_offset = 0;  // output u32: argument block offset of its words
+  };
+  std::vector<ImageRoot> image_roots_;
+  std::unordered_map<uint32_t, uint32_t> image_root_of_;  // input image value -> root index
+  // Input OpSampledImage results -> (input image, input sampler).
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> sampled_images_;
+  // Functions with image parameters no kernel passes an image to (an exported helper clang
+  // also inlined): no kernel calls them, and they are not lowered.
+  std::unordered_set<uint32_t> unused_image_functions_;
+  bool is_image_type(uint32_t in_type) const;
+  bool analyze_images();
+  uint32_t sampler_constant(const ir::Instruction& constant_sampler);
+  // build_entry_point: the image argument |parameter| of |entry_function| has its words at
+  // |offset|; fills |arg|'s image fields.
+  void place_image_words(uint32_t entry_function, uint32_t parameter, uint32_t offset, KernelArg* arg);
+  std::vector<uint32_t> image_variables(uint32_t entry_function) const;
+  const ImageRoot* image_root(uint32_t in_image);
+  bool lower_image(const ir::Instruction& inst);
+  bool lower_image_sample(const ir::Instruction& inst);
+  bool lower_image_call(const ir::Instruction& inst);
+  // Whether |inst| only keeps or passes on an image (a Function variable of one, its loads
+  // and stores at -O0): nothing in the output, analyze_images followed the image through it.
+  bool moves_image(const ir::Instruction& inst) const;
+  uint32_t image_word(const ImageRoot& r, uint32_t k);
+  uint32_t image_size(const ImageRoot& r);
+  uint32_t image_fetch(const ImageRoot& r, uint32_t image, uint32_t coordinate);
+  uint32_t leading_components(uint32_t v, uint32_t in_type, uint32_t count, uint32_t scalar);
+  uint32_t texel_result(uint32_t texel, uint32_t in_result_type);
 };
 
 }  // namespace vkcl::k2s

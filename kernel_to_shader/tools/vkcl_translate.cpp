@@ -90,13 +90,17 @@ int main(int argc, char** argv) {
   if (input.size() > 3 && input.substr(input.size() - 3) == ".cl") {
     vkcl::compiler::DeviceFeatures features;
     features.features = {"__opencl_c_int64", "__opencl_c_generic_address_space",
-                         "__opencl_c_program_scope_global_variables", "__opencl_c_subgroups"};
+                         "__opencl_c_program_scope_global_variables", "__opencl_c_subgroups",
+                         "__opencl_c_images", "__opencl_c_read_write_images",
+                         "__opencl_c_3d_image_writes"};
+    features.images = true;
     features.extensions = {"cl_khr_subgroups", "cl_khr_subgroup_ballot",
                            "cl_khr_subgroup_non_uniform_vote", "cl_khr_subgroup_shuffle",
                            "cl_khr_subgroup_shuffle_relative",
                            "cl_khr_subgroup_non_uniform_arithmetic",
                            "cl_khr_subgroup_clustered_reduce", "cl_khr_subgroup_rotate",
-                           "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"};
+                           "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics",
+                           "cl_khr_3d_image_writes"};
     features.fp64 = features.fp16 = true;  // what a translation may meet, not what a device reports
     auto compiled = vkcl::compiler::compile(bytes, options, features);
     std::cerr << compiled.log;
@@ -111,6 +115,7 @@ int main(int argc, char** argv) {
   vkcl::k2s::TargetCaps caps;
   caps.int8 = caps.int16 = caps.float16 = caps.float64 = caps.storage8 = caps.storage16 = true;
   caps.int64_atomics = true;
+  caps.images = caps.storage_image_write_without_format = caps.storage_image_read_without_format = true;
   for (size_t at = 0; at < without.size();) {
     size_t end = std::min(without.find(',', at), without.size());
     std::string name = without.substr(at, end - at);

@@ -1,5 +1,6 @@
 // clCreateProgramWithIL: Kernel SPIR-V made offline, run on the device, checked on the CPU.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -300,6 +301,52 @@ TEST_P(ILProgram, BuiltInVariablesInEveryForm) {
       }
     }
   }
+}
+
+// Images and a literal sampler in IL (tests/data/il/images.spvasm), with
+// VKCL_EXPERIMENTAL_IMAGES: without image support the program fails to build.
+TEST_P(ILProgram, ImagesAndLiteralSampler) {
+  {
+    Program p = from_il("images.spv");
+    EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
+    EXPECT_NE(log_of(p).find("ImageBasic"), std::string::npos) << log_of(p);
+  }
+  setenv("VKCL_EXPERIMENTAL_IMAGES", "1", 1);
+  struct Unset {
+    ~Unset() { unsetenv("VKCL_EXPERIMENTAL_IMAGES"); }
+  } unset;
+  Program p = from_il("images.spv");
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, "", nullptr, nullptr)) << log_of(p);
+  Kernel k = kernel(p, "images");
+  const size_t w = 11, h = 6;
+  cl_image_format format{CL_RGBA, CL_SIGNED_INT32};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = w;
+  desc.image_height = h;
+  std::vector<int32_t> data(w * h * 4), poison(w * h * 4, -7);
+  for (auto& d : data) d = int32_t(rng_() % 2000001) - 1000000;
+  cl_int err = CL_SUCCESS;
+  Mem src(clCreateImage(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &desc, data.data(), &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  Mem dst(clCreateImage(context_, CL_MEM_WRITE_ONLY | CL_MEM_COPY_HOST_PTR, &format, &desc, poison.data(), &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  Mem out = poisoned(16);
+  cl_mem sh = src.get(), dh = dst.get();
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &sh));
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_mem), &dh));
+  set_mem_arg(k, 2, out);
+  size_t global[2] = {w, h};
+  run(k, 2, global, nullptr);
+  std::vector<int32_t> got(w * h * 4);
+  size_t origin[3] = {0, 0, 0}, region[3] = {w, h, 1};
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadImage(queue_, dst, CL_TRUE, origin, region, 0, 0, got.data(), 0, nullptr, nullptr));
+  for (size_t t = 0; t < got.size(); ++t) ASSERT_EQ(2 * data[t], got[t]) << "channel " << t;
+  auto words = read<uint32_t>(out, 4);
+  EXPECT_EQ(w, words[0]);
+  EXPECT_EQ(h, words[1]);
+  EXPECT_EQ(uint32_t(CL_SIGNED_INT32 - CL_SNORM_INT8), words[2]);  // OpImageQueryFormat
+  EXPECT_EQ(uint32_t(CL_RGBA - CL_R), words[3]);                   // OpImageQueryOrder
 }
 
 INSTANTIATE_TEST_SUITE_P(Options, ILProgram,

@@ -81,6 +81,13 @@ struct TargetCaps {
   // The device's sub-group size (0 without sub-groups): SubgroupDispatch queries and the
   // SubgroupSize execution mode.
   uint32_t subgroup_size = 0;
+  // Images (lower_image.cpp): whether the device reports them (a module that uses images is
+  // refused without); written images are storage images without a format, which
+  // need shaderStorageImageWriteWithoutFormat; reading a read_write image needs
+  // shaderStorageImageReadWithoutFormat.
+  bool images = false;
+  bool storage_image_write_without_format = false;
+  bool storage_image_read_without_format = false;
 };
 
 // The push-constant block every translated kernel reads (std430 layout, 88 bytes).
@@ -115,15 +122,41 @@ enum class ArgKind {
   GlobalPointer,    // __global/__constant buffer: 8-byte device address in the argument block
   LocalPointer,     // __local pointer: 4-byte byte offset into local memory, set by the frontend
   ByValue,          // scalar, vector or struct (also by-value structs passed as ByVal pointers)
-  Sampler,          // not supported yet; reported so the frontend can refuse it
-  Image,            // not supported yet
+  // A sampler_t: the 4-byte CLK_* bits of the sampler (bit 0 normalized coordinates, bits
+  // 1-3 the addressing mode as CLK_ADDRESS_* gives them, 0x10 nearest, 0x20 linear).
+  Sampler,
+  // An image: a descriptor (set 0, KernelArg::binding) the frontend binds per enqueue, plus 24
+  // bytes (six u32) in the argument block: the image's CL channel data type minus
+  // CL_SNORM_INT8 and its CL channel order minus CL_R (SPIR-V's ImageChannelDataType and
+  // ImageChannelOrder), which get_image_channel_* and CLK_ADDRESS_CLAMP's border colour read,
+  // then its size as Vulkan's OpImageQuerySize gives it (width; then height or the layers of
+  // a 1D array; then the depth or the layers of a 2D array; 0 past the image's), then 0.
+  Image,
 };
+
+// How a kernel uses an image argument, which decides its descriptor.
+enum class ImageAccess {
+  ReadOnly,   // VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE (read with texel fetches)
+  WriteOnly,  // VK_DESCRIPTOR_TYPE_STORAGE_IMAGE
+  ReadWrite,  // VK_DESCRIPTOR_TYPE_STORAGE_IMAGE
+};
+// The numeric type the kernel reads or writes the image as (read_imagef/h, read_imagei,
+// read_imageui): the image view's format must have this numeric format in Vulkan.
+enum class ImageTexel { Float, Int, UInt };
+enum class ImageDim { k1D, k1DArray, k2D, k2DArray, k3D };
 
 struct KernelArg {
   ArgKind kind;
   uint32_t offset;  // byte offset in the argument block
   uint32_t size;    // bytes the frontend writes at |offset| (8 for global pointers, 4 for local)
   uint32_t address_space = 0;  // SPIR-V storage class of pointer arguments
+  // Image arguments: the binding in descriptor set 0 (UINT32_MAX when the kernel only queries
+  // the image: no descriptor), the image type the kernel declares and how it uses the image.
+  uint32_t binding = UINT32_MAX;
+  ImageDim image_dim = ImageDim::k2D;
+  ImageAccess image_access = ImageAccess::ReadOnly;
+  ImageTexel image_texel = ImageTexel::Float;
+  bool image_texel_used = false;  // false: the kernel only queries the image (any format fits)
 };
 
 // One printf call site. Records in the printf buffer are [u32 call index][arguments], each

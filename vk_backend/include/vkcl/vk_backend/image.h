@@ -47,8 +47,15 @@ class Image {
   // |extent| has height 1 for 1D types and depth 1 for all but 3D; |layers| is 1 except for
   // arrays. VK_ERROR_FORMAT_NOT_SUPPORTED when the device cannot make such an image,
   // VK_ERROR_OUT_OF_DEVICE_MEMORY when its memory cannot be had.
+  // |components| is the swizzle of view() (identity when the format's channels are the
+  // caller's).
   static VkResult create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
-                         VkExtent3D extent, uint32_t layers, std::unique_ptr<Image>* out);
+                         VkExtent3D extent, uint32_t layers, std::unique_ptr<Image>* out) {
+    return create(std::move(device), format, type, extent, layers, VkComponentMapping{}, out);
+  }
+  static VkResult create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
+                         VkExtent3D extent, uint32_t layers, VkComponentMapping components,
+                         std::unique_ptr<Image>* out);
   ~Image();
   Image(const Image&) = delete;
   Image& operator=(const Image&) = delete;
@@ -59,12 +66,17 @@ class Image {
   VkImageUsageFlags usage() const { return usage_; }
   VkExtent3D extent() const { return extent_; }
   uint32_t layers() const { return layers_; }
+  // A view of the whole image of its own type and format with the swizzle given to create(),
+  // for kernels (VK_NULL_HANDLE when the format is neither sampled nor storage; only
+  // sampled when the swizzle is not the identity).
+  VkImageView view() const { return view_; }
 
  private:
   Image() = default;
   std::shared_ptr<Device> device_;
   VkImage image_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkImageView view_ = VK_NULL_HANDLE;
   VkFormat format_ = VK_FORMAT_UNDEFINED;
   ImageType type_ = ImageType::k2D;
   VkImageUsageFlags usage_ = 0;
@@ -84,5 +96,38 @@ VkResult copy_image_to_buffer(CommandStream& stream, const Image& image, const I
 // regions cover the same texels: equal extents, or a 3D image's slices against as many layers.
 VkResult copy_image(CommandStream& stream, const Image& src, const ImageRegion& src_region,
                     const Image& dst, const ImageRegion& dst_region);
+
+// An image bound to a kernel: binding |binding| of set 0, as a sampled or storage image.
+struct ImageDescriptor {
+  uint32_t binding;
+  VkDescriptorType type;  // VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE or _STORAGE_IMAGE
+  const Image* image;
+};
+// A descriptor set in a pool of its own, for devices without push descriptors. It must outlive
+// the commands that use it: its owner keeps it until they complete.
+class DescriptorSet {
+ public:
+  static VkResult create(std::shared_ptr<Device> device, const ComputePipeline& pipeline,
+                         const std::vector<ImageDescriptor>& descriptors,
+                         std::unique_ptr<DescriptorSet>* out);
+  ~DescriptorSet();
+  DescriptorSet(const DescriptorSet&) = delete;
+  DescriptorSet& operator=(const DescriptorSet&) = delete;
+  VkDescriptorSet handle() const { return set_; }
+
+ private:
+  DescriptorSet() = default;
+  std::shared_ptr<Device> device_;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+};
+
+// Records |descriptors| as set 0 of |pipeline|'s layout for the dispatches recorded after it:
+// push descriptors where the pipeline has them, else a DescriptorSet made into |*set| the
+// first time (pipelines of one kernel have compatible layouts, so later calls bind it again).
+VkResult bind_image_descriptors(CommandStream& stream, std::shared_ptr<Device> device,
+                                const ComputePipeline& pipeline,
+                                const std::vector<ImageDescriptor>& descriptors,
+                                std::unique_ptr<DescriptorSet>* set);
 
 }  // namespace vkcl::vk

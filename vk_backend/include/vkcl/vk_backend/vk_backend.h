@@ -56,6 +56,11 @@ struct DeviceInfo {
   bool external_memory_host = false;   // VK_EXT_external_memory_host
   bool shader_device_clock = false;    // VK_KHR_shader_clock
   bool shader_subgroup_clock = false;
+  bool push_descriptor = false;        // VK_KHR_push_descriptor (kernels' image descriptors)
+  // robustImageAccess (Vulkan 1.3 / VK_EXT_image_robustness): image accesses outside the
+  // image, which OpenCL leaves undefined for writes, are discarded rather than stray.
+  bool robust_image_access = false;
+  bool image_robustness_needs_extension = false;
   VkDeviceSize min_imported_host_pointer_alignment = 0;
   bool unified_memory = false;  // a DEVICE_LOCAL memory type is also HOST_VISIBLE|HOST_COHERENT
   VkDeviceSize device_local_heap_size = 0;
@@ -154,24 +159,42 @@ struct SpecConstant {
   uint32_t value;
 };
 
+// A binding of descriptor set 0 (kernels' images are their only descriptors).
+struct DescriptorBinding {
+  uint32_t binding;
+  VkDescriptorType type;
+};
+
 // A compute pipeline for one translated kernel with fixed specialization constants. The layout
-// has no descriptor sets and |push_constant_size| bytes of push constants.
+// has |push_constant_size| bytes of push constants and, when |descriptors| is not empty, a
+// descriptor set 0 written per enqueue (bind_image_descriptors, image.h): push descriptors
+// where the device has VK_KHR_push_descriptor, else a set allocated per enqueue.
 class ComputePipeline {
  public:
   static VkResult create(std::shared_ptr<Device> device, const std::vector<uint32_t>& spirv,
                          const std::vector<SpecConstant>& spec_constants,
-                         uint32_t push_constant_size, std::unique_ptr<ComputePipeline>* out);
+                         uint32_t push_constant_size, std::unique_ptr<ComputePipeline>* out) {
+    return create(std::move(device), spirv, spec_constants, push_constant_size, {}, out);
+  }
+  static VkResult create(std::shared_ptr<Device> device, const std::vector<uint32_t>& spirv,
+                         const std::vector<SpecConstant>& spec_constants,
+                         uint32_t push_constant_size, const std::vector<DescriptorBinding>& descriptors,
+                         std::unique_ptr<ComputePipeline>* out);
   ~ComputePipeline();
   ComputePipeline(const ComputePipeline&) = delete;
   ComputePipeline& operator=(const ComputePipeline&) = delete;
   VkPipeline handle() const { return pipeline_; }
   VkPipelineLayout layout() const { return layout_; }
+  VkDescriptorSetLayout set_layout() const { return set_layout_; }
+  bool push_descriptors() const { return push_descriptors_; }
   uint32_t push_constant_size() const { return push_constant_size_; }
 
  private:
   ComputePipeline() = default;
   std::shared_ptr<Device> device_;
   VkShaderModule module_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  bool push_descriptors_ = false;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   uint32_t push_constant_size_ = 0;

@@ -1,0 +1,149 @@
+// Image and sampler arguments through translate() (lower_image.cpp): clang's output at -O2
+// and -O0 (images kept in variables, passed to functions), with and without the loop-limit
+// probe; every output passes spirv-val for Vulkan (translate() validates), and the interface
+// says which descriptor each image is.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "compiler/compiler.h"
+#include "vkcl/kernel_to_shader/translate.h"
+
+namespace vkcl::test {
+namespace {
+
+compiler::DeviceFeatures image_features() {
+  compiler::DeviceFeatures features;
+  features.features = {"__opencl_c_int64", "__opencl_c_images", "__opencl_c_read_write_images",
+                       "__opencl_c_3d_image_writes", "__opencl_c_generic_address_space"};
+  features.extensions = {"cl_khr_3d_image_writes"};
+  features.images = true;
+  features.fp16 = true;
+  return features;
+}
+
+k2s::TargetCaps image_caps() {
+  k2s::TargetCaps caps;
+  caps.int8 = caps.int16 = caps.storage8 = caps.storage16 = caps.float16 = true;
+  caps.images = caps.storage_image_write_without_format = caps.storage_image_read_without_format = true;
+  return caps;
+}
+
+const char* kSource = R"(
+__kernel void rdf(read_only image2d_t img, sampler_t s, __global float4* out, write_only image2d_t w) {
+  int2 p = (int2)(get_global_id(0), get_global_id(1));
+  out[p.y * get_global_size(0) + p.x] = read_imagef(img, s, (float2)(p.x * 0.37f, p.y * 0.53f));
+  write_imagef(w, p, read_imagef(img, p));
+}
+__kernel void rdi(read_only image2d_array_t img, sampler_t s, __global int4* out,
+                  write_only image3d_t w, read_only image1d_t one, __global uint4* o2) {
+  int2 p = (int2)(get_global_id(0), get_global_id(1));
+  out[0] = read_imagei(img, s, (int4)(p, 1, 0));
+  out[1] = read_imagei(img, s, (float4)(0.5f, 0.5f, 1.0f, 0.0f));
+  write_imagei(w, (int4)(p, 2, 0), out[2]);
+  o2[0] = read_imageui(one, s, 0.3f);
+  out[2] = (int4)(get_image_width(img), get_image_height(img), get_image_channel_data_type(img),
+                  get_image_channel_order(img));
+  out[3] = (int4)(get_image_dim(w).xyz, get_image_array_size(img));
+}
+const sampler_t cs = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_LINEAR;
+float4 helper(read_only image3d_t img, float4 c) { return read_imagef(img, cs, c); }
+__kernel void lit(read_only image3d_t img, __global float4* out, write_only image1d_array_t wa,
+                  read_write image1d_t rw) {
+  out[0] = helper(img, (float4)(0.5f, 0.5f, 0.3f, 0.f));
+  write_imagef(wa, (int2)(1, 2), out[0]);
+  write_imageh(rw, 3, read_imageh(rw, 2));
+}
+)";
+
+class TranslateImages : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TranslateImages, ArgumentsBecomeDescriptors) {
+  auto compiled = compiler::compile(kSource, std::string(GetParam()) + " -cl-std=CL3.0", image_features());
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  for (bool loop_limit : {false, true}) {
+    k2s::TargetCaps caps = image_caps();
+    caps.loop_iteration_limit = loop_limit;
+    k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+    ASSERT_TRUE(r.ok) << r.log;
+    ASSERT_EQ(3u, r.kernels.size());
+    for (const auto& k : r.kernels) {
+      const auto& a = k.interface.args;
+      uint32_t words_end = 0;
+      for (const auto& arg : a) words_end = std::max(words_end, arg.offset + arg.size);
+      EXPECT_LE(words_end, k.interface.argument_block_size);
+      if (k.interface.name == "rdf") {
+        ASSERT_EQ(4u, a.size());
+        EXPECT_EQ(k2s::ArgKind::Image, a[0].kind);
+        EXPECT_EQ(0u, a[0].binding);
+        EXPECT_EQ(24u, a[0].size);
+        EXPECT_EQ(k2s::ImageAccess::ReadOnly, a[0].image_access);
+        EXPECT_EQ(k2s::ImageTexel::Float, a[0].image_texel);
+        EXPECT_EQ(k2s::ImageDim::k2D, a[0].image_dim);
+        EXPECT_EQ(k2s::ArgKind::Sampler, a[1].kind);
+        EXPECT_EQ(4u, a[1].size);
+        EXPECT_EQ(k2s::ArgKind::GlobalPointer, a[2].kind);
+        EXPECT_EQ(3u, a[3].binding);
+        EXPECT_EQ(k2s::ImageAccess::WriteOnly, a[3].image_access);
+      } else if (k.interface.name == "rdi") {
+        ASSERT_EQ(6u, a.size());
+        EXPECT_EQ(k2s::ImageDim::k2DArray, a[0].image_dim);
+        EXPECT_EQ(k2s::ImageTexel::Int, a[0].image_texel);
+        EXPECT_EQ(k2s::ImageDim::k3D, a[3].image_dim);
+        EXPECT_EQ(k2s::ImageTexel::Int, a[3].image_texel);
+        EXPECT_EQ(k2s::ImageDim::k1D, a[4].image_dim);
+        EXPECT_EQ(k2s::ImageTexel::UInt, a[4].image_texel);
+        EXPECT_EQ(4u, a[4].binding);
+      } else {
+        ASSERT_EQ("lit", k.interface.name);
+        ASSERT_EQ(4u, a.size());
+        EXPECT_EQ(k2s::ImageDim::k3D, a[0].image_dim);
+        EXPECT_EQ(k2s::ImageDim::k1DArray, a[2].image_dim);
+        EXPECT_EQ(k2s::ImageAccess::ReadWrite, a[3].image_access);
+        EXPECT_EQ(k2s::ImageTexel::Float, a[3].image_texel);
+      }
+    }
+  }
+}
+
+TEST_P(TranslateImages, WhatTheDeviceCannotDoIsABuildError) {
+  auto compiled = compiler::compile(kSource, std::string(GetParam()) + " -cl-std=CL3.0", image_features());
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TargetCaps caps = image_caps();
+  caps.storage_image_read_without_format = false;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("shaderStorageImageReadWithoutFormat"), std::string::npos) << r.log;
+  caps.storage_image_write_without_format = false;
+  r = k2s::translate(compiled.spirv, caps);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("shaderStorageImageWriteWithoutFormat"), std::string::npos) << r.log;
+}
+
+INSTANTIATE_TEST_SUITE_P(Options, TranslateImages, ::testing::Values("", "-cl-opt-disable"),
+                         [](const auto& info) { return std::string(*info.param ? "O0" : "O2"); });
+
+// A device that reports no images gets no image kernels.
+TEST(TranslateImagesErrors, WithoutImagesTheyAreABuildError) {
+  auto compiled = compiler::compile(kSource, "-cl-std=CL3.0", image_features());
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TargetCaps caps = image_caps();
+  caps.images = false;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("ImageBasic is not supported"), std::string::npos) << r.log;
+}
+
+TEST(TranslateImagesErrors, OneImageReadAsFloatAndIntIsABuildError) {
+  auto compiled = compiler::compile(
+      "__kernel void k(read_only image2d_t img, __global float4* f, __global int4* i) {\n"
+      "  f[0] = read_imagef(img, (int2)(0, 0)); i[0] = read_imagei(img, (int2)(0, 0)); }",
+      "-cl-std=CL3.0", image_features());
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, image_caps());
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("image used both as float"), std::string::npos) << r.log;
+}
+
+}  // namespace
+}  // namespace vkcl::test

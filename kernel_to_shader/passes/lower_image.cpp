@@ -581,18 +581,17 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
     }
   }
 
-  // The border colour: (0, 0, 0, 0), or (0, 0, 0, 1) for the channel orders without alpha.
-  // The OpenCL C spec names CL_R, CL_RG, CL_RGB and CL_LUMINANCE and puts CL_Rx, CL_RGx,
-  // CL_RGBx and CL_sRGBx with the others; the conformance tests (test_image_streams, its
-  // has_alpha()) give every order without an alpha channel an alpha of 1, the padded and sRGB
-  // ones too, and that is what is built: SPIR-V's R 0, RG 2, RGB 4, Luminance 9, Rx 10,
-  // RGx 11, RGBx 12, sRGB 15, sRGBx 16.
+  // The border colour: (0, 0, 0, 0), or (0, 0, 0, 1) for CL_R, CL_RG, CL_RGB and
+  // CL_LUMINANCE, as the OpenCL C spec says (6.15.15.1.1), and CL_sRGB, which it names in
+  // neither list and which has no alpha either (SPIR-V's R 0, RG 2, RGB 4, Luminance 9, sRGB
+  // 15). The spec puts CL_Rx, CL_RGx, CL_RGBx and CL_sRGBx with the (0, 0, 0, 0) orders; the
+  // conformance tests (test_image_streams) expect an alpha of 1 for them.
   bool is_float = r->texel == ImageTexel::Float;
   uint32_t component = is_float ? f32 : u32;
   uint32_t v4 = t_vec(component, 4);
   uint32_t order = image_word(*r, 1);
   uint32_t opaque = c_bool(false);
-  for (uint32_t o : {0u, 2u, 4u, 9u, 10u, 11u, 12u, 15u, 16u})
+  for (uint32_t o : {0u, 2u, 4u, 9u, 15u})
     opaque = emit(Op::OpLogicalOr, b, {opaque, emit(Op::OpIEqual, b, {order, c_u32(o)})});
   uint32_t zero = is_float ? f(0.0f) : c_u32(0);
   uint32_t alpha = select(opaque, component, is_float ? f(1.0f) : c_u32(1), zero);

@@ -289,15 +289,11 @@ struct HostImage {
   std::vector<uint8_t> bytes;
   // "If the image channel order is CL_A, CL_INTENSITY, ... CL_RGBA ... the border color is
   // (0.0f, 0.0f, 0.0f, 0.0f). If the image channel order is CL_R, CL_RG, CL_RGB, or
-  // CL_LUMINANCE, the border color is (0.0f, 0.0f, 0.0f, 1.0f)." (The conformance tests give
-  // the padded and sRGB orders without alpha, which the spec's first list names, an alpha of
-  // 1 too; vkcl follows them.)
+  // CL_LUMINANCE, the border color is (0.0f, 0.0f, 0.0f, 1.0f)." CL_sRGB, in neither list,
+  // has no alpha either.
   float border_alpha() const {
     cl_channel_order o = format.order;
-    return o == CL_R || o == CL_RG || o == CL_RGB || o == CL_LUMINANCE || o == CL_Rx || o == CL_RGx ||
-                   o == CL_RGBx || o == CL_sRGB || o == CL_sRGBx
-               ? 1.0f
-               : 0.0f;
+    return o == CL_R || o == CL_RG || o == CL_RGB || o == CL_LUMINANCE || o == CL_sRGB ? 1.0f : 0.0f;
   }
   bool inside(const int* ijk) const {
     for (uint32_t d = 0; d < shape.dims(); ++d)

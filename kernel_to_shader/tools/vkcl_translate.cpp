@@ -59,7 +59,7 @@ const char* kind_name(vkcl::k2s::ArgKind k) {
 
 int main(int argc, char** argv) {
   std::string input, out = "out", pass, options, without;
-  bool text = false, loop_limit = false, resume = true, resume_barriers = false;
+  bool text = false, loop_limit = false, resume = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-o" && i + 1 < argc) out = argv[++i];
@@ -68,14 +68,13 @@ int main(int argc, char** argv) {
     else if (a == "--text") text = true;
     else if (a == "--loop-limit") loop_limit = true;
     else if (a == "--no-resume") resume = false;
-    else if (a == "--resume-barriers") resume_barriers = true;
     else if (a == "--without" && i + 1 < argc) without = argv[++i];
     else if (a == "-h" || a == "--help") input.clear(), i = argc;
     else input = a;
   }
   if (input.empty()) {
     std::cerr << "usage: vkcl-translate input.{spv,cl} [-o out-prefix] [--pass NAME] "
-                 "[--build-options \"...\"] [--text] [--loop-limit [--no-resume | --resume-barriers]]\n"
+                 "[--build-options \"...\"] [--text] [--loop-limit [--no-resume]]\n"
                  "  [--without int8,int16,storage8,storage16,float16,float64] (device features to lack)\npasses:";
     for (const auto& n : vkcl::k2s::pass_names()) std::cerr << " " << n;
     std::cerr << "\n";
@@ -136,7 +135,7 @@ int main(int argc, char** argv) {
     caps.loop_iteration_limit = true;
     caps.subgroup_size = 8;
     caps.resumable_loops = resume;
-    caps.resumable_barrier_loops = resume_barriers;
+    caps.resumable_barrier_loops = resume;
   }
   // A desktop GPU's subgroups: every operation class.
   caps.subgroup_operations = true;

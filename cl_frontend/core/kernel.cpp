@@ -203,13 +203,16 @@ uint64_t _cl_kernel::local_memory_size() const {
 cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
                                                       const std::array<uint32_t, 3>& local,
                                                       uint32_t words) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto key = std::make_tuple(device, local[0], local[1], local[2], words);
-  auto it = pipelines_.find(key);
-  if (it != pipelines_.end()) return it->second.get();
+  const _cl_program::Build* b = program->build_for(device);
+  const k2s::TranslatedKernel* t = translated(device);
+  if (!b || !t) return cl::Error{CL_INVALID_PROGRAM_EXECUTABLE};
+  _cl_program::Build::Pipelines& cache = *b->pipelines;
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto key = std::make_tuple(name, local[0], local[1], local[2], words);
+  auto it = cache.by_kernel.find(key);
+  if (it != cache.by_kernel.end()) return it->second.get();
   auto vkdev = device->vk_device();
   if (!vkdev) return cl::Error{vkdev.error()};
-  const k2s::TranslatedKernel* t = translated(device);
   std::vector<vk::DescriptorBinding> descriptors;
   for (const k2s::KernelArg& a : t->interface.args)
     if (a.kind == k2s::ArgKind::Image && a.binding != UINT32_MAX)
@@ -222,7 +225,7 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
       t->interface.push_constant_size, descriptors, &p);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   vk::ComputePipeline* raw = p.get();
-  pipelines_[key] = std::move(p);
+  cache.by_kernel[key] = std::move(p);
   return raw;
 }
 

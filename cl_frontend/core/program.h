@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,15 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
     std::vector<uint32_t> program_relocations;  // where the buffer's address is added
     uint32_t global_variable_size = 0;
     std::shared_ptr<vkcl::vk::Buffer> data_buffer;  // created on first launch
+    // The pipelines of this build's kernels, shared by every kernel object made from it
+    // (clients that create a kernel object per launch would build one each time).
+    struct Pipelines {
+      std::mutex mutex;
+      std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t>,
+               std::unique_ptr<vkcl::vk::ComputePipeline>>
+          by_kernel;  // (name, local size, local memory words)
+    };
+    std::shared_ptr<Pipelines> pipelines = std::make_shared<Pipelines>();
   };
 
   vkcl::cl::Ref<_cl_context> context;

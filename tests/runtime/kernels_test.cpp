@@ -32,6 +32,35 @@ TEST_P(Kernels, VectorAdd) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << "at " << i;
 }
 
+// Kernel objects made one per launch from one program, as some clients do, share its
+// pipelines: each launch still gets its own arguments and local size.
+TEST_P(Kernels, KernelObjectPerLaunch) {
+  const int n = 256;
+  std::uniform_int_distribution<int> dist(-1000, 1000);
+  std::vector<int> a(n);
+  for (int i = 0; i < n; ++i) a[i] = dist(rng_);
+  Program p = build(R"(
+    __kernel void scale(__global const int* a, __global int* out, int factor) {
+      size_t i = get_global_id(0);
+      out[i] = a[i] * factor + (int)get_local_size(0);
+    })");
+  Mem da = buffer(n * 4, a.data());
+  std::vector<Mem> outs;
+  const size_t locals[] = {64, 32, 64, 16};
+  for (int launch = 0; launch < 4; ++launch) {
+    Kernel k = kernel(p, "scale");
+    outs.push_back(poisoned(n * 4));
+    set_mem_arg(k, 0, da); set_mem_arg(k, 1, outs.back()); set_arg(k, 2, launch + 2);
+    size_t global = n;
+    run(k, 1, &global, &locals[launch]);
+  }
+  for (int launch = 0; launch < 4; ++launch) {
+    auto out = read<int>(outs[launch], n);
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(out[i], a[i] * (launch + 2) + int(locals[launch])) << "launch " << launch << " at " << i;
+  }
+}
+
 TEST_P(Kernels, SaxpyWithGlobalOffset) {
   const size_t n = 4096, offset = 1000, count = 2000;
   std::uniform_real_distribution<float> dist(-10, 10);

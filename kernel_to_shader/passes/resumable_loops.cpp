@@ -567,6 +567,32 @@ class Resumer {
       }
   }
 
+  // The blocks after a resumable kernel's entry: |dispatch| goes on to |fresh| in a launch's
+  // first round; later, a work-item that stopped in this launch restores its variables in
+  // the block returned, still open (|*point|: where it stopped; |*label|: that block's), and
+  // the others go to |returned|, which is added here.
+  std::vector<Instruction>& resume_path(std::deque<Block>& added, uint32_t dispatch, uint32_t fresh,
+                                        uint32_t returned, uint32_t round, uint32_t epoch, uint32_t rec,
+                                        const std::vector<Slot>& slots, uint32_t* point, uint32_t* label) {
+    uint32_t u32 = t_int(32), look = m_.take_id(), restore = m_.take_id();
+    auto start = [&](uint32_t l) -> std::vector<Instruction>& {
+      added.push_back(Block{l, {}});
+      return added.back().instructions;
+    };
+    auto& d = start(dispatch);
+    uint32_t first = emit(d, Op::OpIEqual, t_bool(), {round, c_u32(0)});
+    d.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{first, fresh, look});
+    auto& l = start(look);
+    *point = load(l, u32, at(l, rec, 4, u32), 4);
+    l.emplace_back(Op::OpBranchConditional, 0, 0,
+                   std::vector<uint32_t>{resuming(l, rec, epoch, *point), restore, returned});
+    start(returned).emplace_back(Op::OpReturn, 0, 0);
+    if (label) *label = restore;
+    auto& r = start(restore);
+    restore_slots(r, slots, rec);
+    return r;
+  }
+
   // Where the work-group's record says it saved local memory in this launch (a round after
   // the first), the work-group copies it back; all then meet. Returns the block after that,
   // still open.
@@ -702,24 +728,15 @@ class Resumer {
       barrier(j);
       j.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{dispatch});
     }
-    uint32_t restore_label = m_.take_id(), look = m_.take_id();
     {
-      auto& d = start(dispatch);
-      uint32_t first = emit(d, Op::OpIEqual, boolean, {round, c_u32(0)});
-      d.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{first, fresh_label, look});
-      auto& l = start(look);
-      uint32_t point = load(l, u32, at(l, rec, 4, u32), 4);
-      l.emplace_back(Op::OpBranchConditional, 0, 0,
-                     std::vector<uint32_t>{resuming(l, rec, epoch, point), restore_label, returned});
-      auto& r = start(restore_label);
-      restore_slots(r, slots, rec);
+      uint32_t point = 0;
+      auto& r = resume_path(added, dispatch, fresh_label, returned, round, epoch, rec, slots, &point, nullptr);
       std::vector<uint32_t> sw = {point, returned};
       for (size_t k = 0; k < points.size(); ++k) {
         sw.push_back(uint32_t(k));
         sw.push_back(points[k].rest);
       }
       r.emplace_back(Op::OpSwitch, 0, 0, sw);
-      start(returned).emplace_back(Op::OpReturn, 0, 0);
     }
     for (size_t k = 0; k < points.size(); ++k) {
       Block* b = f.find_block(points[k].check);
@@ -932,10 +949,6 @@ class Resumer {
     Block entry = split_entry(f, hoisted);
     uint32_t fresh_label = f.blocks.front().label;
     std::deque<Block> added;  // references to its blocks stay valid as it grows
-    auto start = [&](uint32_t label) -> std::vector<Instruction>& {
-      added.push_back(Block{label, {}});
-      return added.back().instructions;
-    };
     auto& e = entry.instructions;
     uint32_t round = ext(e, u32, ResumeOp::Round);
     uint32_t epoch = ext(e, u32, ResumeOp::Epoch);
@@ -953,23 +966,15 @@ class Resumer {
       ext(e, 0, ResumeOp::BudgetReset);
       e.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{dispatch});
     }
-    uint32_t restore_label = m_.take_id(), look = m_.take_id();
     uint32_t hub = m_.take_id();
     std::vector<uint32_t> hub_entries;  // the hub's selector phi: (value, predecessor)...
     {
-      auto& d = start(dispatch);
-      uint32_t first = emit(d, Op::OpIEqual, boolean, {round, c_u32(0)});
-      d.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{first, fresh_label, look});
-      auto& l = start(look);
-      uint32_t point = load(l, u32, at(l, rec, 4, u32), 4);
-      l.emplace_back(Op::OpBranchConditional, 0, 0,
-                     std::vector<uint32_t>{resuming(l, rec, epoch, point), restore_label, returned});
-      auto& r = start(restore_label);
-      restore_slots(r, slots, rec);
+      uint32_t point = 0, restore_label = 0;
+      auto& r = resume_path(added, dispatch, fresh_label, returned, round, epoch, rec, slots, &point,
+                            &restore_label);
       r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{hub});
       hub_entries.push_back(point);
       hub_entries.push_back(restore_label);
-      start(returned).emplace_back(Op::OpReturn, 0, 0);
     }
 
     std::unordered_map<uint32_t, uint32_t> point_of;

@@ -18,6 +18,11 @@ uint64_t host_now_ns() {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
+// |ticks| of the device's timestamp counter in nanoseconds.
+int64_t to_ns(uint64_t ticks, double tick_ns) {
+  return tick_ns == 1.0 ? int64_t(ticks) : int64_t(double(ticks) * tick_ns);
+}
+
 }  // namespace
 
 struct CommandStream::Impl {
@@ -32,6 +37,7 @@ struct CommandStream::Impl {
   std::vector<uint32_t> free_slots;
   double tick_ns = 1.0;
   int64_t host_offset_ns = 0;  // host = ticks * tick_ns + offset
+  bool calibrated = false;
   std::mutex mutex;            // guards query reads against pool growth
 };
 
@@ -53,6 +59,7 @@ VkResult CommandStream::create(std::shared_ptr<Device> device,
   r = vkCreateCommandPool(d, &pool, nullptr, &s->impl_->pool);
   if (r != VK_SUCCESS) return r;
   s->impl_->tick_ns = device->info().properties.limits.timestampPeriod;
+  s->calibrate();
   detail::track_stream(s.get(), true);
   *out = std::move(s);
   return VK_SUCCESS;
@@ -226,11 +233,28 @@ uint64_t CommandStream::read_timestamp(uint32_t slot) const {
                         &ticks, sizeof(ticks), VK_QUERY_RESULT_64_BIT);
   uint32_t bits = device_->info().timestamp_valid_bits;
   if (bits && bits < 64) ticks &= (1ull << bits) - 1;
-  if (impl_->host_offset_ns == 0) {
-    // Calibrate once: the first timestamp read belongs to work that just completed.
-    impl_->host_offset_ns = int64_t(host_now_ns()) - int64_t(double(ticks) * impl_->tick_ns);
+  if (!impl_->calibrated) {
+    // Without calibrated timestamps: the first timestamp read belongs to work that completed
+    // a moment ago, so device times come out late by however long the read waited.
+    impl_->host_offset_ns = int64_t(host_now_ns()) - to_ns(ticks, impl_->tick_ns);
+    impl_->calibrated = true;
   }
-  return uint64_t(int64_t(double(ticks) * impl_->tick_ns) + impl_->host_offset_ns);
+  return uint64_t(to_ns(ticks, impl_->tick_ns) + impl_->host_offset_ns);
+}
+
+// Reads the device's timestamp counter and CLOCK_MONOTONIC together where the driver can, so
+// profiling times are host times (QUEUED <= SUBMIT <= START <= END with real distances).
+void CommandStream::calibrate() {
+  if (!device_->info().calibrated_timestamps || !vkGetCalibratedTimestampsEXT) return;
+  VkCalibratedTimestampInfoEXT domains[2] = {
+      {VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_EXT, nullptr, VK_TIME_DOMAIN_DEVICE_EXT},
+      {VK_STRUCTURE_TYPE_CALIBRATED_TIMESTAMP_INFO_EXT, nullptr, VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT}};
+  uint64_t times[2] = {0, 0}, deviation = 0;
+  if (vkGetCalibratedTimestampsEXT(device_->handle(), 2, domains, times, &deviation) != VK_SUCCESS) return;
+  uint32_t bits = device_->info().timestamp_valid_bits;
+  if (bits && bits < 64) times[0] &= (1ull << bits) - 1;
+  impl_->host_offset_ns = int64_t(times[1]) - to_ns(times[0], impl_->tick_ns);
+  impl_->calibrated = true;
 }
 
 void CommandStream::release_timestamp(uint32_t slot) {

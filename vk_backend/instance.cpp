@@ -86,6 +86,40 @@ void describe_extension_features(VkPhysicalDevice physical,
   info->image_robustness_needs_extension = info->properties.apiVersion < VK_API_VERSION_1_3;
 }
 
+// The number of cores (SMs, compute units, shader cores) where a vendor extension tells it,
+// else 0. Properties structures need no enabled extension, only a listed one.
+uint32_t core_count(VkPhysicalDevice physical, const std::vector<VkExtensionProperties>& extensions) {
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nv{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  VkPhysicalDeviceShaderCorePropertiesAMD amd{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+  VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM arm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  if (has_extension(extensions, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) props.pNext = &nv;
+  else if (has_extension(extensions, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME)) props.pNext = &amd;
+  else if (has_extension(extensions, VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME)) props.pNext = &arm;
+  else return 0;
+  vkGetPhysicalDeviceProperties2(physical, &props);
+  if (props.pNext == &nv) return nv.shaderSMCount;
+  if (props.pNext == &amd)
+    return amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray;
+  return arm.shaderCoreCount;
+}
+
+// Whether the device's timestamps and CLOCK_MONOTONIC can be read together
+// (VK_EXT_calibrated_timestamps), which puts profiling times on the host's clock.
+bool calibrateable(VkPhysicalDevice physical, const std::vector<VkExtensionProperties>& extensions) {
+  if (!has_extension(extensions, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME) ||
+      !vkGetPhysicalDeviceCalibrateableTimeDomainsEXT)
+    return false;
+  uint32_t count = 0;
+  vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(physical, &count, nullptr);
+  std::vector<VkTimeDomainEXT> domains(count);
+  vkGetPhysicalDeviceCalibrateableTimeDomainsEXT(physical, &count, domains.data());
+  auto has = [&](VkTimeDomainEXT d) { return std::find(domains.begin(), domains.end(), d) != domains.end(); };
+  return has(VK_TIME_DOMAIN_DEVICE_EXT) && has(VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT);
+}
+
 // VKCL_WITHOUT_FEATURES=int8,int16,storage8,storage16,float16: the device is described, and
 // later created, as if it lacked these features, so the emulation a smaller device needs runs
 // (and is tested) on any driver.
@@ -150,6 +184,8 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   info.shader_shared_int64_atomics = f12.shaderSharedInt64Atomics;
   info.subgroup_extended_types = f12.shaderSubgroupExtendedTypes;
   describe_extension_features(physical, extensions, &info);
+  info.core_count = core_count(physical, extensions);
+  info.calibrated_timestamps = calibrateable(physical, extensions);
   hide_features(&info);
 
   vkGetPhysicalDeviceMemoryProperties(physical, &info.memory);

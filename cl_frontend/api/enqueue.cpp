@@ -74,16 +74,12 @@ cl_int CL_API_CALL EnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_
   // CL_INVALID_OPERATION if clEnqueueWriteBuffer is called on buffer which has been created
   // with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
   if (buffer->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)) return CL_INVALID_OPERATION;
-  // A non-blocking write may not read |ptr| after returning... unless we copy it now.
-  std::shared_ptr<std::vector<uint8_t>> copy;
-  if (!blocking) copy = std::make_shared<std::vector<uint8_t>>(
-      static_cast<const uint8_t*>(ptr), static_cast<const uint8_t*>(ptr) + size);
+  // Non-blocking, |ptr| is read when the command runs: "the memory pointed to by ptr cannot
+  // be reused by the application after the call returns" until the command completes.
   auto r = queue->enqueue(CL_COMMAND_WRITE_BUFFER, waits, false,
-                          [queue, buffer, offset, size, ptr, copy] {
+                          [queue, buffer, offset, size, ptr] {
                             cl_int s = queue->sync();
-                            return s ? s
-                                     : cl::write_to_buffer(*queue, *buffer, offset, size,
-                                                           copy ? copy->data() : ptr);
+                            return s ? s : cl::write_to_buffer(*queue, *buffer, offset, size, ptr);
                           },
                           {cl::keep(buffer)});
   return finish_enqueue(std::move(r), blocking, event);

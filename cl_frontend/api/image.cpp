@@ -285,13 +285,6 @@ cl_int check_host_pitches(const cl::Image& image, const size_t* region, size_t r
   return CL_SUCCESS;
 }
 
-// Bytes of host memory a region with these pitches spans.
-size_t host_span(const cl::Image& image, const size_t* region, size_t row_pitch, size_t slice_pitch) {
-  size_t y_step, z_step;
-  image.host_steps(region, row_pitch, slice_pitch, &y_step, &z_step);
-  return (region[2] - 1) * z_step + (region[1] - 1) * y_step + region[0] * image.element_size;
-}
-
 struct Box {
   size_t v[3];
   explicit Box(const size_t* p) { std::memcpy(v, p, sizeof(v)); }
@@ -334,19 +327,14 @@ cl_int CL_API_CALL EnqueueWriteImage(cl_command_queue queue, cl_mem image, cl_bo
   // CL_INVALID_OPERATION if clEnqueueWriteImage is called on image which has been created with
   // CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS.
   if (image->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)) return CL_INVALID_OPERATION;
-  // A non-blocking write may not read |ptr| after returning: copy what it spans now.
-  std::shared_ptr<std::vector<uint8_t>> copy;
-  if (!blocking) {
-    const uint8_t* p = static_cast<const uint8_t*>(ptr);
-    copy = std::make_shared<std::vector<uint8_t>>(p, p + host_span(*image->image, region, row_pitch, slice_pitch));
-  }
+  // Non-blocking, |ptr| is read when the command runs (the application may not reuse it
+  // until the command completes).
   Box o(origin), r(region);
   auto result = queue->enqueue(CL_COMMAND_WRITE_IMAGE, waits, false,
-                               [queue, image, o, r, row_pitch, slice_pitch, ptr, copy] {
+                               [queue, image, o, r, row_pitch, slice_pitch, ptr] {
                                  cl_int s = queue->sync();
                                  return s ? s
-                                          : cl::write_image(*queue, *image, o.v, r.v, row_pitch, slice_pitch,
-                                                            copy ? copy->data() : ptr);
+                                          : cl::write_image(*queue, *image, o.v, r.v, row_pitch, slice_pitch, ptr);
                                },
                                {cl::keep(image)});
   return finish_enqueue(std::move(result), blocking, event);

@@ -318,9 +318,12 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_TYPE: return out(type());
     case CL_DEVICE_VENDOR_ID: return out(cl_uint(info_.properties.vendorID));
     case CL_DEVICE_MAX_COMPUTE_UNITS: {
-      // Vulkan does not expose a core count; lavapipe runs one thread per host CPU.
-      cl_uint units = type() == CL_DEVICE_TYPE_CPU ? std::max(1u, std::thread::hardware_concurrency())
-                                                   : 1u;
+      // Core Vulkan has no core count: vendor extensions give it (NVIDIA's SMs, AMD's compute
+      // units, Arm's shader cores); lavapipe runs one thread per host CPU. Clients size their
+      // work from this, so a GPU reported as one unit gets too little work to fill it.
+      cl_uint units = info_.core_count ? info_.core_count
+                      : type() == CL_DEVICE_TYPE_CPU ? std::max(1u, std::thread::hardware_concurrency())
+                                                     : 1u;
       return out(units);
     }
     case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS: return out(cl_uint(3));

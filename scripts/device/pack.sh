@@ -10,9 +10,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$root/.devrun"
 mkdir -p "$tmp/lib" "$tmp/tree" "$root/.devrun"
-# The shared libraries vkcl, the tests and the ICD loader need beyond the C/C++ runtimes,
-# the Vulkan loader (volk opens it), libclc and clang's OpenCL headers.
-for f in "$build/cl_frontend/libvkcl.so" "$build/tests/vkcl_runtime_tests" "$build/tests/math/vkcl_mathtest"; do
+# Debian's OpenCL clients to compare with the GPU's own OpenCL, where installed here.
+clients=$(ls /usr/bin/clpeak /usr/bin/clblast_test_xgemm /usr/bin/clblast_test_xaxpy 2>/dev/null || true)
+# The shared libraries vkcl, the tests, the clients and the ICD loader need beyond the C/C++
+# runtimes, the Vulkan loader (volk opens it), libclc and clang's OpenCL headers.
+for f in "$build/cl_frontend/libvkcl.so" "$build/tests/vkcl_runtime_tests" "$build/tests/math/vkcl_mathtest" $clients; do
   ldd "$f" | awk '/=>/ {print $3}'
 done | sort -u | grep -vE '/(libc|libm|libgcc_s|libstdc\+\+)\.so' | xargs -I{} cp -L {} "$tmp/lib/"
 cp -L /lib/x86_64-linux-gnu/libvulkan.so.1 /usr/lib/clc/spirv64-mesa3d-.spv "$tmp/lib/"
@@ -24,6 +26,9 @@ for f in cl_frontend/libvkcl.so tests/vkcl_runtime_tests tests/vkcl_api_tests te
   mkdir -p "$tmp/tree/$build/$(dirname "$f")"
   strip --strip-unneeded -o "$tmp/tree/$build/$f" "$build/$f"
 done
+[ -x "$build/bench/vkcl_bench" ] && strip --strip-unneeded -o "$tmp/tree/$build/bench/vkcl_bench" "$build/bench/vkcl_bench"
+mkdir -p "$tmp/tree/.devrun/bin"
+for f in $clients; do cp "$f" "$tmp/tree/.devrun/bin/"; done
 cp -r "$build/tests/il" "$tmp/tree/$build/tests/"
 cp "$build/vkcl.icd" "$tmp/tree/$build/"
 tar cJf "$root/.devrun/tree.tar.xz" -C "$tmp/tree" .

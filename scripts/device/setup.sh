@@ -11,7 +11,7 @@ mkdir -p /usr/lib/clc && cp .devrun/lib/spirv64-mesa3d-.spv /usr/lib/clc/
 # Test data paths are compiled in as the build machine's absolute paths.
 build_root=$(sed -n 's|/build[^/]*/cl_frontend/libvkcl.so||p' "$(ls -d build*/vkcl.icd | head -1)")
 [ -e "$build_root" ] || { mkdir -p "$(dirname "$build_root")"; ln -s "$root" "$build_root"; }
-export LD_LIBRARY_PATH=$root/.devrun/lib XDG_RUNTIME_DIR=/tmp
+export LD_LIBRARY_PATH=$root/.devrun/lib XDG_RUNTIME_DIR=/tmp PATH=$root/.devrun/bin:$PATH
 icd=$(ls /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json 2>/dev/null | head -1)
 [ -n "$icd" ] && export VK_DRIVER_FILES=$icd
 mkdir -p /tmp/vendors

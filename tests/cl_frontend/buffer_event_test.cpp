@@ -1,9 +1,11 @@
 // Buffers, enqueued transfers and events: random data against host expectations, and the
 // specification's error codes.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -171,6 +173,43 @@ TEST_P(Buffers, ProfilingTimestampsAreOrdered) {
   ASSERT_EQ(CL_SUCCESS, clGetEventInfo(e, CL_EVENT_COMMAND_TYPE, sizeof(type), &type, nullptr));
   EXPECT_EQ(type, cl_command_type(CL_COMMAND_FILL_BUFFER));
   clReleaseEvent(e);
+}
+
+// Device timestamps are put on the host's clock as the commands ran, whenever they are read:
+// a short command timed after a long one lies between its own enqueue and its wait's return
+// (vkcl's profiling clock is CLOCK_MONOTONIC). Calibrating from the first timestamp read put
+// every later time late by the first command's run time.
+TEST_P(Buffers, ProfilingTimesAreWhenTheCommandRan) {
+  auto now = [] {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return cl_ulong(ts.tv_sec) * 1000000000ull + cl_ulong(ts.tv_nsec);
+  };
+  cl_profiling_info params[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
+                                 CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
+  const size_t big = size_t(256) << 20;
+  Mem b = buffer(big);
+  uint32_t pattern = 7;
+  cl_event first, second;
+  cl_ulong t[4];
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, &pattern, 4, 0, big, 0, nullptr, &first));
+  ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &first));
+  ASSERT_EQ(CL_SUCCESS, clGetEventProfilingInfo(first, params[2], sizeof(cl_ulong), &t[2], nullptr));
+  ASSERT_EQ(CL_SUCCESS, clGetEventProfilingInfo(first, params[3], sizeof(cl_ulong), &t[3], nullptr));
+  cl_ulong first_ms = (t[3] - t[2]) / 1000000;
+  cl_ulong before = now();
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, &pattern, 4, 0, 4096, 0, nullptr, &second));
+  ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &second));
+  cl_ulong after = now();
+  for (int i = 0; i < 4; ++i)
+    ASSERT_EQ(CL_SUCCESS, clGetEventProfilingInfo(second, params[i], sizeof(cl_ulong), &t[i], nullptr));
+  // A millisecond of slack for the calibration's own error.
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_GE(t[i] + 1000000, before) << "time " << i << "; the first command took " << first_ms << " ms";
+    EXPECT_LE(t[i], after + 1000000) << "time " << i << "; the first command took " << first_ms << " ms";
+  }
+  clReleaseEvent(first);
+  clReleaseEvent(second);
 }
 
 TEST_P(Buffers, UserEventGatesLaterCommands) {

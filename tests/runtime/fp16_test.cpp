@@ -169,6 +169,59 @@ TEST_P(Fp16, ArithmeticAndConversionsAreCorrectlyRounded) {
   }
 }
 
+// A float rounded to half and widened back is the half, not the float: a compiler may not fold
+// (float)(half)x into x. NVIDIA's Vulkan driver (580) was seen giving fract(-1e-30h) an iptr
+// of -1, as if the half -0 were still -1e-30; this shows which step goes wrong.
+TEST_P(Fp16, FloatToHalfAndBackRoundsOnce) {
+  if (!has_fp16()) GTEST_SKIP() << "the device does not report cl_khr_fp16";
+  std::vector<float> f = {-1e-30f, 1e-30f, 1.2345678f, -3.14159265f, 70000.0f, -0x1p-25f,
+                          0x1.0018p0f, 1e-7f, 65519.0f, -2.5e-8f};
+  std::uniform_real_distribution<float> dist(-100, 100);
+  while (f.size() < 256) f.push_back(dist(rng_));
+  const size_t n = f.size();
+  Program p = build(R"(
+    #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+    __kernel void k(__global const float* f, __global float* r) {
+      size_t i = get_global_id(0);
+      half h = convert_half(f[i]);
+      r[3 * i] = convert_float(h);
+      r[3 * i + 1] = floor(convert_float(h));
+      r[3 * i + 2] = convert_float(floor(h));
+    })");
+  Kernel k = kernel(p, "k");
+  Mem mf = buffer(n * 4, f.data()), mr = poisoned(n * 12);
+  set_mem_arg(k, 0, mf);
+  set_mem_arg(k, 1, mr);
+  run(k, 1, &n, nullptr);
+  std::vector<float> r = read<float>(mr, n * 3);
+  const char* what[] = {"(float)(half)x", "floor((float)(half)x)", "(float)floor((half)x)"};
+  int bad = 0;
+  for (size_t i = 0; i < n && bad < 10; ++i) {
+    uint16_t h = to_half(f[i]);
+    auto want = [&](uint16_t v, int k) {
+      float w = float(half_value(v));
+      return k ? std::floor(w) : w;
+    };
+    auto matches = [&](uint16_t v) {
+      for (int k = 0; k < 3; ++k) {
+        float w = want(v, k);
+        if (std::memcmp(&w, &r[3 * i + k], 4) != 0) return false;
+      }
+      return true;
+    };
+    // A denormal half may flush to zero of its sign (no CL_FP_DENORM for half).
+    if (matches(h) || matches(flushed(h))) continue;
+    for (int k = 0; k < 3; ++k) {
+      float w = want(h, k);
+      if (std::memcmp(&w, &r[3 * i + k], 4) != 0) {
+        ADD_FAILURE() << what[k] << " for x = " << std::hexfloat << f[i] << ": " << r[3 * i + k]
+                      << ", want " << w;
+        ++bad;
+      }
+    }
+  }
+}
+
 // Doubles round to half once, in every mode: values a float would first round onto a half
 // midpoint (1 + 2^-11 + 2^-40) are among the inputs.
 TEST_P(Fp16, DoublesConvertToHalfInEveryMode) {

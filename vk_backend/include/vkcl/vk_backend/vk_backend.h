@@ -34,6 +34,8 @@ struct DeviceInfo {
   VkPhysicalDeviceFeatures features{};  // shaderInt64, shaderInt16, shaderFloat64, ...
   uint32_t compute_queue_family = 0;
   uint32_t timestamp_valid_bits = 0;
+  uint32_t core_count = 0;
+  bool calibrated_timestamps = false;  // VK_EXT_calibrated_timestamps: device and CLOCK_MONOTONIC  // SMs / compute units where the driver says (core_count()), else 0
   // Vulkan 1.1/1.2 features vkcl enables when present.
   bool shader_int8 = false;
   bool shader_float16 = false;
@@ -253,6 +255,7 @@ class CommandStream {
  private:
   // Starts recording if needed, binds |pipeline| and pushes the constants.
   VkResult bind(const ComputePipeline& pipeline, const void* push_constants, uint32_t push_size);
+  void calibrate();  // sets the device-to-host time offset where the driver can tell it
   CommandStream() = default;
   std::shared_ptr<Device> device_;
   VkSemaphore timeline_ = VK_NULL_HANDLE;

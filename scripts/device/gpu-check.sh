@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The whole check on a lent GPU machine in one call (device time is short): vkcl's runtime and
+# API tests on the GPU's Vulkan driver, then Debian's clients (clpeak, CLBlast's SGEMM test) and
+# the bench suite against vkcl and the GPU's own OpenCL. Each step has its own time limit so one
+# hang costs only its share; logs go to $OUT. Pack first (scripts/device/pack.sh), then call the
+# device tool with carry [".devrun"] and: bash scripts/device/gpu-check.sh [steps...]
+# Steps: tests clpeak clblast bench (default: all).
+set -u
+out=${OUT:-/tmp/gpu-check}
+mkdir -p "$out"
+. scripts/device/setup.sh > "$out/setup.txt" 2>&1
+nvidia-smi -L 2>&1 | tee -a "$out/setup.txt"
+steps=${*:-tests clpeak clblast bench}
+vendors=$(ls /tmp/vendors)
+step() {  # step <name> <seconds> <command...>: runs it with a limit, keeps the log, prints its tail
+  local name=$1 limit=$2; shift 2
+  local start=$SECONDS
+  timeout "$limit" "$@" > "$out/$name.txt" 2>&1
+  echo "== $name: exit $? in $((SECONDS - start)) s"
+  tail -n 4 "$out/$name.txt"
+}
+for s in $steps; do
+  case $s in
+  tests)
+    export OCL_ICD_VENDORS=/tmp/vendors/vkcl.icd
+    step demo 30 build/examples/vkcl_demo
+    step api 40 build/tests/vkcl_api_tests --gtest_brief=1
+    VKCL_EXPERIMENTAL_IMAGES=1 step runtime 150 build/tests/vkcl_runtime_tests --gtest_brief=1
+    grep -E '^\[  FAILED|Failure|error' "$out/runtime.txt" | head -n 30
+    unset OCL_ICD_VENDORS ;;
+  clpeak)
+    for v in $vendors; do OCL_ICD_VENDORS=/tmp/vendors/$v step "clpeak-${v%.icd}" 75 clpeak; done ;;
+  clblast)
+    OCL_ICD_VENDORS=/tmp/vendors/vkcl.icd step clblast-xgemm 75 clblast_test_xgemm -precision 32 ;;
+  bench)
+    [ -x build/bench/vkcl_bench ] && OCL_ICD_VENDORS=/tmp/vendors step bench 240 build/bench/vkcl_bench ;;
+  esac
+done

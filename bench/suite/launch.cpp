@@ -1,6 +1,7 @@
 // Launch latency and enqueue throughput with an empty kernel (global size 1):
 //  - enqueue + clFinish wall clock per launch, and from each launch's profiling event the
-//    intervals QUEUED -> START, SUBMIT -> START and START -> END (checked to be in order);
+//    intervals QUEUED -> START, SUBMIT -> START and START -> END (checked to be in order, and
+//    QUEUED -> END to be no longer than the wall clock around the launch);
 //  - back-to-back enqueues without events then one clFinish, from 1 thread, and from 8
 //    threads with an in-order queue each in the same context: microseconds per kernel.
 
@@ -62,6 +63,11 @@ class LatencyTrial : public Trial {
       }
       if (!(times[0] <= times[1] && times[1] <= times[2] && times[2] <= times[3]))
         ++out_of_order_;
+      // QUEUED is taken in the enqueue call and END before clFinish returns, so QUEUED -> END
+      // cannot be longer than the wall clock around both (with some slack for clock reads).
+      if ((static_cast<double>(times[3]) - static_cast<double>(times[0])) * 1e-9 >
+          wall * 1.05 + 20e-6)
+        ++longer_than_wall_;
       auto micros = [](cl_ulong from, cl_ulong to) {
         return (static_cast<double>(to) - static_cast<double>(from)) * 1e-3;
       };
@@ -77,10 +83,17 @@ class LatencyTrial : public Trial {
       outcome.note = "no usable profiling timer: event intervals n/a";
       return;
     }
+    if (longer_than_wall_) {
+      for (int row = 1; row < 3; ++row) outcome.marks[row] = "> wall";
+      outcome.note = std::to_string(longer_than_wall_) +
+                     " events with QUEUED -> END longer than the wall clock around enqueue + "
+                     "clFinish (host and device timestamps out of step)";
+    }
     if (out_of_order_ == 0) return;
     for (int row = 1; row < 4; ++row) outcome.marks[row] = "not monotonic";
-    outcome.note = std::to_string(out_of_order_) +
-                   " events without QUEUED <= SUBMIT <= START <= END";
+    outcome.note += std::string(outcome.note.empty() ? "" : "; ") +
+                    std::to_string(out_of_order_) +
+                    " events without QUEUED <= SUBMIT <= START <= END";
   }
 
   Platform& platform_;
@@ -90,6 +103,7 @@ class LatencyTrial : public Trial {
  private:
   int launches_;
   int out_of_order_ = 0;
+  int longer_than_wall_ = 0;
 };
 
 class ThroughputTrial : public Trial {

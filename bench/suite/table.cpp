@@ -61,7 +61,7 @@ std::string CsvField(const std::string& text) {
 
 void PrintCsv(const std::vector<Platform>& platforms, const std::vector<Measure>& measures,
               const std::vector<std::vector<Outcome>>& results, const Options& options) {
-  std::printf("row,higher_is_better,platform,device,status,median,samples,timer,note\n");
+  std::printf("row,higher_is_better,platform,device,status,median,samples,wall_fallback,note\n");
   for (size_t m = 0; m < measures.size(); ++m) {
     for (size_t r = 0; r < measures[m].rows.size(); ++r) {
       const RowSpec& spec = measures[m].rows[r];
@@ -81,7 +81,7 @@ void PrintCsv(const std::vector<Platform>& platforms, const std::vector<Measure>
                     spec.higher_is_better ? 1 : 0, CsvField(platforms[p].label).c_str(),
                     CsvField(platforms[p].device_name).c_str(), CsvField(status).c_str(),
                     median.c_str(), outcome.samples[r].size(),
-                    outcome.wall[r] ? "wall" : "profiling", CsvField(outcome.note).c_str());
+                    outcome.wall[r] ? "yes" : "", CsvField(outcome.note).c_str());
       }
     }
   }

@@ -186,6 +186,8 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   describe_extension_features(physical, extensions, &info);
   info.core_count = core_count(physical, extensions);
   info.calibrated_timestamps = calibrateable(physical, extensions);
+  info.pipeline_statistics = std::getenv("VKCL_PIPELINE_STATS") &&
+                             has_extension(extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   hide_features(&info);
 
   vkGetPhysicalDeviceMemoryProperties(physical, &info.memory);

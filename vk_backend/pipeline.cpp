@@ -1,3 +1,6 @@
+#include <cstdio>
+#include <string>
+
 #include "vkcl/vk_backend/vk_backend.h"
 
 namespace vkcl::vk {
@@ -53,10 +56,38 @@ VkResult ComputePipeline::create(std::shared_ptr<Device> device,
   create.stage.pName = "main";
   create.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
   create.layout = p->layout_;
+  if (device->info().pipeline_statistics) create.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   r = vkCreateComputePipelines(d, device->pipeline_cache(), 1, &create, nullptr, &p->pipeline_);
   if (r != VK_SUCCESS) return r;
   *out = std::move(p);
   return VK_SUCCESS;
+}
+
+void ComputePipeline::print_statistics(const std::string& label) const {
+  if (!device_->info().pipeline_statistics || !vkGetPipelineExecutablePropertiesKHR) return;
+  VkDevice d = device_->handle();
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, nullptr, pipeline_};
+  uint32_t count = 0;
+  vkGetPipelineExecutablePropertiesKHR(d, &info, &count, nullptr);
+  std::string line = "vkcl pipeline " + label + ":";
+  for (uint32_t e = 0; e < count; ++e) {
+    VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, nullptr, pipeline_, e};
+    uint32_t n = 0;
+    vkGetPipelineExecutableStatisticsKHR(d, &executable, &n, nullptr);
+    std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    vkGetPipelineExecutableStatisticsKHR(d, &executable, &n, stats.data());
+    for (const VkPipelineExecutableStatisticKHR& st : stats) {
+      line += std::string(" ") + st.name + "=";
+      switch (st.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: line += st.value.b32 ? "true" : "false"; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: line += std::to_string(st.value.i64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: line += std::to_string(st.value.u64); break;
+        default: line += std::to_string(st.value.f64); break;
+      }
+      line += ";";
+    }
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 ComputePipeline::~ComputePipeline() {

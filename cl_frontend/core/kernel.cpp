@@ -224,6 +224,8 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
        {k2s::kSpecLocalSizeZ, local[2]}, {k2s::kSpecLocalMemoryWords, words}},
       t->interface.push_constant_size, descriptors, &p);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  p->print_statistics(name + " local " + std::to_string(local[0]) + "x" + std::to_string(local[1]) + "x" +
+                      std::to_string(local[2]));
   vk::ComputePipeline* raw = p.get();
   cache.by_kernel[key] = std::move(p);
   return raw;

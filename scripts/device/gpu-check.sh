@@ -23,16 +23,19 @@ for s in $steps; do
   case $s in
   tests)
     export OCL_ICD_VENDORS=/tmp/vendors/vkcl.icd
-    step demo 30 build/examples/vkcl_demo
+    VKCL_PROBE_LOG=1 step demo 30 build/examples/vkcl_demo
     step api 40 build/tests/vkcl_api_tests --gtest_brief=1
     VKCL_EXPERIMENTAL_IMAGES=1 step runtime 150 build/tests/vkcl_runtime_tests --gtest_brief=1
     grep -E '^\[  FAILED|Failure|error' "$out/runtime.txt" | head -n 30
     unset OCL_ICD_VENDORS ;;
   clpeak)
-    for v in $vendors; do OCL_ICD_VENDORS=/tmp/vendors/$v step "clpeak-${v%.icd}" 75 clpeak; done ;;
+    # vkcl also prints the driver's statistics of each pipeline it makes (VKCL_PIPELINE_STATS).
+    for v in $vendors; do
+      OCL_ICD_VENDORS=/tmp/vendors/$v VKCL_PIPELINE_STATS=1 step "clpeak-${v%.icd}" 75 clpeak
+    done ;;
   clblast)
     OCL_ICD_VENDORS=/tmp/vendors/vkcl.icd step clblast-xgemm 75 clblast_test_xgemm -precision 32 ;;
   bench)
-    [ -x build/bench/vkcl_bench ] && OCL_ICD_VENDORS=/tmp/vendors step bench 240 build/bench/vkcl_bench ;;
+    [ -x build/bench/vkcl_bench ] && step bench 200 bench/run-bench.sh build --vendors /tmp/vendors --gemm-n 4096 ;;
   esac
 done

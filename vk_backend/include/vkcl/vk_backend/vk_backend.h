@@ -35,7 +35,9 @@ struct DeviceInfo {
   uint32_t compute_queue_family = 0;
   uint32_t timestamp_valid_bits = 0;
   uint32_t core_count = 0;
-  bool calibrated_timestamps = false;  // VK_EXT_calibrated_timestamps: device and CLOCK_MONOTONIC  // SMs / compute units where the driver says (core_count()), else 0
+  bool calibrated_timestamps = false;  // VK_EXT_calibrated_timestamps: device and CLOCK_MONOTONIC
+  // VK_KHR_pipeline_executable_properties, used only with VKCL_PIPELINE_STATS set.
+  bool pipeline_statistics = false;  // SMs / compute units where the driver says (core_count()), else 0
   // Vulkan 1.1/1.2 features vkcl enables when present.
   bool shader_int8 = false;
   bool shader_float16 = false;
@@ -190,6 +192,9 @@ class ComputePipeline {
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
   bool push_descriptors() const { return push_descriptors_; }
   uint32_t push_constant_size() const { return push_constant_size_; }
+  // With VKCL_PIPELINE_STATS set, prints the driver's statistics of the compiled shader
+  // (registers, instructions, ... as the driver names them) to stderr under |label|.
+  void print_statistics(const std::string& label) const;
 
  private:
   ComputePipeline() = default;

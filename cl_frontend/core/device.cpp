@@ -99,6 +99,11 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   caps.exact_sqrt64 = precision().exact_sqrt64;
   caps.int8 = caps.int8 && precision().exact_int8;
   caps.int16 = caps.int16 && precision().exact_int16;
+  // VKCL_ASSUME_DRIVER_BUGS=half_round_trip takes the work-around on any driver, so that it
+  // is tested where the bug is not.
+  const char* bugs = std::getenv("VKCL_ASSUME_DRIVER_BUGS");
+  caps.widen_half_from_bits = precision().half_round_trip_folded ||
+                              (bugs && std::string(bugs).find("half_round_trip") != std::string::npos);
   // Only programs' kernels carry the loop limit probe: the precision probe's kernels have
   // no long loops and no status word to write.
   caps.loop_iteration_limit = info_.driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;

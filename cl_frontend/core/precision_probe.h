@@ -28,6 +28,7 @@ struct PrecisionProbe {
   // rounded, division within 1 ulp (denormal results may flush), half memory read and written: what
   // cl_khr_fp16 needs (false without shaderFloat16).
   bool exact_float16 = false;
+  bool half_round_trip_folded = false;  // (float)(half)x came back as x
   // 8- and 16-bit integer arithmetic that wraps as it should before it is widened (an
   // NVIDIA driver turned (char)-a into 128 for a = -128); where not, the translator computes
   // in 32 bits (widen-small-integers) and keeps only the narrow loads and stores.

@@ -233,17 +233,6 @@ class Converter {
   // with the input. NaN compares neither above nor below and stays NaN; overflow to
   // infinity steps back to the largest finite value where the mode says so.
   // Half |h| as a float of |w| bits (32 or 64), computed from its bits (lower_half.cpp).
-  uint32_t exact_half(uint32_t h, uint32_t w) {
-    std::vector<uint32_t> parts;
-    for (uint32_t k = 0; k < n_; ++k) {
-      uint32_t hk = n_ == 1 ? h : op(Op::OpCompositeExtract, l_.t_float(16), {h, k});
-      uint32_t bits = op(Op::OpUConvert, l_.t_uint(32), {op(Op::OpBitcast, l_.t_uint(16), {hk})});
-      parts.push_back(l_.half_to_float(bits));
-    }
-    uint32_t r = n_ == 1 ? parts[0] : op(Op::OpCompositeConstruct, float_type(32), parts);
-    return w == 32 ? r : op(Op::OpFConvert, float_type(w), {r});
-  }
-
   uint32_t float_to_float(uint32_t x, uint32_t from, uint32_t to, Round r) {
     if (from == to) return x;
     if (from == 64 && to == 16) {
@@ -259,13 +248,14 @@ class Converter {
       }
       return n_ == 1 ? parts[0] : op(Op::OpCompositeConstruct, float_type(16), parts);
     }
+    if (from == 16) return l_.widen_half(x, float_type(to));
     uint32_t c = op(Op::OpFConvert, float_type(to), {x});
     if (to > from || r == Round::Default || r == Round::RTE) return c;
     uint32_t b = bool_type();
-    // The rounded value widened again, exactly. A half is widened from its bits: NVIDIA
-    // folds a float -> half -> float round trip into the identity, and every directed
+    // The rounded value widened again, exactly. A half is always widened from its bits here:
+    // NVIDIA folds a float -> half -> float round trip into the identity, and every directed
     // rounding then kept the nearest value.
-    uint32_t back = to == 16 ? exact_half(c, from) : op(Op::OpFConvert, float_type(from), {c});
+    uint32_t back = to == 16 ? l_.widen_half(c, float_type(from), true) : op(Op::OpFConvert, float_type(from), {c});
     uint32_t above = op(Op::OpFOrdGreaterThan, b, {back, x});
     uint32_t below = op(Op::OpFOrdLessThan, b, {back, x});
     uint32_t negative = op(Op::OpFOrdLessThan, b, {x, float_zero(from)});

@@ -33,6 +33,21 @@ uint32_t Lowering::half_to_float(uint32_t h) {
   return emit(Op::OpBitcast, f, {emit(Op::OpBitwiseOr, u, {bits, sign})});
 }
 
+uint32_t Lowering::widen_half(uint32_t h, uint32_t rt, bool from_bits) {
+  if (!from_bits && !ctx_.caps.widen_half_from_bits) return emit(Op::OpFConvert, rt, {h});
+  Shape s = shape_of(rt);
+  uint32_t f32 = t_float(32), u32 = t_uint(32), h16 = t_float(16);
+  std::vector<uint32_t> parts;
+  for (uint32_t k = 0; k < s.count; ++k) {
+    uint32_t hk = s.count == 1 ? h : emit(Op::OpCompositeExtract, h16, {h, k});
+    uint32_t bits = emit(Op::OpUConvert, u32, {emit(Op::OpBitcast, t_uint(16), {hk})});
+    parts.push_back(half_to_float(bits));
+  }
+  uint32_t ft = s.count == 1 ? f32 : t_vec(f32, s.count);
+  uint32_t r = s.count == 1 ? parts[0] : emit(Op::OpCompositeConstruct, ft, parts);
+  return s.width == 32 ? r : emit(Op::OpFConvert, rt, {r});
+}
+
 // Correctly rounded in |mode|, from a float or (|width| 64) a double, with integer arithmetic
 // on its bits at its own width (a double goes to half directly: through float it would be
 // rounded twice); returns a u32 holding the 16-bit pattern.

@@ -109,7 +109,7 @@ bool Lowering::lower_printf(const ir::Instruction& i) {
       uint32_t word_type = arg.component_bytes == 8 ? u64 : u32;
       uint32_t bits = 0;
       // Halves (%hf, %v4hf) are written as the floats they exactly are.
-      if (s.is_float && s.width == 16) x = emit(Op::OpFConvert, t_float(32), {x});
+      if (s.is_float && s.width == 16) x = widen_half(x, t_float(32));
       if (s.is_float) bits = emit(Op::OpBitcast, word_type, {x});
       else if (s.width < 32) bits = emit(Op::OpUConvert, word_type, {x});
       else bits = x;

@@ -1398,7 +1398,7 @@ uint32_t Lowering::divide(uint32_t x, uint32_t y, uint32_t rt) {
     // 24 bits are more than twice 11 + 2). Vulkan promises nothing for half division, and
     // NVIDIA's is off by more.
     uint32_t ft = s.count == 1 ? t_float(32) : t_vec(t_float(32), s.count);
-    uint32_t q = divide(emit(Op::OpFConvert, ft, {x}), emit(Op::OpFConvert, ft, {y}), ft);
+    uint32_t q = divide(widen_half(x, ft), widen_half(y, ft), ft);
     return emit(Op::OpFConvert, rt, {q});
   }
   if (ctx_.caps.full_range_divide || !s.ok || !s.is_float || s.width != 32)

@@ -202,6 +202,10 @@ class Lowering {
   uint32_t fma_through_double(uint32_t a, uint32_t b, uint32_t c, uint32_t result_type,
                               uint32_t count);
   uint32_t half_to_float(uint32_t bits32);
+  // |h| (half or half vector) widened to |result_type| (float or double of as many
+  // components): OpFConvert, or from the bits where caps.widen_half_from_bits or |from_bits|
+  // says so.
+  uint32_t widen_half(uint32_t h, uint32_t result_type, bool from_bits = false);
   uint32_t float_to_half(uint32_t value, uint32_t rounding_mode, uint32_t width = 32);
 
   // Work-group functions and async copies (lower_group.cpp).

@@ -60,6 +60,9 @@ struct TargetCaps {
   bool subgroup_clock = false;    // and shaderSubgroupClock
   bool preserve_inf_nan32 = false;  // shaderSignedZeroInfNanPreserveFloat32
   bool preserve_inf_nan64 = false;  // shaderSignedZeroInfNanPreserveFloat64
+  // Half to float (or double) from the half's bits, not OpFConvert: NVIDIA's driver (580)
+  // folds (float)(half)x into x, so the rounding to half is lost (precision probe).
+  bool widen_half_from_bits = false;
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation
                                  // (Vulkan does not promise it; the frontend probes the device)
   bool full_range_divide = true;  // 32-bit OpFDiv meets 2.5 ulp for divisors above 2^126 too

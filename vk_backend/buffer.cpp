@@ -53,7 +53,9 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
   address.buffer = b->buffer_;
   b->address_ = vkGetBufferDeviceAddress(d, &address);
-  if (device->info().memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+  const VkMemoryPropertyFlags properties = device->info().memory.memoryTypes[type].propertyFlags;
+  b->host_cached_ = properties & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  if (properties & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
     r = vkMapMemory(d, b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_);
     if (r != VK_SUCCESS) return r;
   }
@@ -105,6 +107,7 @@ VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
   address.buffer = b->buffer_;
   b->address_ = vkGetBufferDeviceAddress(d, &address);
   b->mapped_ = host_pointer;
+  b->host_cached_ = true;  // the application's own memory
   *out = std::move(b);
   return VK_SUCCESS;
 }

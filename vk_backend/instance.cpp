@@ -191,6 +191,12 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   hide_features(&info);
 
   vkGetPhysicalDeviceMemoryProperties(physical, &info.memory);
+  // VKCL_WITHOUT_FEATURES=host_cached: no memory the host reads through its caches, as a
+  // discrete GPU's device-local memory behind the PCI BAR.
+  const char* hidden = std::getenv("VKCL_WITHOUT_FEATURES");
+  if (hidden && std::string(",") .append(hidden).append(",").find(",host_cached,") != std::string::npos)
+    for (uint32_t i = 0; i < info.memory.memoryTypeCount; ++i)
+      info.memory.memoryTypes[i].propertyFlags &= ~VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
   for (uint32_t i = 0; i < info.memory.memoryTypeCount; ++i) {
     VkMemoryPropertyFlags f = info.memory.memoryTypes[i].propertyFlags;
     const VkMemoryPropertyFlags unified = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |

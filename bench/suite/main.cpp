@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
     if (!wanted) continue;
     std::fprintf(stderr, "[%6.1f s] %s\n", NowSeconds() - start, measure.rows[0].name.c_str());
     results.push_back(RunMeasure(platforms, measure, *options));
+    PrintProgress(platforms, measure, results.back());
     measures.push_back(std::move(measure));
   }
   std::fprintf(stderr, "[%6.1f s] done\n", NowSeconds() - start);

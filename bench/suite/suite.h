@@ -124,6 +124,10 @@ void PrintResults(const std::vector<Platform>& platforms, const std::vector<Meas
                   const std::vector<std::vector<Outcome>>& results, const Options& options,
                   const std::string& load_before);
 
+// Prints |measure|'s rows with each platform's median to stderr.
+void PrintProgress(const std::vector<Platform>& platforms, const Measure& measure,
+                   const std::vector<Outcome>& outcomes);
+
 // ---- helpers shared by the measures (common.cpp) ----
 
 std::string ErrorCell(cl_int error);  // "err -5"

@@ -179,4 +179,15 @@ void PrintResults(const std::vector<Platform>& platforms, const std::vector<Meas
   }
 }
 
+// Each row of one measure as soon as it is measured, so a run cut short (a time limit on a
+// lent GPU, a hang on one platform) still shows what it got.
+void PrintProgress(const std::vector<Platform>& platforms, const Measure& measure,
+                   const std::vector<Outcome>& outcomes) {
+  for (size_t row = 0; row < measure.rows.size(); ++row) {
+    std::string line = "           " + measure.rows[row].name + ":";
+    for (size_t p = 0; p < platforms.size(); ++p) line += " " + platforms[p].label + " " + Cell(outcomes[p], row) + ";";
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
+
 }  // namespace vkcl_bench

@@ -297,13 +297,15 @@ void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_boo
   if ((flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
       (buffer->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)))
     return set_error(errcode_ret, CL_INVALID_OPERATION), nullptr;
-  // Where the application will see the data: the storage itself when the host can see it,
-  // the application's own pointer for USE_HOST_PTR, else a host copy.
+  // Where the application will see the data: the storage itself when the host can see it
+  // (and, unless the map only writes, read it through its caches), the application's own
+  // pointer for USE_HOST_PTR, else a host copy.
   uint8_t* pointer;
   _cl_mem::Mapping mapping{offset, size, flags, {}};
   bool use_host_copy = buffer->host_ptr && !buffer->host_ptr_imported;
+  uint8_t* view = (flags & CL_MAP_WRITE_INVALIDATE_REGION) ? buffer->host_view() : buffer->host_read_view();
   if (use_host_copy) pointer = static_cast<uint8_t*>(buffer->host_ptr) + offset;
-  else if (buffer->host_view()) pointer = buffer->host_view() + offset;
+  else if (view) pointer = view + offset;
   else {
     mapping.shadow.resize(size);
     pointer = mapping.shadow.data();
@@ -313,7 +315,7 @@ void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_boo
     buffer->mappings[pointer] = std::move(mapping);
   }
   buffer->map_count++;
-  bool needs_copy = use_host_copy || !buffer->host_view();
+  bool needs_copy = use_host_copy || !view;
   auto r = queue->enqueue(CL_COMMAND_MAP_BUFFER, waits, false,
                           [queue, buffer, offset, size, flags, pointer, needs_copy] {
                             cl_int s = queue->sync();
@@ -349,7 +351,7 @@ cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, voi
     mem->mappings.erase(it);
   }
   bool write_back = (mapping.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
-                    ((mem->host_ptr && !mem->host_ptr_imported) || !mem->host_view());
+                    ((mem->host_ptr && !mem->host_ptr_imported) || !mapping.shadow.empty());
   auto shadow = std::make_shared<_cl_mem::Mapping>(std::move(mapping));
   auto r = queue->enqueue(CL_COMMAND_UNMAP_MEM_OBJECT, waits, false,
                           [queue, mem, mapped, shadow, write_back] {

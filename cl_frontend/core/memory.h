@@ -54,6 +54,9 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
   uint8_t* host_view() const {
     return storage->mapped() ? static_cast<uint8_t*>(storage->mapped()) + offset : nullptr;
   }
+  // host_view() where the host reads it through its caches, else nullptr: reads from a
+  // discrete GPU's memory go through a DMA copy instead (vk::Buffer::host_cached).
+  uint8_t* host_read_view() const { return storage->host_cached() ? host_view() : nullptr; }
   void add_destructor_callback(Destructor fn, void* data);
   ~_cl_mem();
 

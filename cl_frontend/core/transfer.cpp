@@ -6,7 +6,7 @@ namespace vkcl::cl {
 
 cl_int read_from_buffer(Queue& queue, Mem& mem, size_t offset, size_t size, void* dst) {
   if (size == 0) return CL_SUCCESS;
-  if (uint8_t* view = mem.host_view()) {
+  if (uint8_t* view = mem.host_read_view()) {
     std::memcpy(dst, view + offset, size);
     return CL_SUCCESS;
   }

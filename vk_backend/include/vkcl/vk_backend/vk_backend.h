@@ -146,6 +146,10 @@ class Buffer {
   VkDeviceSize size() const { return size_; }
   uint64_t address() const { return address_; }  // VkDeviceAddress of byte 0
   void* mapped() const { return mapped_; }        // persistent mapping, or nullptr
+  // Whether the host reads the mapping through its caches. A discrete GPU's device-local
+  // memory seen through the PCI BAR is not: the CPU reads it at a small fraction of a DMA
+  // copy's speed (one uncached bus read per load).
+  bool host_cached() const { return host_cached_; }
   Device& device() const { return *device_; }
 
  private:
@@ -156,6 +160,7 @@ class Buffer {
   VkDeviceSize size_ = 0;
   uint64_t address_ = 0;
   void* mapped_ = nullptr;
+  bool host_cached_ = false;
 };
 
 struct SpecConstant {

@@ -270,11 +270,36 @@ void Lowering::store_out(AddressFormat f, uint32_t address, uint32_t out_type, u
   }
 }
 
+// The 4-component vector type a wide vector of |in_type| is moved through in global memory, or
+// 0: for 32- and 64-bit components, a float16 is four 16-byte loads rather than sixteen 4-byte
+// ones (Vulkan has no vector wider than 4; the chunks keep the access's alignment, up to
+// their own size).
+uint32_t Lowering::wide_chunk_type(AddressFormat f, uint32_t in_type) {
+  if (f != AddressFormat::Global64 || !is_wide(in_type)) return 0;
+  const ir::Instruction* element = def(def(in_type)->operands[0]);
+  if (!element || (element->opcode != Op::OpTypeFloat && element->opcode != Op::OpTypeInt)) return 0;
+  uint32_t width = element->operands[0];
+  if (width != 32 && width != 64) return 0;
+  uint32_t scalar = element->opcode == Op::OpTypeFloat ? t_float(width) : t_uint(width);
+  return lower_type(def(in_type)->operands[0]) == scalar ? t_vec(scalar, 4) : 0;
+}
+
 uint32_t Lowering::load(AddressFormat f, uint32_t address, uint32_t in_type,
                         uint32_t alignment) {
   const ir::Instruction* t = def(in_type);
   if (!t) { fail("load of unknown type"); return 0; }
   bool wide = is_wide(in_type);
+  if (uint32_t chunk = wide_chunk_type(f, in_type)) {
+    const uint32_t count = t->operands[1], bytes = shape_of(chunk).width / 2;  // 4 components
+    uint32_t scalar = lower_type(t->operands[0]);
+    std::vector<uint32_t> parts;
+    for (uint32_t k = 0; k < count / 4; ++k) {
+      uint32_t a = k ? add_offset(f, address, c_offset(f, k * bytes)) : address;
+      uint32_t v = load_out(f, a, chunk, std::min(alignment, bytes));
+      for (uint32_t c = 0; c < 4; ++c) parts.push_back(emit(Op::OpCompositeExtract, scalar, {v, c}));
+    }
+    return emit(Op::OpCompositeConstruct, lower_type(in_type), parts);
+  }
   switch (wide ? Op::OpTypeArray : t->opcode) {
     case Op::OpTypeStruct:
     case Op::OpTypeArray: {
@@ -311,6 +336,17 @@ void Lowering::store(AddressFormat f, uint32_t address, uint32_t in_type, uint32
   const ir::Instruction* t = def(in_type);
   if (!t) { fail("store of unknown type"); return; }
   bool wide = is_wide(in_type);
+  if (uint32_t chunk = wide_chunk_type(f, in_type)) {
+    const uint32_t count = t->operands[1], bytes = shape_of(chunk).width / 2;
+    uint32_t scalar = lower_type(t->operands[0]);
+    for (uint32_t k = 0; k < count / 4; ++k) {
+      std::vector<uint32_t> parts;
+      for (uint32_t c = 0; c < 4; ++c) parts.push_back(emit(Op::OpCompositeExtract, scalar, {v, 4 * k + c}));
+      uint32_t a = k ? add_offset(f, address, c_offset(f, k * bytes)) : address;
+      store_out(f, a, chunk, emit(Op::OpCompositeConstruct, chunk, parts), std::min(alignment, bytes));
+    }
+    return;
+  }
   switch (wide ? Op::OpTypeArray : t->opcode) {
     case Op::OpTypeStruct:
     case Op::OpTypeArray: {

@@ -126,6 +126,7 @@ class Lowering {
     bool wide = false;  // an array standing for an 8- or 16-component vector
   };
   Shape shape_of(uint32_t out_type) const;
+  uint32_t wide_chunk_type(AddressFormat f, uint32_t in_type);
   Shape compute_shape(uint32_t out_type) const;
   mutable std::unordered_map<uint32_t, Shape> shape_cache_;
   bool lower_access_chain(const ir::Instruction& inst);

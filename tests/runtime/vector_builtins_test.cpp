@@ -65,6 +65,49 @@ TEST_P(VectorBuiltins, CommonAndIntegerFunctionsOnWideVectors) {
   }
 }
 
+// Wide vectors through pointers of their own type (aligned to their size, moved as 4-component
+// chunks) and through vloadn/vstoren at element alignment, for 32- and 64-bit components,
+// gathered and scattered at shuffled indices so no access is to the neighbour's slot.
+TEST_P(VectorBuiltins, WideVectorsLoadAndStoreThroughTheirOwnPointers) {
+  const size_t groups = 64;
+  std::vector<float> f(groups * 16);
+  std::vector<int64_t> l(groups * 8);
+  for (size_t i = 0; i < f.size(); ++i) f[i] = float(i) * 0.5f - 7.0f;
+  for (size_t i = 0; i < l.size(); ++i) l[i] = int64_t(i) * 0x100000001ll - 5;
+  std::vector<int> perm(groups);
+  for (size_t i = 0; i < groups; ++i) perm[i] = int((i * 37 + 11) % groups);
+  Program p = build(R"(
+    __kernel void k(__global const float16* f, __global const long8* l, __global const int* perm,
+                    __global float16* fo, __global long8* lo, __global float* fu) {
+      size_t i = get_global_id(0);
+      int j = perm[i];
+      float16 v = f[j];
+      long8 w = l[j];
+      fo[i] = v * 2.0f + (float16)(1.0f);
+      lo[i] = w + (long8)(3);
+      vstore16(v.sf0123456789abcde, i, fu + 1);
+    })");
+  Kernel k = kernel(p, "k");
+  Mem df = buffer(f.size() * 4, f.data()), dl = buffer(l.size() * 8, l.data());
+  Mem dp = buffer(groups * 4, perm.data());
+  Mem dfo = poisoned(f.size() * 4), dlo = poisoned(l.size() * 8), dfu = poisoned(f.size() * 4 + 4);
+  set_mem_arg(k, 0, df); set_mem_arg(k, 1, dl); set_mem_arg(k, 2, dp);
+  set_mem_arg(k, 3, dfo); set_mem_arg(k, 4, dlo); set_mem_arg(k, 5, dfu);
+  run(k, 1, &groups, nullptr);
+  auto fo = read<float>(dfo, f.size());
+  auto lo = read<int64_t>(dlo, l.size());
+  auto fu = read<float>(dfu, f.size() + 1);
+  for (size_t i = 0; i < groups; ++i) {
+    size_t j = size_t(perm[i]);
+    for (size_t c = 0; c < 16; ++c) {
+      ASSERT_EQ(fo[16 * i + c], f[16 * j + c] * 2.0f + 1.0f) << i << "." << c;
+      // .sf0123456789abcde: component 15 first, then 0 to 14
+      ASSERT_EQ(fu[1 + 16 * i + c], f[16 * j + (c + 15) % 16]) << i << "." << c;
+    }
+    for (size_t c = 0; c < 8; ++c) ASSERT_EQ(lo[8 * i + c], l[8 * j + c] + 3) << i << "." << c;
+  }
+}
+
 // popcount on 8- and 16-component vectors of 8-, 16- and 64-bit integers: Vulkan counts
 // 32-bit integers only, so each component is widened or split (CTS integer_ops popcount).
 TEST_P(VectorBuiltins, PopcountOfNarrowAndWideIntegersOnWideVectors) {

@@ -1,6 +1,8 @@
 #include "core/program.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 using namespace vkcl;
@@ -152,6 +154,14 @@ bool _cl_program::make_executable(Build& b, _cl_device_id* device) {
     b.status = CL_BUILD_ERROR;
     return false;
   }
+  // VKCL_DUMP_SHADERS=<folder>: each kernel's Vulkan SPIR-V as the driver gets it, for
+  // spirv-dis (vkcl-translate shows the same for a file, with caps of its own).
+  if (const char* dump = std::getenv("VKCL_DUMP_SHADERS"))
+    for (const k2s::TranslatedKernel& k : t.kernels)
+      if (FILE* f = std::fopen((std::string(dump) + "/" + k.interface.name + ".spv").c_str(), "wb")) {
+        std::fwrite(k.shader.data(), 4, k.shader.size(), f);
+        std::fclose(f);
+      }
   b.kernels = std::move(t.kernels);
   b.program_data = std::move(t.program_data);
   b.program_relocations = std::move(t.program_relocations);

@@ -1376,14 +1376,13 @@ uint32_t Lowering::copy_logical(uint32_t v, uint32_t from, uint32_t to) {
 // contracted a * b + c into it). One fused instruction where the probe found the device's Fma
 // fused (the GPUs' fast path); otherwise a multiply and an add, each rounded once, which no
 // driver may re-fuse into something the probe did not check.
+// mad: "implemented either as a correctly rounded fma, or as a multiply followed by an add,
+// both of which are correctly rounded". A multiply and an add the driver may contract give one
+// or the other, and the device its fastest form (an FMA instruction where it has one).
 uint32_t Lowering::mad(uint32_t a, uint32_t b, uint32_t c, uint32_t rt, uint32_t width) {
   if ((width == 32 && ctx_.caps.exact_fma) || (width == 64 && ctx_.caps.exact_fma64))
     return emit(Op::OpExtInst, rt, {glsl_import(), uint32_t(GLSLstd450Fma), a, b, c});
-  uint32_t m = emit(Op::OpFMul, rt, {a, b});
-  decorate(m, spv::Decoration::NoContraction);
-  uint32_t sum = emit(Op::OpFAdd, rt, {m, c});
-  decorate(sum, spv::Decoration::NoContraction);
-  return sum;
+  return emit(Op::OpFAdd, rt, {emit(Op::OpFMul, rt, {a, b}), c});
 }
 
 // x / y. Vulkan's division is only promised for divisors up to 2^126; beyond, a GPU computing

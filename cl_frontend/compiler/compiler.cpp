@@ -1,8 +1,11 @@
 #include "compiler/compiler.h"
+
+#include "compiler/cache.h"
 #include "compiler/legalize.h"
 
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/SourceManager.h>
 #include <clang/CodeGen/BackendUtil.h>
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -18,6 +21,8 @@
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <optional>
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
 
@@ -228,11 +233,12 @@ void keep_inline_definitions(llvm::Module& module) {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
-// Runs clang on |source|; the diagnostics go to |log|.
+// Runs clang on |source|; the diagnostics go to |log|, the files it read from disk (not the
+// source and |headers|, which are in memory) to |files|.
 std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
                                         const std::string& source, llvm::LLVMContext& context,
                                         std::string* log, bool* bad_options,
-                                        const Headers& headers) {
+                                        const Headers& headers, std::vector<std::string>* files) {
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::string text;
@@ -277,6 +283,15 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
   bool compiled = ci.ExecuteAction(action);
   log_stream.flush();
   *log += text;
+  if (ci.hasSourceManager()) {
+    const clang::SourceManager& sm = ci.getSourceManager();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
+      std::string name = it->first->getName().str();
+      bool in_memory = name == "input.cl";
+      for (const auto& h : headers) in_memory = in_memory || name == h.first || name == "./" + h.first;
+      if (!in_memory) files->push_back(name);
+    }
+  }
   if (!compiled) return nullptr;
   std::unique_ptr<llvm::Module> module = action.takeModule();
   if (!module) {
@@ -525,10 +540,21 @@ CompileResult compile(const std::string& source, const std::string& options,
                                    ext};
   args.insert(args.end(), t.args.begin(), t.args.end());
   args.push_back("input.cl");
+  // Everything the result depends on but the library and the files read from disk (which the
+  // entry records): a program built before comes from the cache.
+  std::vector<std::string> key_parts = args;
+  key_parts.push_back(source);
+  for (const auto& [name, text] : all_headers) {
+    key_parts.push_back(name);
+    key_parts.push_back(text);
+  }
+  const std::string key = cache::key(key_parts);
+  if (std::optional<CompileResult> hit = cache::lookup(key)) return *hit;
+  std::vector<std::string> files;
   std::lock_guard<std::mutex> lock(g_compile_mutex);
   llvm::LLVMContext context;
   bool bad_options = false;
-  std::unique_ptr<llvm::Module> module = run_clang(args, source, context, &result.log, &bad_options, all_headers);
+  std::unique_ptr<llvm::Module> module = run_clang(args, source, context, &result.log, &bad_options, all_headers, &files);
   if (bad_options && invalid_options) *invalid_options = true;
   if (!module) return result;
   if (has_unsupported_integer_width(*module)) {
@@ -537,7 +563,7 @@ CompileResult compile(const std::string& source, const std::string& options,
     for (auto& a : args)
       if (a == "-O2") a = "-O0";
     std::string ignored;
-    module = run_clang(args, source, context, &ignored, &bad_options, all_headers);
+    module = run_clang(args, source, context, &ignored, &bad_options, all_headers, &files);
     if (!module || has_unsupported_integer_width(*module)) {
       result.log += "error: the program needs integer widths SPIR-V cannot express\n";
       return result;
@@ -576,6 +602,7 @@ CompileResult compile(const std::string& source, const std::string& options,
   std::copy(bytes.begin(), bytes.begin() + result.spirv.size() * 4,
             reinterpret_cast<char*>(result.spirv.data()));
   result.ok = true;
+  cache::store(key, result, files);
   return result;
 }
 

@@ -49,6 +49,7 @@ struct CompileResult {
   std::string log;                // clang's diagnostics (and the translator's, on failure)
   std::vector<uint32_t> spirv;    // Kernel SPIR-V
   std::vector<KernelInfo> kernels;
+  bool from_cache = false;  // read from the on-disk cache (cache.h), not compiled
 };
 
 // Compiles |source| with the application's build |options| (-cl-std, -D, -I, -w, -Werror,

@@ -162,6 +162,17 @@ bool _cl_program::make_executable(Build& b, _cl_device_id* device) {
         std::fwrite(k.shader.data(), 4, k.shader.size(), f);
         std::fclose(f);
       }
+  // VKCL_REPLACE_SHADERS=<folder>: a <kernel>.spv there is used instead of the translation
+  // (same interface), to try what a different shader would do on the driver.
+  if (const char* replace = std::getenv("VKCL_REPLACE_SHADERS"))
+    for (k2s::TranslatedKernel& k : t.kernels)
+      if (FILE* f = std::fopen((std::string(replace) + "/" + k.interface.name + ".spv").c_str(), "rb")) {
+        std::vector<uint32_t> words;
+        uint32_t w;
+        while (std::fread(&w, 4, 1, f) == 1) words.push_back(w);
+        std::fclose(f);
+        k.shader = std::move(words);
+      }
   b.kernels = std::move(t.kernels);
   b.program_data = std::move(t.program_data);
   b.program_relocations = std::move(t.program_relocations);

@@ -1,0 +1,214 @@
+#include "compiler/cache.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+namespace vkcl::compiler::cache {
+namespace {
+
+constexpr char kMagic[8] = {'V', 'K', 'C', 'L', 'C', 'C', '0', '1'};
+
+// FNV-1a, 64 bits, from |seed|.
+uint64_t hash(const void* data, size_t size, uint64_t seed = 0xcbf29ce484222325ull) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < size; ++i) seed = (seed ^ p[i]) * 0x100000001b3ull;
+  return seed;
+}
+uint64_t hash(const std::string& s, uint64_t seed) { return hash(s.data(), s.size(), seed); }
+
+// The vkcl library (or test program) holding this code: its path, size and modification time,
+// so that a rebuilt vkcl never reads what an older one wrote.
+std::string library_identity() {
+  Dl_info info{};
+  std::string id = "unknown";
+  if (dladdr(reinterpret_cast<void*>(&library_identity), &info) && info.dli_fname) {
+    struct stat st{};
+    id = info.dli_fname;
+    if (stat(info.dli_fname, &st) == 0)
+      id += ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+            std::to_string(st.st_mtim.tv_nsec);
+  }
+  return id;
+}
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return !in.bad();
+}
+
+// Length-prefixed little records.
+struct Writer {
+  std::string bytes;
+  void u32(uint32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); }
+  void u64(uint64_t v) { bytes.append(reinterpret_cast<const char*>(&v), 8); }
+  void str(const std::string& s) {
+    u32(uint32_t(s.size()));
+    bytes += s;
+  }
+};
+
+struct Reader {
+  const std::string& bytes;
+  size_t at = 0;
+  bool ok = true;
+  uint32_t u32() {
+    uint32_t v = 0;
+    if (at + 4 > bytes.size()) return ok = false, 0;
+    std::memcpy(&v, bytes.data() + at, 4);
+    at += 4;
+    return v;
+  }
+  uint64_t u64() {
+    uint64_t v = 0;
+    if (at + 8 > bytes.size()) return ok = false, 0;
+    std::memcpy(&v, bytes.data() + at, 8);
+    at += 8;
+    return v;
+  }
+  std::string str() {
+    uint32_t n = u32();
+    if (!ok || at + n > bytes.size()) return ok = false, std::string();
+    std::string s = bytes.substr(at, n);
+    at += n;
+    return s;
+  }
+};
+
+}  // namespace
+
+std::string folder() {
+  const char* off = std::getenv("VKCL_CACHE");
+  if (off && std::string(off) == "0") return "";
+  if (const char* dir = std::getenv("VKCL_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/vkcl";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/vkcl";
+  return "";
+}
+
+std::string key(const std::vector<std::string>& parts) {
+  static const std::string identity = library_identity();
+  uint64_t a = hash(identity, 0xcbf29ce484222325ull), b = hash(identity, 0x84222325cbf29ce4ull);
+  for (const std::string& p : parts) {
+    // The length first, so that ("ab", "c") and ("a", "bc") differ.
+    uint64_t n = p.size();
+    a = hash(p, hash(&n, 8, a));
+    b = hash(p, hash(&n, 8, b));
+  }
+  char text[33];
+  std::snprintf(text, sizeof text, "%016llx%016llx", (unsigned long long)a, (unsigned long long)b);
+  return text;
+}
+
+std::optional<CompileResult> lookup(const std::string& k) {
+  const std::string dir = folder();
+  std::string bytes;
+  if (dir.empty() || !read_file(dir + "/" + k, &bytes)) return std::nullopt;
+  if (bytes.size() < 16 || std::memcmp(bytes.data(), kMagic, 8) != 0) return std::nullopt;
+  uint64_t sum = 0;
+  std::memcpy(&sum, bytes.data() + 8, 8);
+  const std::string payload = bytes.substr(16);
+  if (hash(payload.data(), payload.size()) != sum) return std::nullopt;
+  Reader r{payload};
+  // The files the source read from disk, unchanged?
+  for (uint32_t n = r.u32(); r.ok && n > 0; --n) {
+    std::string path = r.str(), contents;
+    uint64_t want = r.u64();
+    if (!r.ok || !read_file(path, &contents) || hash(contents, 0xcbf29ce484222325ull) != want)
+      return std::nullopt;
+  }
+  CompileResult c;
+  c.ok = true;
+  c.from_cache = true;
+  c.language_version = int(r.u32());
+  c.uniform_work_group_size = r.u32() != 0;
+  c.log = r.str();
+  c.spirv.resize(r.u32());
+  for (uint32_t& w : c.spirv) w = r.u32();
+  c.kernels.resize(r.u32());
+  for (KernelInfo& kernel : c.kernels) {
+    if (!r.ok || c.kernels.size() > payload.size()) return std::nullopt;
+    kernel.name = r.str();
+    kernel.attributes = r.str();
+    kernel.args.resize(r.u32());
+    for (KernelArgInfo& a : kernel.args) {
+      if (!r.ok || kernel.args.size() > payload.size()) return std::nullopt;
+      a.name = r.str();
+      a.type_name = r.str();
+      a.address_qualifier = r.u32();
+      a.access_qualifier = r.u32();
+      a.type_qualifier = r.u64();
+    }
+  }
+  if (!r.ok || r.at != payload.size()) return std::nullopt;
+  return c;
+}
+
+void store(const std::string& k, const CompileResult& c, const std::vector<std::string>& files) {
+  const std::string dir = folder();
+  if (dir.empty() || !c.ok) return;
+  Writer w;
+  std::vector<std::pair<std::string, uint64_t>> read;
+  for (const std::string& path : files) {
+    std::string contents;
+    if (!read_file(path, &contents)) return;  // cannot vouch for it next time
+    read.emplace_back(path, hash(contents, 0xcbf29ce484222325ull));
+  }
+  w.u32(uint32_t(read.size()));
+  for (const auto& [path, h] : read) {
+    w.str(path);
+    w.u64(h);
+  }
+  w.u32(uint32_t(c.language_version));
+  w.u32(c.uniform_work_group_size ? 1 : 0);
+  w.str(c.log);
+  w.u32(uint32_t(c.spirv.size()));
+  for (uint32_t word : c.spirv) w.u32(word);
+  w.u32(uint32_t(c.kernels.size()));
+  for (const KernelInfo& kernel : c.kernels) {
+    w.str(kernel.name);
+    w.str(kernel.attributes);
+    w.u32(uint32_t(kernel.args.size()));
+    for (const KernelArgInfo& a : kernel.args) {
+      w.str(a.name);
+      w.str(a.type_name);
+      w.u32(a.address_qualifier);
+      w.u32(a.access_qualifier);
+      w.u64(a.type_qualifier);
+    }
+  }
+  std::string entry(kMagic, 8);
+  uint64_t sum = hash(w.bytes.data(), w.bytes.size());
+  entry.append(reinterpret_cast<const char*>(&sum), 8);
+  entry += w.bytes;
+  // mkdir -p, then write beside the entry and rename over it: readers see all or nothing.
+  for (size_t slash = dir.find('/', 1); ; slash = dir.find('/', slash + 1)) {
+    mkdir(dir.substr(0, slash).c_str(), 0755);
+    if (slash == std::string::npos) break;
+  }
+  static std::atomic<uint32_t> counter{0};
+  const std::string temporary = dir + "/." + k + "." + std::to_string(getpid()) + "." +
+                                std::to_string(counter++);
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    out.write(entry.data(), std::streamsize(entry.size()));
+    if (!out) {
+      std::remove(temporary.c_str());
+      return;
+    }
+  }
+  if (std::rename(temporary.c_str(), (dir + "/" + k).c_str()) != 0) std::remove(temporary.c_str());
+}
+
+}  // namespace vkcl::compiler::cache

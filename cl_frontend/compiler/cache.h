@@ -1,0 +1,34 @@
+// The on-disk cache of compiled programs: clang's and SPIRV-LLVM-Translator's work for one
+// (source, options, device features, headers) is kept in a file named by a hash of all of it
+// and of the vkcl library itself, so a program built again, in this process or a later one,
+// skips the compiler. Files the source #included from disk are recorded with a hash of their
+// contents and checked on every hit.
+//
+// Where: $VKCL_CACHE_DIR, else $XDG_CACHE_HOME/vkcl, else $HOME/.cache/vkcl. VKCL_CACHE=0
+// turns it off. Entries are written to a temporary file and renamed into place, so
+// concurrent processes see whole entries or none; an entry that does not read back whole
+// (bad magic, checksum, truncated) is a miss and is replaced.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/compiler.h"
+
+namespace vkcl::compiler::cache {
+
+// The folder in use, or empty when the cache is off.
+std::string folder();
+
+// The entry's key: a hash of |parts| (the compiler's arguments, the source, in-memory headers)
+// and of the library that holds this code.
+std::string key(const std::vector<std::string>& parts);
+
+// The cached result for |key| when there is an intact entry whose recorded files are unchanged.
+std::optional<CompileResult> lookup(const std::string& key);
+
+// Keeps |result| (only successful compiles are kept) with the files it read from disk.
+void store(const std::string& key, const CompileResult& result, const std::vector<std::string>& files);
+
+}  // namespace vkcl::compiler::cache

@@ -1,0 +1,129 @@
+// The on-disk compile cache (compiler/cache.h): a program compiled again comes from the cache
+// with the same SPIR-V, log and argument information; a changed #included file, a corrupt
+// entry, different options or VKCL_CACHE=0 make it compile.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <string>
+
+#include "compiler/cache.h"
+#include "compiler/compiler.h"
+
+namespace vkcl::compiler {
+namespace {
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') names.push_back(e->d_name);
+    closedir(d);
+  }
+  return names;
+}
+
+class CompileCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char path[] = "/tmp/vkcl-cache-test.XXXXXX";
+    ASSERT_NE(mkdtemp(path), nullptr);
+    dir_ = path;
+    setenv("VKCL_CACHE_DIR", dir_.c_str(), 1);
+    unsetenv("VKCL_CACHE");
+  }
+  void TearDown() override {
+    for (const std::string& name : entries(dir_)) std::remove((dir_ + "/" + name).c_str());
+    std::remove((dir_ + "/helper.h").c_str());
+    rmdir(dir_.c_str());
+    unsetenv("VKCL_CACHE_DIR");
+  }
+  std::string dir_;
+};
+
+DeviceFeatures features() {
+  DeviceFeatures f;
+  f.extensions = {"cl_khr_global_int32_base_atomics"};
+  return f;
+}
+
+const char* kSource =
+    "__kernel void k(__global int* o, __local float* l, const int n) {\n"
+    "  n + 1;\n"  // a warning (expression result unused), kept in the log
+    "  o[get_global_id(0)] = n;\n"
+    "}\n";
+
+TEST_F(CompileCache, SecondCompileComesFromTheCacheUnchanged) {
+  CompileResult first = compile(kSource, "-DY=2", features());
+  ASSERT_TRUE(first.ok) << first.log;
+  EXPECT_FALSE(first.from_cache);
+  ASSERT_EQ(entries(dir_).size(), 1u);
+  CompileResult again = compile(kSource, "-DY=2", features());
+  ASSERT_TRUE(again.ok);
+  EXPECT_TRUE(again.from_cache);
+  EXPECT_EQ(again.spirv, first.spirv);
+  EXPECT_EQ(again.log, first.log);
+  EXPECT_NE(again.log.find("unused"), std::string::npos) << again.log;
+  EXPECT_EQ(again.language_version, first.language_version);
+  ASSERT_EQ(again.kernels.size(), 1u);
+  ASSERT_EQ(again.kernels[0].args.size(), 3u);
+  EXPECT_EQ(again.kernels[0].args[1].name, "l");
+  EXPECT_EQ(again.kernels[0].args[1].address_qualifier, first.kernels[0].args[1].address_qualifier);
+  EXPECT_EQ(again.kernels[0].args[2].type_qualifier, first.kernels[0].args[2].type_qualifier);
+  // Other options are another program.
+  CompileResult other = compile(kSource, "-DY=2 -DX=1", features());
+  EXPECT_FALSE(other.from_cache);
+  EXPECT_EQ(entries(dir_).size(), 2u);
+}
+
+TEST_F(CompileCache, AChangedIncludedFileIsCompiledAgain) {
+  const std::string header = dir_ + "/helper.h";
+  std::ofstream(header) << "#define VALUE 1\n";
+  const std::string source = "#include \"helper.h\"\n__kernel void k(__global int* o) { o[0] = VALUE; }\n";
+  const std::string options = "-I " + dir_;
+  ASSERT_TRUE(compile(source, options, features()).ok);
+  EXPECT_TRUE(compile(source, options, features()).from_cache);
+  std::ofstream(header) << "#define VALUE 2 + 5\n";
+  CompileResult changed = compile(source, options, features());
+  ASSERT_TRUE(changed.ok) << changed.log;
+  EXPECT_FALSE(changed.from_cache);
+  EXPECT_TRUE(compile(source, options, features()).from_cache);
+}
+
+TEST_F(CompileCache, ACorruptEntryIsReplaced) {
+  ASSERT_TRUE(compile(kSource, "", features()).ok);
+  ASSERT_EQ(entries(dir_).size(), 1u);
+  const std::string entry = dir_ + "/" + entries(dir_)[0];
+  std::string bytes;
+  {
+    std::ifstream in(entry, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  for (size_t cut : {bytes.size() / 2, size_t(10), size_t(0)}) {
+    std::string broken = bytes.substr(0, cut);
+    if (cut == bytes.size() / 2) broken[cut - 1] ^= 0x55;  // a flipped byte, then truncations
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << broken;
+    CompileResult r = compile(kSource, "", features());
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_FALSE(r.from_cache) << "cut at " << cut;
+    EXPECT_TRUE(compile(kSource, "", features()).from_cache);
+  }
+}
+
+TEST_F(CompileCache, FailuresAreNotKeptAndTheCacheCanBeTurnedOff) {
+  EXPECT_FALSE(compile("__kernel void k( { }", "", features()).ok);
+  EXPECT_TRUE(entries(dir_).empty());
+  setenv("VKCL_CACHE", "0", 1);
+  EXPECT_TRUE(cache::folder().empty());
+  ASSERT_TRUE(compile(kSource, "", features()).ok);
+  EXPECT_FALSE(compile(kSource, "", features()).from_cache);
+  EXPECT_TRUE(entries(dir_).empty());
+  unsetenv("VKCL_CACHE");
+}
+
+}  // namespace
+}  // namespace vkcl::compiler

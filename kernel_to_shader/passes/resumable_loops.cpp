@@ -908,6 +908,7 @@ class Resumer {
       uint32_t from, to;
     };
     std::vector<Edge> edges;
+    std::set<uint32_t> back_from;  // blocks with a retreating edge into a header
     {
       Cfg cfg(m_, f);
       std::set<int> headers;
@@ -916,7 +917,10 @@ class Resumer {
           if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
       for (int v : headers)
         for (int u : cfg.predecessors(v))
-          if (cfg.reachable(u)) edges.push_back({f.blocks[u].label, f.blocks[v].label});
+          if (cfg.reachable(u)) {
+            edges.push_back({f.blocks[u].label, f.blocks[v].label});
+            if (cfg.rpo_number(v) <= cfg.rpo_number(u)) back_from.insert(f.blocks[u].label);
+          }
     }
     if (edges.empty()) return false;
     bool group_records = touches_local_memory(f);
@@ -983,6 +987,11 @@ class Resumer {
 
     f.blocks.insert(f.blocks.begin(), std::move(entry));
     for (Block& b : added) f.blocks.push_back(std::move(b));
+    if (targets.size() == 1) {
+      single_loop(f, targets[0], back_from, hub, hub_entries, returned, slots, rec, epoch, grec, group_records);
+      ctx_.resumable[f.id()] = {record, group_records};
+      return true;
+    }
 
     // The hub: every edge into a loop header becomes an edge to one block that switches on
     // where it goes. The resume path then joins the kernel's own control flow in one place
@@ -1039,6 +1048,58 @@ class Resumer {
     f.blocks.push_back(std::move(st));
     ctx_.resumable[f.id()] = {record, group_records};
     return true;
+  }
+
+  // One loop header: the kernel keeps its loop, counted on its back edges. The hub only joins
+  // the way in with the resume path (going on to the header, or to |returned| for a
+  // work-item that had finished); each back edge counts a pass and stops the work-item where
+  // the count runs low. A hub that every pass went through (as several headers need) was the
+  // loop's header, with the count and the way back to the header as two more exits before
+  // the program's own condition: lavapipe ran such a loop 1.5x (4 chains of mads) to 3x
+  // (8 chains) slower than the plain one.
+  void single_loop(ir::Function& f, uint32_t header, const std::set<uint32_t>& back_from, uint32_t hub,
+                   std::vector<uint32_t> hub_entries, uint32_t returned, const std::vector<Slot>& slots,
+                   uint32_t rec, uint32_t epoch, uint32_t grec, bool group_records) {
+    uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
+    uint32_t stop = m_.take_id();
+    size_t blocks = f.blocks.size();
+    for (size_t b = 0; b < blocks; ++b) {
+      std::vector<uint32_t> succ = ir::successor_labels(m_, f, f.blocks[b]);
+      if (std::find(succ.begin(), succ.end(), header) == succ.end()) continue;
+      uint32_t via = m_.take_id();
+      bool back = back_from.count(f.blocks[b].label) != 0;
+      ir::retarget(m_, f, f.blocks[b], header, via);
+      Block v{via, {}};
+      if (back) {
+        uint32_t passes = ext(v.instructions, u32, ResumeOp::BudgetStep);
+        uint32_t low = emit(v.instructions, Op::OpUGreaterThanEqual, boolean, {passes, c_u32(kYieldAt)});
+        v.instructions.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, stop, header});
+      } else {
+        hub_entries.push_back(c_u32(0));
+        hub_entries.push_back(via);
+        v.instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{hub});
+      }
+      f.blocks.push_back(std::move(v));
+    }
+    Block h{hub, {}};
+    uint32_t selector = m_.take_id();
+    h.instructions.emplace_back(Op::OpPhi, u32, selector, hub_entries);
+    uint32_t go = emit(h.instructions, Op::OpIEqual, boolean, {selector, c_u32(0)});
+    h.instructions.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{go, header, returned});
+    f.blocks.push_back(std::move(h));
+    Block st{stop, {}};
+    auto& b = st.instructions;
+    save_slots(b, slots, rec);
+    store(b, at(b, rec, 0, u32), epoch, 4);
+    store(b, at(b, rec, 4, u32), c_u32(0), 4);
+    if (group_records) {
+      uint32_t local = emit(b, Op::OpIAdd, u64, {grec, c_u64(16)});
+      ext(b, 0, ResumeOp::SaveLocal, {local, c_u32(0)});
+      store(b, at(b, grec, 0, u32), epoch, 4);
+    }
+    ext(b, 0, ResumeOp::Yield, {c_u32(1)});
+    b.emplace_back(Op::OpReturn, 0, 0);
+    f.blocks.push_back(std::move(st));
   }
 
   bool touches_local_memory(const ir::Function& f) {

@@ -89,6 +89,27 @@ const cl::PrecisionProbe& _cl_device_id::precision() const {
   return precision_;
 }
 
+std::shared_ptr<const k2s::TranslateResult> _cl_device_id::translate(const std::vector<uint32_t>& spirv) {
+  constexpr size_t kKept = 16;
+  const k2s::TargetCaps caps = target_caps();
+  {
+    std::lock_guard<std::mutex> lock(translations_mutex_);
+    for (auto it = translations_.begin(); it != translations_.end(); ++it)
+      if (it->spirv == spirv && it->caps == caps) {
+        Translation found = std::move(*it);
+        translations_.erase(it);
+        translations_.push_back(std::move(found));
+        return translations_.back().result;
+      }
+  }
+  auto result = std::make_shared<const k2s::TranslateResult>(k2s::translate(spirv, caps));
+  if (!result->ok) return result;  // failures are cheap to repeat and keep their log fresh
+  std::lock_guard<std::mutex> lock(translations_mutex_);
+  translations_.push_back({spirv, caps, result});
+  if (translations_.size() > kKept) translations_.erase(translations_.begin());
+  return result;
+}
+
 k2s::TargetCaps _cl_device_id::target_caps() {
   k2s::TargetCaps caps = unprobed_caps();
   caps.exact_fma = precision().exact_fma;

@@ -53,6 +53,10 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
 
   cl_int get_info(cl_device_info param, size_t size, void* value, size_t* size_ret) const;
 
+  // |spirv| (Kernel SPIR-V, specialized) translated for this device: the same module again
+  // (a program built twice, the same source in several programs) reuses the translation.
+  std::shared_ptr<const vkcl::k2s::TranslateResult> translate(const std::vector<uint32_t>& spirv);
+
  private:
   // What the device reports before (|probed| false) and after the precision probe decides
   // on doubles and halves.
@@ -69,6 +73,14 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   mutable std::shared_ptr<vkcl::vk::Device> device_;
   mutable std::once_flag precision_probed_;
   mutable vkcl::cl::PrecisionProbe precision_;
+  // The last translations, newest at the back (a few: modules of one program's rebuilds).
+  std::mutex translations_mutex_;
+  struct Translation {
+    std::vector<uint32_t> spirv;
+    vkcl::k2s::TargetCaps caps;  // read again at each build: environment variables change it
+    std::shared_ptr<const vkcl::k2s::TranslateResult> result;
+  };
+  std::vector<Translation> translations_;
 };
 
 namespace vkcl::cl {

@@ -142,7 +142,7 @@ bool _cl_program::make_executable(Build& b, _cl_device_id* device) {
     std::lock_guard<std::mutex> lock(mutex);
     spec = spec_values;
   }
-  k2s::TranslateResult t = k2s::translate(k2s::specialize(b.spirv, spec), device->target_caps());
+  k2s::TranslateResult t = *device->translate(k2s::specialize(b.spirv, spec));
   b.log += t.log;
   if (t.ok && t.global_variable_size > cl::kMaxGlobalVariableSize) {
     t.ok = false;

@@ -91,6 +91,8 @@ struct TargetCaps {
   bool images = false;
   bool storage_image_write_without_format = false;
   bool storage_image_read_without_format = false;
+
+  bool operator==(const TargetCaps&) const = default;
 };
 
 // The push-constant block every translated kernel reads (std430 layout, 88 bytes).

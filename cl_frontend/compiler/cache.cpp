@@ -110,15 +110,22 @@ std::string key(const std::vector<std::string>& parts) {
   return text;
 }
 
-std::optional<CompileResult> lookup(const std::string& k) {
+std::optional<std::string> read_blob(const std::string& k) {
   const std::string dir = folder();
   std::string bytes;
   if (dir.empty() || !read_file(dir + "/" + k, &bytes)) return std::nullopt;
   if (bytes.size() < 16 || std::memcmp(bytes.data(), kMagic, 8) != 0) return std::nullopt;
   uint64_t sum = 0;
   std::memcpy(&sum, bytes.data() + 8, 8);
-  const std::string payload = bytes.substr(16);
+  std::string payload = bytes.substr(16);
   if (hash(payload.data(), payload.size()) != sum) return std::nullopt;
+  return payload;
+}
+
+std::optional<CompileResult> lookup(const std::string& k) {
+  std::optional<std::string> blob = read_blob(k);
+  if (!blob) return std::nullopt;
+  const std::string& payload = *blob;
   Reader r{payload};
   // The files the source read from disk, unchanged?
   for (uint32_t n = r.u32(); r.ok && n > 0; --n) {
@@ -187,10 +194,16 @@ void store(const std::string& k, const CompileResult& c, const std::vector<std::
       w.u64(a.type_qualifier);
     }
   }
+  write_blob(k, w.bytes);
+}
+
+void write_blob(const std::string& k, const std::string& bytes) {
+  const std::string dir = folder();
+  if (dir.empty()) return;
   std::string entry(kMagic, 8);
-  uint64_t sum = hash(w.bytes.data(), w.bytes.size());
+  uint64_t sum = hash(bytes.data(), bytes.size());
   entry.append(reinterpret_cast<const char*>(&sum), 8);
-  entry += w.bytes;
+  entry += bytes;
   // mkdir -p, then write beside the entry and rename over it: readers see all or nothing.
   for (size_t slash = dir.find('/', 1); ; slash = dir.find('/', slash + 1)) {
     mkdir(dir.substr(0, slash).c_str(), 0755);

@@ -31,4 +31,9 @@ std::optional<CompileResult> lookup(const std::string& key);
 // Keeps |result| (only successful compiles are kept) with the files it read from disk.
 void store(const std::string& key, const CompileResult& result, const std::vector<std::string>& files);
 
+// Other small things kept beside compiled programs (the precision probe's findings): |bytes|
+// under |key|, checksummed; read_blob gives them back whole or not at all.
+std::optional<std::string> read_blob(const std::string& key);
+void write_blob(const std::string& key, const std::string& bytes);
+
 }  // namespace vkcl::compiler::cache

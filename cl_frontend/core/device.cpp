@@ -1,12 +1,15 @@
 #include "core/device.h"
 
 #include <cstdlib>
+#include <optional>
+#include <string>
 
 #include <thread>
 
-#include "core/precision_probe.h"
+#include "compiler/cache.h"
 #include "core/image_format.h"
 #include "core/info.h"
+#include "core/precision_probe.h"
 #include "core/platform.h"
 #include "core/printf.h"
 #include "core/spirv_queries.h"
@@ -83,8 +86,22 @@ k2s::TargetCaps _cl_device_id::unprobed_caps() const {
 
 const cl::PrecisionProbe& _cl_device_id::precision() const {
   std::call_once(precision_probed_, [&] {
-    if (auto device = vk_device())
+    // What the probe found is kept in the build cache, keyed by the driver's build (its
+    // pipeline cache UUID and version) and what vkcl asks of it: it takes ~70 ms on lavapipe,
+    // most of a program's first build.
+    const VkPhysicalDeviceProperties& p = info_.properties;
+    const char* hidden = std::getenv("VKCL_WITHOUT_FEATURES");
+    std::string key = compiler::cache::key(
+        {"precision probe", p.deviceName, std::string(reinterpret_cast<const char*>(p.pipelineCacheUUID), VK_UUID_SIZE),
+         std::to_string(p.driverVersion), std::to_string(p.vendorID), std::to_string(p.deviceID),
+         hidden ? hidden : ""});
+    // VKCL_PROBE_LOG=1 wants to see the probe run.
+    std::optional<std::string> kept = std::getenv("VKCL_PROBE_LOG") ? std::nullopt : compiler::cache::read_blob(key);
+    if (kept && cl::parse_probe(*kept, &precision_)) return;
+    if (auto device = vk_device()) {
       precision_ = cl::probe_precision(*device, unprobed_caps(), compiler_features(false));
+      compiler::cache::write_blob(key, cl::describe_probe(precision_));
+    }
   });
   return precision_;
 }

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace vkcl::cl {
@@ -396,6 +399,43 @@ void probe_halves(const std::shared_ptr<vk::Device>& device, const k2s::TargetCa
 }
 
 }  // namespace
+
+namespace {
+// Every field of PrecisionProbe, by name.
+const std::pair<const char*, bool PrecisionProbe::*> kProbeFields[] = {
+    {"exact_fma", &PrecisionProbe::exact_fma},
+    {"close_sqrt", &PrecisionProbe::close_sqrt},
+    {"full_range_divide", &PrecisionProbe::full_range_divide},
+    {"exact_float64", &PrecisionProbe::exact_float64},
+    {"exact_fma64", &PrecisionProbe::exact_fma64},
+    {"exact_sqrt64", &PrecisionProbe::exact_sqrt64},
+    {"exact_float16", &PrecisionProbe::exact_float16},
+    {"half_round_trip_folded", &PrecisionProbe::half_round_trip_folded},
+    {"exact_int8", &PrecisionProbe::exact_int8},
+    {"exact_int16", &PrecisionProbe::exact_int16},
+};
+static_assert(sizeof(PrecisionProbe) == std::size(kProbeFields), "a PrecisionProbe field is not listed");
+}  // namespace
+
+std::string describe_probe(const PrecisionProbe& probe) {
+  std::string text;
+  for (const auto& [name, field] : kProbeFields) text += std::string(name) + "=" + (probe.*field ? "1" : "0") + "\n";
+  return text;
+}
+
+bool parse_probe(const std::string& text, PrecisionProbe* probe) {
+  PrecisionProbe parsed;
+  for (const auto& [name, field] : kProbeFields) {
+    std::string line = std::string(name) + "=";
+    size_t at = text.find(line);
+    if (at == std::string::npos || (at > 0 && text[at - 1] != '\n') || at + line.size() >= text.size()) return false;
+    char v = text[at + line.size()];
+    if (v != '0' && v != '1') return false;
+    parsed.*field = v == '1';
+  }
+  *probe = parsed;
+  return true;
+}
 
 PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::TargetCaps caps,
                                const compiler::DeviceFeatures& features) {

@@ -4,6 +4,8 @@
 // (CPUs, most GPUs' fma) the translator uses them directly; otherwise it corrects them.
 #pragma once
 
+#include <string>
+
 #include <memory>
 
 #include "compiler/compiler.h"
@@ -38,6 +40,10 @@ struct PrecisionProbe {
 
 // Runs small kernels on |device|, translated as if Fma were exact and using Sqrt bare, and compares their
 // results with the host's correctly rounded ones. All false on any failure.
+// The probe's findings as text ("exact_fma=1\n..."), and back: false unless every field is there.
+std::string describe_probe(const PrecisionProbe& probe);
+bool parse_probe(const std::string& text, PrecisionProbe* probe);
+
 PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::TargetCaps caps,
                                const compiler::DeviceFeatures& features);
 

@@ -114,6 +114,24 @@ TEST_F(CompileCache, ACorruptEntryIsReplaced) {
   }
 }
 
+TEST_F(CompileCache, BlobsComeBackWholeOrNotAtAll) {
+  const std::string key = cache::key({"blob test"});
+  EXPECT_FALSE(cache::read_blob(key));
+  cache::write_blob(key, std::string("exact_fma=1\n\0binary", 20));
+  std::optional<std::string> back = cache::read_blob(key);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, std::string("exact_fma=1\n\0binary", 20));
+  std::string bytes;
+  {
+    std::ifstream in(dir_ + "/" + key, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  bytes.back() ^= 1;
+  std::ofstream(dir_ + "/" + key, std::ios::binary | std::ios::trunc) << bytes;
+  EXPECT_FALSE(cache::read_blob(key));
+  EXPECT_NE(cache::key({"blob test"}), cache::key({"blob", " test"}));
+}
+
 TEST_F(CompileCache, FailuresAreNotKeptAndTheCacheCanBeTurnedOff) {
   EXPECT_FALSE(compile("__kernel void k( { }", "", features()).ok);
   EXPECT_TRUE(entries(dir_).empty());

@@ -76,6 +76,12 @@ struct Reader {
     at += 8;
     return v;
   }
+  // A count of records of at least |bytes| each that the rest can hold (else a failed read).
+  uint32_t count(size_t bytes) {
+    uint32_t n = u32();
+    if (!ok || n > (this->bytes.size() - at) / bytes) return ok = false, 0;
+    return n;
+  }
   std::string str() {
     uint32_t n = u32();
     if (!ok || at + n > bytes.size()) return ok = false, std::string();
@@ -140,16 +146,14 @@ std::optional<CompileResult> lookup(const std::string& k) {
   c.language_version = int(r.u32());
   c.uniform_work_group_size = r.u32() != 0;
   c.log = r.str();
-  c.spirv.resize(r.u32());
+  c.spirv.resize(r.count(4));
   for (uint32_t& w : c.spirv) w = r.u32();
-  c.kernels.resize(r.u32());
+  c.kernels.resize(r.count(12));  // two strings and a count
   for (KernelInfo& kernel : c.kernels) {
-    if (!r.ok || c.kernels.size() > payload.size()) return std::nullopt;
     kernel.name = r.str();
     kernel.attributes = r.str();
-    kernel.args.resize(r.u32());
+    kernel.args.resize(r.count(24));  // two strings, two u32, a u64
     for (KernelArgInfo& a : kernel.args) {
-      if (!r.ok || kernel.args.size() > payload.size()) return std::nullopt;
       a.name = r.str();
       a.type_name = r.str();
       a.address_qualifier = r.u32();

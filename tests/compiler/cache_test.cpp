@@ -130,6 +130,12 @@ TEST_F(CompileCache, BlobsComeBackWholeOrNotAtAll) {
   std::ofstream(dir_ + "/" + key, std::ios::binary | std::ios::trunc) << bytes;
   EXPECT_FALSE(cache::read_blob(key));
   EXPECT_NE(cache::key({"blob test"}), cache::key({"blob", " test"}));
+  // An intact entry whose counts claim more than it holds is a miss, not an allocation.
+  const std::string crafted = cache::key({"crafted"});
+  std::string payload(16, '\0');             // no files, version, flags, empty log
+  payload += std::string("\xf0\xff\xff\xff", 4);  // 4 billion SPIR-V words
+  cache::write_blob(crafted, payload);
+  EXPECT_FALSE(cache::lookup(crafted));
 }
 
 TEST_F(CompileCache, FailuresAreNotKeptAndTheCacheCanBeTurnedOff) {

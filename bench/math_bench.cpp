@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "cl_owned.h"
+#include "cl_helpers.h"
 #include "math_bench_functions.h"
 
 namespace vkcl_bench {
@@ -60,24 +60,6 @@ struct Measurement {
   std::vector<double> kernel_ms;
   std::vector<double> wall_ms;
 };
-
-std::string PlatformString(cl_platform_id platform, cl_platform_info what) {
-  size_t size = 0;
-  if (clGetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
-  std::string text(size, '\0');
-  clGetPlatformInfo(platform, what, size, text.data(), nullptr);
-  text.resize(text.find('\0') == std::string::npos ? size : text.find('\0'));
-  return text;
-}
-
-std::string DeviceString(cl_device_id device, cl_device_info what) {
-  size_t size = 0;
-  if (clGetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
-  std::string text(size, '\0');
-  clGetDeviceInfo(device, what, size, text.data(), nullptr);
-  text.resize(text.find('\0') == std::string::npos ? size : text.find('\0'));
-  return text;
-}
 
 bool Contains(const std::string& text, const std::string& part) {
   std::string lower_text = text, lower_part = part;

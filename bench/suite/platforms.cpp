@@ -8,22 +8,6 @@
 namespace vkcl_bench {
 namespace {
 
-std::string PlatformString(cl_platform_id platform, cl_platform_info what) {
-  size_t size = 0;
-  if (clGetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
-  std::string text(size, '\0');
-  clGetPlatformInfo(platform, what, size, text.data(), nullptr);
-  return text.substr(0, text.find('\0'));
-}
-
-std::string DeviceString(cl_device_id device, cl_device_info what) {
-  size_t size = 0;
-  if (clGetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
-  std::string text(size, '\0');
-  clGetDeviceInfo(device, what, size, text.data(), nullptr);
-  return text.substr(0, text.find('\0'));
-}
-
 template <typename T>
 T DeviceValue(cl_device_id device, cl_device_info what) {
   T value{};

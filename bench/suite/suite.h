@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "../cl_owned.h"
+#include "../cl_helpers.h"
 
 namespace vkcl_bench {
 

@@ -1,8 +1,9 @@
-// Owning handles for OpenCL objects, shared by the benchmarks.
+// Owning handles for OpenCL objects and info strings, shared by the benchmarks.
 #pragma once
 
 #include <CL/cl.h>
 
+#include <string>
 #include <utility>
 
 namespace vkcl_bench {
@@ -35,5 +36,22 @@ using Program = Owned<cl_program, clReleaseProgram>;
 using Kernel = Owned<cl_kernel, clReleaseKernel>;
 using Buffer = Owned<cl_mem, clReleaseMemObject>;
 using Event = Owned<cl_event, clReleaseEvent>;
+
+// A platform's or device's string parameter, "" when it cannot be read.
+inline std::string PlatformString(cl_platform_id platform, cl_platform_info what) {
+  size_t size = 0;
+  if (clGetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
+  std::string text(size, '\0');
+  clGetPlatformInfo(platform, what, size, text.data(), nullptr);
+  return text.substr(0, text.find('\0'));
+}
+
+inline std::string DeviceString(cl_device_id device, cl_device_info what) {
+  size_t size = 0;
+  if (clGetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
+  std::string text(size, '\0');
+  clGetDeviceInfo(device, what, size, text.data(), nullptr);
+  return text.substr(0, text.find('\0'));
+}
 
 }  // namespace vkcl_bench

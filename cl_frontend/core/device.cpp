@@ -1,6 +1,8 @@
 #include "core/device.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -351,6 +353,29 @@ bool _cl_device_id::has_subgroups() const {
          (info_.subgroup.supportedOperations & needed) == needed;
 }
 
+// CL_DEVICE_MAX_CLOCK_FREQUENCY in MHz. A CPU device (lavapipe) runs on the host's cores: their
+// highest frequency (cpufreq, else /proc/cpuinfo). Vulkan tells no GPU clock: 0, "unknown".
+cl_uint _cl_device_id::max_clock_mhz() const {
+  if (type() != CL_DEVICE_TYPE_CPU) return 0;
+  if (std::FILE* f = std::fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r")) {
+    unsigned long khz = 0;
+    bool read = std::fscanf(f, "%lu", &khz) == 1;
+    std::fclose(f);
+    if (read && khz >= 1000) return cl_uint(khz / 1000);
+  }
+  double best = 0;
+  if (std::FILE* f = std::fopen("/proc/cpuinfo", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f)) {
+      double mhz = 0;
+      if (std::strncmp(line, "cpu MHz", 7) == 0 && std::sscanf(std::strchr(line, ':') ? std::strchr(line, ':') + 1 : line, "%lf", &mhz) == 1)
+        best = std::max(best, mhz);
+    }
+    std::fclose(f);
+  }
+  return cl_uint(best + 0.5);
+}
+
 static cl_version version(int major, int minor) { return CL_MAKE_VERSION(major, minor, 0); }
 
 cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
@@ -393,7 +418,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
       // cl_khr_fp16's minimum: round to nearest (the probe checked it) and infinities and
       // NaNs; denormals may flush.
       return out(cl_device_fp_config(fp16() ? CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN : 0));
-    case CL_DEVICE_MAX_CLOCK_FREQUENCY: return out(cl_uint(0));
+    case CL_DEVICE_MAX_CLOCK_FREQUENCY: return out(max_clock_mhz());
     case CL_DEVICE_ADDRESS_BITS: return out(cl_uint(64));
     // Images are reported only with VKCL_EXPERIMENTAL_IMAGES=1 until kernels can use them
     // (image_format.h); every limit is then the Vulkan device's, and 0 without images.

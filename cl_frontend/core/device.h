@@ -52,6 +52,7 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   std::vector<std::string> feature_list() const { return feature_list(true); }  // CL_DEVICE_OPENCL_C_FEATURES
 
   cl_int get_info(cl_device_info param, size_t size, void* value, size_t* size_ret) const;
+  cl_uint max_clock_mhz() const;
 
   // |spirv| (Kernel SPIR-V, specialized) translated for this device: the same module again
   // (a program built twice, the same source in several programs) reuses the translation.

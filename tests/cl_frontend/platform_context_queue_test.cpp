@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <set>
+#include <string>
+#include <thread>
 
 #include "runtime/cl_harness.h"
 
@@ -41,6 +44,31 @@ TEST_F(Api, PlatformInfo) {
   EXPECT_EQ(version.rfind("OpenCL 3.0", 0), 0u);
   EXPECT_EQ(CL_INVALID_VALUE, clGetPlatformInfo(platform_, 0x7777, sizeof(name), name, nullptr));
   EXPECT_EQ(CL_INVALID_VALUE, clGetPlatformInfo(platform_, CL_PLATFORM_NAME, 2, name, nullptr));
+}
+
+// A CPU device (lavapipe) reports the host's compute units and its highest clock as the host
+// tells them (cpufreq where there is one, else /proc/cpuinfo), not 1 and 0.
+TEST_F(Api, CpuDeviceReportsTheHostsCoresAndClock) {
+  cl_device_type type = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_TYPE, sizeof(type), &type, nullptr));
+  if (type != CL_DEVICE_TYPE_CPU) GTEST_SKIP() << "not a CPU device";
+  cl_uint units = 0, mhz = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units), &units, nullptr));
+  EXPECT_EQ(units, std::max(1u, std::thread::hardware_concurrency()));
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof(mhz), &mhz, nullptr));
+  std::ifstream max_freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  unsigned long khz = 0;
+  if (max_freq >> khz) {
+    EXPECT_EQ(mhz, cl_uint(khz / 1000));
+    return;
+  }
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  double best = 0;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("cpu MHz", 0) == 0) best = std::max(best, std::stod(line.substr(line.find(':') + 1)));
+  if (best == 0) GTEST_SKIP() << "the host tells no clock";
+  EXPECT_NEAR(double(mhz), best, 1.0);
 }
 
 TEST_F(Api, DeviceIdsAndInfo) {

@@ -1,9 +1,12 @@
 #include "compiler/cache.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <tuple>
 
 namespace vkcl::compiler::cache {
 namespace {
@@ -91,6 +95,32 @@ struct Reader {
   }
 };
 
+// Keeps the folder under $VKCL_CACHE_MAX_MB (default 1024): the least recently used entries
+// go first, down to three quarters of the limit.
+void prune(const std::string& dir) {
+  const char* limit_text = std::getenv("VKCL_CACHE_MAX_MB");
+  const uint64_t limit = (limit_text ? std::strtoull(limit_text, nullptr, 10) : 1024) << 20;
+  std::vector<std::tuple<int64_t, uint64_t, std::string>> entries;  // (mtime ns, size, path)
+  uint64_t total = 0;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      std::string path = dir + "/" + e->d_name;
+      struct stat st{};
+      if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      entries.emplace_back(int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, uint64_t(st.st_size), path);
+      total += uint64_t(st.st_size);
+    }
+    closedir(d);
+  }
+  if (total <= limit) return;
+  std::sort(entries.begin(), entries.end());
+  for (const auto& [when, size, path] : entries) {
+    if (total <= limit / 4 * 3) break;
+    if (std::remove(path.c_str()) == 0) total -= size;
+  }
+}
+
 }  // namespace
 
 std::string folder() {
@@ -125,6 +155,7 @@ std::optional<std::string> read_blob(const std::string& k) {
   std::memcpy(&sum, bytes.data() + 8, 8);
   std::string payload = bytes.substr(16);
   if (hash(payload.data(), payload.size()) != sum) return std::nullopt;
+  utimensat(AT_FDCWD, (dir + "/" + k).c_str(), nullptr, 0);  // recently used: pruned last
   return payload;
 }
 
@@ -226,6 +257,9 @@ void write_blob(const std::string& k, const std::string& bytes) {
     }
   }
   if (std::rename(temporary.c_str(), (dir + "/" + k).c_str()) != 0) std::remove(temporary.c_str());
+  // The folder's size, looked at on a process's first write and every 256th after.
+  static std::atomic<uint32_t> writes{0};
+  if (writes++ % 256 == 0) prune(dir);
 }
 
 }  // namespace vkcl::compiler::cache

@@ -5,7 +5,8 @@
 // contents and checked on every hit.
 //
 // Where: $VKCL_CACHE_DIR, else $XDG_CACHE_HOME/vkcl, else $HOME/.cache/vkcl. VKCL_CACHE=0
-// turns it off. Entries are written to a temporary file and renamed into place, so
+// turns it off; it is kept under $VKCL_CACHE_MAX_MB (default 1024, least recently used entries
+// removed first). Entries are written to a temporary file and renamed into place, so
 // concurrent processes see whole entries or none; an entry that does not read back whole
 // (bad magic, checksum, truncated) is a miss and is replaced.
 #pragma once

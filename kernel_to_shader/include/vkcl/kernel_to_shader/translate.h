@@ -18,6 +18,7 @@ constexpr uint32_t kSubgroupBasic = 0x1, kSubgroupVote = 0x2, kSubgroupArithmeti
 
 // What the Vulkan device can do; decides which capabilities the output may use and which
 // constructs must be emulated or rejected.
+// Every field is also listed in describe_caps (serialize.cpp), which keys cached translations.
 struct TargetCaps {
   bool int8 = false;             // shaderInt8
   bool int16 = false;            // shaderInt16
@@ -261,5 +262,11 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
 // Translates every kernel of |kernel_spirv| (SPIR-V 1.0-1.6, Kernel capability) for a device
 // with |caps|. Never throws or aborts on bad input: failures come back with ok == false.
 TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps);
+
+// For caches (serialize.cpp): every field of |caps| as bytes, and a TranslateResult to bytes and
+// back (false when |bytes| is not a whole one).
+std::string describe_caps(const TargetCaps& caps);
+std::string serialize(const TranslateResult& result);
+bool deserialize(const std::string& bytes, TranslateResult* result);
 
 }  // namespace vkcl::k2s

@@ -1,0 +1,197 @@
+// TargetCaps and TranslateResult as bytes, for the build cache (cl_frontend keeps them on disk).
+// Every field is listed: a field added to the structures must be added here too, or cached
+// translations would come back without it (the cache's entries never outlive the library
+// that wrote them, but two builds with different caps would share one).
+#include <cstring>
+
+#include "vkcl/kernel_to_shader/translate.h"
+
+namespace vkcl::k2s {
+namespace {
+
+struct Out {
+  std::string bytes;
+  void u32(uint32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); }
+  void str(const std::string& s) {
+    u32(uint32_t(s.size()));
+    bytes += s;
+  }
+  void words(const std::vector<uint32_t>& w) {
+    u32(uint32_t(w.size()));
+    bytes.append(reinterpret_cast<const char*>(w.data()), w.size() * 4);
+  }
+  void triple(const std::optional<std::array<uint32_t, 3>>& t) {
+    u32(t ? 1 : 0);
+    for (int k = 0; k < 3; ++k) u32(t ? (*t)[k] : 0);
+  }
+};
+
+struct In {
+  const std::string& bytes;
+  size_t at = 0;
+  bool ok = true;
+  uint32_t u32() {
+    uint32_t v = 0;
+    if (at + 4 > bytes.size()) return ok = false, 0;
+    std::memcpy(&v, bytes.data() + at, 4);
+    at += 4;
+    return v;
+  }
+  // A count of records of at least |size| bytes that the rest can hold.
+  uint32_t count(size_t size) {
+    uint32_t n = u32();
+    if (!ok || n > (bytes.size() - at) / size) return ok = false, 0;
+    return n;
+  }
+  std::string str() {
+    uint32_t n = count(1);
+    std::string s = ok ? bytes.substr(at, n) : std::string();
+    at += ok ? n : 0;
+    return s;
+  }
+  std::vector<uint32_t> words() {
+    std::vector<uint32_t> w(count(4));
+    if (!w.empty()) std::memcpy(w.data(), bytes.data() + at, w.size() * 4);
+    at += w.size() * 4;
+    return w;
+  }
+  std::optional<std::array<uint32_t, 3>> triple() {
+    bool has = u32() != 0;
+    std::array<uint32_t, 3> t{u32(), u32(), u32()};
+    return has ? std::optional<std::array<uint32_t, 3>>(t) : std::nullopt;
+  }
+};
+
+void write_interface(Out& o, const KernelInterface& k) {
+  o.str(k.name);
+  o.u32(uint32_t(k.args.size()));
+  for (const KernelArg& a : k.args) {
+    for (uint32_t v : {uint32_t(a.kind), a.offset, a.size, a.address_space, a.binding, uint32_t(a.image_dim),
+                       uint32_t(a.image_access), uint32_t(a.image_texel), uint32_t(a.image_texel_used)})
+      o.u32(v);
+  }
+  for (uint32_t v : {k.argument_block_size, k.push_constant_size, k.pushed_arguments_offset,
+                     k.pushed_arguments_size, k.static_local_memory_size, k.private_memory_size,
+                     k.program_data_address_offset, k.printf_buffer_address_offset})
+    o.u32(v);
+  o.u32(uint32_t(k.printf_calls.size()));
+  for (const PrintfCall& c : k.printf_calls) {
+    o.str(c.format);
+    o.u32(c.record_bytes);
+    o.u32(uint32_t(c.args.size()));
+    for (const PrintfArg& a : c.args) {
+      o.u32(uint32_t(a.kind));
+      o.u32(a.components);
+      o.u32(a.component_bytes);
+      o.str(a.text);
+    }
+  }
+  for (uint32_t v : {k.printf_max_record, k.loop_limit_status_offset, k.resume_area_offset,
+                     k.resume_record_size, uint32_t(k.resume_group_records)})
+    o.u32(v);
+  o.triple(k.required_work_group_size);
+  o.triple(k.work_group_size_hint);
+  o.u32(k.compile_num_sub_groups);
+  o.str(k.attributes);
+}
+
+KernelInterface read_interface(In& in) {
+  KernelInterface k;
+  k.name = in.str();
+  k.args.resize(in.count(36));
+  for (KernelArg& a : k.args) {
+    a.kind = ArgKind(in.u32());
+    a.offset = in.u32();
+    a.size = in.u32();
+    a.address_space = in.u32();
+    a.binding = in.u32();
+    a.image_dim = ImageDim(in.u32());
+    a.image_access = ImageAccess(in.u32());
+    a.image_texel = ImageTexel(in.u32());
+    a.image_texel_used = in.u32() != 0;
+  }
+  k.argument_block_size = in.u32();
+  k.push_constant_size = in.u32();
+  k.pushed_arguments_offset = in.u32();
+  k.pushed_arguments_size = in.u32();
+  k.static_local_memory_size = in.u32();
+  k.private_memory_size = in.u32();
+  k.program_data_address_offset = in.u32();
+  k.printf_buffer_address_offset = in.u32();
+  k.printf_calls.resize(in.count(12));
+  for (PrintfCall& c : k.printf_calls) {
+    c.format = in.str();
+    c.record_bytes = in.u32();
+    c.args.resize(in.count(16));
+    for (PrintfArg& a : c.args) {
+      a.kind = PrintfArg::Kind(in.u32());
+      a.components = in.u32();
+      a.component_bytes = in.u32();
+      a.text = in.str();
+    }
+  }
+  k.printf_max_record = in.u32();
+  k.loop_limit_status_offset = in.u32();
+  k.resume_area_offset = in.u32();
+  k.resume_record_size = in.u32();
+  k.resume_group_records = in.u32() != 0;
+  k.required_work_group_size = in.triple();
+  k.work_group_size_hint = in.triple();
+  k.compile_num_sub_groups = in.u32();
+  k.attributes = in.str();
+  return k;
+}
+
+}  // namespace
+
+std::string describe_caps(const TargetCaps& c) {
+  Out o;
+  for (bool b : {c.int8, c.int16, c.int64, c.float16, c.float64, c.storage8, c.storage16, c.int64_atomics,
+                 c.float32_atomic_add_global, c.float32_atomic_add_local, c.float32_atomic_min_max_global,
+                 c.float32_atomic_min_max_local, c.memory_barriers_stall, c.loop_iteration_limit,
+                 c.resumable_loops, c.resumable_barrier_loops, c.subgroups, c.subgroup_operations,
+                 c.subgroup_extended_types, c.device_clock, c.subgroup_clock, c.preserve_inf_nan32,
+                 c.preserve_inf_nan64, c.widen_half_from_bits, c.exact_fma, c.full_range_divide,
+                 c.close_sqrt, c.exact_float64, c.exact_fma64, c.exact_sqrt64, c.vulkan_memory_model,
+                 c.images, c.storage_image_write_without_format, c.storage_image_read_without_format})
+    o.u32(b);
+  for (uint32_t v : {c.subgroup_features, c.max_push_constant_size, c.max_work_group_size, c.subgroup_size})
+    o.u32(v);
+  return o.bytes;
+}
+
+std::string serialize(const TranslateResult& r) {
+  Out o;
+  o.u32(r.ok);
+  o.str(r.log);
+  o.u32(uint32_t(r.kernels.size()));
+  for (const TranslatedKernel& k : r.kernels) {
+    write_interface(o, k.interface);
+    o.words(k.shader);
+  }
+  o.str(std::string(r.program_data.begin(), r.program_data.end()));
+  o.words(r.program_relocations);
+  o.u32(r.global_variable_size);
+  return o.bytes;
+}
+
+bool deserialize(const std::string& bytes, TranslateResult* out) {
+  In in{bytes};
+  TranslateResult r;
+  r.ok = in.u32() != 0;
+  r.log = in.str();
+  r.kernels.resize(in.count(64));
+  for (TranslatedKernel& k : r.kernels) {
+    k.interface = read_interface(in);
+    k.shader = in.words();
+  }
+  std::string data = in.str();
+  r.program_data.assign(data.begin(), data.end());
+  r.program_relocations = in.words();
+  r.global_variable_size = in.u32();
+  if (!in.ok || in.at != bytes.size()) return false;
+  *out = std::move(r);
+  return true;
+}
+
+}  // namespace vkcl::k2s

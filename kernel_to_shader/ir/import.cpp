@@ -46,16 +46,46 @@ std::string key_of(const Instruction& i) {
 }
 
 struct ParseState {
-  std::vector<std::pair<Instruction, std::vector<uint16_t>>> insts;
+  std::vector<std::pair<Instruction, std::vector<uint16_t>>> insts;  // outside functions
+  // Inside functions, grouped by function (each starts with its OpFunction).
+  std::vector<std::vector<Library::Raw>> functions;
+  std::vector<uint16_t> ids;
+  bool in_function = false;
+  const uint32_t* base = nullptr;  // the module's words: function instructions are kept as offsets
+  size_t size = 0;
 };
 
 spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* p) {
   auto* state = static_cast<ParseState*>(user);
+  const spv::Op opcode = spv::Op(p->opcode);
+  uint16_t first = uint16_t(1 + (p->type_id ? 1 : 0) + (p->result_id ? 1 : 0));
+  if (opcode == spv::Op::OpFunction) {
+    state->in_function = true;
+    state->functions.emplace_back();
+  }
+  if (state->in_function) {
+    if (opcode == spv::Op::OpFunctionEnd) {
+      state->in_function = false;
+      return SPV_SUCCESS;
+    }
+    // The parser hands out words inside the module it was given (a little-endian one).
+    if (p->words < state->base || p->words + p->num_words > state->base + state->size)
+      return SPV_ERROR_INTERNAL;
+    Library::Raw raw{uint32_t(p->words - state->base), p->num_words, first, uint32_t(state->ids.size()), 0,
+                     opcode, p->type_id, p->result_id};
+    for (uint16_t k = 0; k < p->num_operands; ++k) {
+      const spv_parsed_operand_t& o = p->operands[k];
+      if (o.offset < first || !is_id_operand(o.type)) continue;
+      state->ids.push_back(uint16_t(o.offset - first));
+      ++raw.ids_count;
+    }
+    state->functions.back().push_back(raw);
+    return SPV_SUCCESS;
+  }
   Instruction inst;
-  inst.opcode = spv::Op(p->opcode);
+  inst.opcode = opcode;
   inst.type_id = p->type_id;
   inst.result_id = p->result_id;
-  uint32_t first = 1 + (p->type_id ? 1 : 0) + (p->result_id ? 1 : 0);
   inst.operands.assign(p->words + first, p->words + p->num_words);
   std::vector<uint16_t> ids;
   for (uint16_t k = 0; k < p->num_operands; ++k) {
@@ -72,6 +102,8 @@ spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* p) {
 std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::string* error,
                                        bool no_contraction) {
   ParseState state;
+  state.base = words.data();
+  state.size = words.size();
   spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
   spv_diagnostic diagnostic = nullptr;
   spv_result_t r = spvBinaryParse(context, &state, words.data(), words.size(), nullptr,
@@ -84,26 +116,10 @@ std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::
   }
   spvContextDestroy(context);
   auto lib = std::make_unique<Library>();
-  Function* function = nullptr;
-  uint32_t function_id = 0;
+  lib->words_ = words;
+  lib->ids_ = std::move(state.ids);
   for (auto& [inst, ids] : state.insts) {
     spv::Op op = inst.opcode;
-    if (op == spv::Op::OpFunction) {
-      function_id = inst.result_id;
-      function = &lib->functions_[function_id];
-    }
-    if (function) {
-      if (op == spv::Op::OpFunctionEnd) {
-        function = nullptr;
-      } else if (op != spv::Op::OpLine && op != spv::Op::OpNoLine) {
-        if (no_contraction && (op == spv::Op::OpFMul || op == spv::Op::OpFAdd || op == spv::Op::OpFSub))
-          lib->decorations_[inst.result_id].push_back(
-              {Instruction(spv::Op::OpDecorate, 0, 0, {inst.result_id, uint32_t(spv::Decoration::NoContraction)}),
-               {0}});
-        function->body.push_back({std::move(inst), std::move(ids)});
-      }
-      continue;
-    }
     if (op == spv::Op::OpExtInstImport) {
       lib->ext_sets_[inst.result_id] = decode_string(inst.operands, 0);
     } else if (op == spv::Op::OpName) {
@@ -121,6 +137,19 @@ std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::
       lib->globals_[inst.result_id] = {std::move(inst), std::move(ids)};
     }
   }
+  for (std::vector<Raw>& body : state.functions) {
+    Function& function = lib->functions_[body.front().result_id];
+    if (no_contraction)
+      for (const Raw& r : body)
+        if (r.opcode == spv::Op::OpFMul || r.opcode == spv::Op::OpFAdd || r.opcode == spv::Op::OpFSub)
+          lib->decorations_[r.result_id].push_back(
+              {Instruction(spv::Op::OpDecorate, 0, 0, {r.result_id, uint32_t(spv::Decoration::NoContraction)}),
+               {0}});
+    body.erase(std::remove_if(body.begin(), body.end(),
+                              [](const Raw& r) { return r.opcode == spv::Op::OpLine || r.opcode == spv::Op::OpNoLine; }),
+               body.end());
+    function.body = std::move(body);
+  }
   // Names that do not denote a defined function (variables, declarations) are dropped.
   for (auto it = lib->names_.begin(); it != lib->names_.end();) {
     auto f = lib->functions_.find(it->second);
@@ -128,6 +157,13 @@ std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::
     it = defined ? std::next(it) : lib->names_.erase(it);
   }
   return lib;
+}
+
+Library::Inst Library::materialize(const Raw& raw) const {
+  Inst i{Instruction(raw.opcode, raw.type_id, raw.result_id,
+                     std::vector<uint32_t>(words_.begin() + raw.at + raw.first, words_.begin() + raw.at + raw.words)),
+         std::vector<uint16_t>(ids_.begin() + raw.ids_at, ids_.begin() + raw.ids_at + raw.ids_count)};
+  return i;
 }
 
 uint32_t Library::find(const std::string& name) const {
@@ -211,12 +247,12 @@ std::vector<uint32_t> Importer::remap(const Library& lib, const Library::Inst& i
 void Importer::import_body(const Library& lib, uint32_t lib_id, uint32_t new_id) {
   const Library::Function& source = lib.functions_.at(lib_id);
   std::unordered_map<uint32_t, uint32_t> locals;
-  for (const auto& i : source.body)
-    if (i.inst.result_id && i.inst.opcode != spv::Op::OpFunction)
-      locals[i.inst.result_id] = target_.take_id();
+  for (const auto& r : source.body)
+    if (r.result_id && r.opcode != spv::Op::OpFunction) locals[r.result_id] = target_.take_id();
   ir::Function f;
   ir::Block* block = nullptr;
-  for (const auto& i : source.body) {
+  for (const auto& r : source.body) {
+    const Library::Inst i = lib.materialize(r);
     Instruction out(i.inst.opcode, i.inst.type_id ? map(lib, i.inst.type_id) : 0,
                     i.inst.result_id ? (i.inst.opcode == spv::Op::OpFunction
                                             ? new_id

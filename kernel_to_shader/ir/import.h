@@ -32,9 +32,27 @@ class Library {
     Instruction inst;
     std::vector<uint16_t> ids;
   };
-  struct Function {
-    std::vector<Inst> body;  // OpFunction up to, not including, OpFunctionEnd
+ public:
+  // A function body instruction, kept as its place in |words_| until a program imports the
+  // function: a program uses a few of libclc's functions, and parsing every body into Insts
+  // took 35-40 ms of a process's first build on lavapipe. Public for the parser's callback.
+  struct Raw {
+    uint32_t at;         // first word (the opcode word) in words_
+    uint16_t words;      // instruction length
+    uint16_t first;      // index of the first operand word after type and result ids
+    uint32_t ids_at;     // its id operand positions: ids_[ids_at .. ids_at + ids_count)
+    uint16_t ids_count;
+    spv::Op opcode;
+    uint32_t type_id, result_id;
   };
+
+ private:
+  struct Function {
+    std::vector<Raw> body;  // OpFunction up to, not including, OpFunctionEnd
+  };
+  Inst materialize(const Raw& raw) const;
+  std::vector<uint32_t> words_;
+  std::vector<uint16_t> ids_;
   std::unordered_map<uint32_t, Inst> globals_;  // types, constants, variables, OpUndef by id
   std::unordered_map<uint32_t, std::string> ext_sets_;  // OpExtInstImport id -> set name
   std::unordered_map<uint32_t, Function> functions_;  // by function id

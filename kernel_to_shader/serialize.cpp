@@ -2,67 +2,25 @@
 // Every field is listed: a field added to the structures must be added here too, or cached
 // translations would come back without it (the cache's entries never outlive the library
 // that wrote them, but two builds with different caps would share one).
-#include <cstring>
-
+#include "vkcl/common/byte_stream.h"
 #include "vkcl/kernel_to_shader/translate.h"
 
 namespace vkcl::k2s {
 namespace {
 
-struct Out {
-  std::string bytes;
-  void u32(uint32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); }
-  void str(const std::string& s) {
-    u32(uint32_t(s.size()));
-    bytes += s;
-  }
-  void words(const std::vector<uint32_t>& w) {
-    u32(uint32_t(w.size()));
-    bytes.append(reinterpret_cast<const char*>(w.data()), w.size() * 4);
-  }
-  void triple(const std::optional<std::array<uint32_t, 3>>& t) {
-    u32(t ? 1 : 0);
-    for (int k = 0; k < 3; ++k) u32(t ? (*t)[k] : 0);
-  }
-};
+// Optional triples (reqd_work_group_size and the hint): a presence word, then three values.
+void put_triple(ByteWriter& o, const std::optional<std::array<uint32_t, 3>>& t) {
+  o.u32(t ? 1 : 0);
+  for (int k = 0; k < 3; ++k) o.u32(t ? (*t)[k] : 0);
+}
 
-struct In {
-  const std::string& bytes;
-  size_t at = 0;
-  bool ok = true;
-  uint32_t u32() {
-    uint32_t v = 0;
-    if (at + 4 > bytes.size()) return ok = false, 0;
-    std::memcpy(&v, bytes.data() + at, 4);
-    at += 4;
-    return v;
-  }
-  // A count of records of at least |size| bytes that the rest can hold.
-  uint32_t count(size_t size) {
-    uint32_t n = u32();
-    if (!ok || n > (bytes.size() - at) / size) return ok = false, 0;
-    return n;
-  }
-  std::string str() {
-    uint32_t n = count(1);
-    std::string s = ok ? bytes.substr(at, n) : std::string();
-    at += ok ? n : 0;
-    return s;
-  }
-  std::vector<uint32_t> words() {
-    std::vector<uint32_t> w(count(4));
-    if (!w.empty()) std::memcpy(w.data(), bytes.data() + at, w.size() * 4);
-    at += w.size() * 4;
-    return w;
-  }
-  std::optional<std::array<uint32_t, 3>> triple() {
-    bool has = u32() != 0;
-    std::array<uint32_t, 3> t{u32(), u32(), u32()};
-    return has ? std::optional<std::array<uint32_t, 3>>(t) : std::nullopt;
-  }
-};
+std::optional<std::array<uint32_t, 3>> get_triple(ByteReader& in) {
+  bool has = in.u32() != 0;
+  std::array<uint32_t, 3> t{in.u32(), in.u32(), in.u32()};
+  return has ? std::optional<std::array<uint32_t, 3>>(t) : std::nullopt;
+}
 
-void write_interface(Out& o, const KernelInterface& k) {
+void write_interface(ByteWriter& o, const KernelInterface& k) {
   o.str(k.name);
   o.u32(uint32_t(k.args.size()));
   for (const KernelArg& a : k.args) {
@@ -89,13 +47,13 @@ void write_interface(Out& o, const KernelInterface& k) {
   for (uint32_t v : {k.printf_max_record, k.loop_limit_status_offset, k.resume_area_offset,
                      k.resume_record_size, uint32_t(k.resume_group_records)})
     o.u32(v);
-  o.triple(k.required_work_group_size);
-  o.triple(k.work_group_size_hint);
+  put_triple(o, k.required_work_group_size);
+  put_triple(o, k.work_group_size_hint);
   o.u32(k.compile_num_sub_groups);
   o.str(k.attributes);
 }
 
-KernelInterface read_interface(In& in) {
+KernelInterface read_interface(ByteReader& in) {
   KernelInterface k;
   k.name = in.str();
   k.args.resize(in.count(36));
@@ -135,8 +93,8 @@ KernelInterface read_interface(In& in) {
   k.resume_area_offset = in.u32();
   k.resume_record_size = in.u32();
   k.resume_group_records = in.u32() != 0;
-  k.required_work_group_size = in.triple();
-  k.work_group_size_hint = in.triple();
+  k.required_work_group_size = get_triple(in);
+  k.work_group_size_hint = get_triple(in);
   k.compile_num_sub_groups = in.u32();
   k.attributes = in.str();
   return k;
@@ -145,7 +103,7 @@ KernelInterface read_interface(In& in) {
 }  // namespace
 
 std::string describe_caps(const TargetCaps& c) {
-  Out o;
+  ByteWriter o;
   for (bool b : {c.int8, c.int16, c.int64, c.float16, c.float64, c.storage8, c.storage16, c.int64_atomics,
                  c.float32_atomic_add_global, c.float32_atomic_add_local, c.float32_atomic_min_max_global,
                  c.float32_atomic_min_max_local, c.memory_barriers_stall, c.loop_iteration_limit,
@@ -161,7 +119,7 @@ std::string describe_caps(const TargetCaps& c) {
 }
 
 std::string serialize(const TranslateResult& r) {
-  Out o;
+  ByteWriter o;
   o.u32(r.ok);
   o.str(r.log);
   o.u32(uint32_t(r.kernels.size()));
@@ -176,7 +134,7 @@ std::string serialize(const TranslateResult& r) {
 }
 
 bool deserialize(const std::string& bytes, TranslateResult* out) {
-  In in{bytes};
+  ByteReader in{bytes};
   TranslateResult r;
   r.ok = in.u32() != 0;
   r.log = in.str();
@@ -189,7 +147,7 @@ bool deserialize(const std::string& bytes, TranslateResult* out) {
   r.program_data.assign(data.begin(), data.end());
   r.program_relocations = in.words();
   r.global_variable_size = in.u32();
-  if (!in.ok || in.at != bytes.size()) return false;
+  if (!in.done()) return false;
   *out = std::move(r);
   return true;
 }

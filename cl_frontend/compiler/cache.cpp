@@ -1,5 +1,7 @@
 #include "compiler/cache.h"
 
+#include "vkcl/common/byte_stream.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -50,50 +52,6 @@ bool read_file(const std::string& path, std::string* out) {
   out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return !in.bad();
 }
-
-// Length-prefixed little records.
-struct Writer {
-  std::string bytes;
-  void u32(uint32_t v) { bytes.append(reinterpret_cast<const char*>(&v), 4); }
-  void u64(uint64_t v) { bytes.append(reinterpret_cast<const char*>(&v), 8); }
-  void str(const std::string& s) {
-    u32(uint32_t(s.size()));
-    bytes += s;
-  }
-};
-
-struct Reader {
-  const std::string& bytes;
-  size_t at = 0;
-  bool ok = true;
-  uint32_t u32() {
-    uint32_t v = 0;
-    if (at + 4 > bytes.size()) return ok = false, 0;
-    std::memcpy(&v, bytes.data() + at, 4);
-    at += 4;
-    return v;
-  }
-  uint64_t u64() {
-    uint64_t v = 0;
-    if (at + 8 > bytes.size()) return ok = false, 0;
-    std::memcpy(&v, bytes.data() + at, 8);
-    at += 8;
-    return v;
-  }
-  // A count of records of at least |bytes| each that the rest can hold (else a failed read).
-  uint32_t count(size_t bytes) {
-    uint32_t n = u32();
-    if (!ok || n > (this->bytes.size() - at) / bytes) return ok = false, 0;
-    return n;
-  }
-  std::string str() {
-    uint32_t n = u32();
-    if (!ok || at + n > bytes.size()) return ok = false, std::string();
-    std::string s = bytes.substr(at, n);
-    at += n;
-    return s;
-  }
-};
 
 // Keeps the folder under $VKCL_CACHE_MAX_MB (default 1024): the least recently used entries
 // go first, down to three quarters of the limit.
@@ -163,7 +121,7 @@ std::optional<CompileResult> lookup(const std::string& k) {
   std::optional<std::string> blob = read_blob(k);
   if (!blob) return std::nullopt;
   const std::string& payload = *blob;
-  Reader r{payload};
+  ByteReader r{payload};
   // The files the source read from disk, unchanged?
   for (uint32_t n = r.u32(); r.ok && n > 0; --n) {
     std::string path = r.str(), contents;
@@ -192,14 +150,14 @@ std::optional<CompileResult> lookup(const std::string& k) {
       a.type_qualifier = r.u64();
     }
   }
-  if (!r.ok || r.at != payload.size()) return std::nullopt;
+  if (!r.done()) return std::nullopt;
   return c;
 }
 
 void store(const std::string& k, const CompileResult& c, const std::vector<std::string>& files) {
   const std::string dir = folder();
   if (dir.empty() || !c.ok) return;
-  Writer w;
+  ByteWriter w;
   std::vector<std::pair<std::string, uint64_t>> read;
   for (const std::string& path : files) {
     std::string contents;

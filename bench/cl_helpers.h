@@ -37,21 +37,23 @@ using Kernel = Owned<cl_kernel, clReleaseKernel>;
 using Buffer = Owned<cl_mem, clReleaseMemObject>;
 using Event = Owned<cl_event, clReleaseEvent>;
 
-// A platform's or device's string parameter, "" when it cannot be read.
-inline std::string PlatformString(cl_platform_id platform, cl_platform_info what) {
+// A string parameter read through |get| (clGetPlatformInfo, clGetDeviceInfo), "" when it
+// cannot be read.
+template <typename Handle, typename Param>
+std::string InfoString(cl_int (*get)(Handle, Param, size_t, void*, size_t*), Handle handle, Param what) {
   size_t size = 0;
-  if (clGetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
+  if (get(handle, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
   std::string text(size, '\0');
-  clGetPlatformInfo(platform, what, size, text.data(), nullptr);
+  get(handle, what, size, text.data(), nullptr);
   return text.substr(0, text.find('\0'));
 }
 
+inline std::string PlatformString(cl_platform_id platform, cl_platform_info what) {
+  return InfoString(clGetPlatformInfo, platform, what);
+}
+
 inline std::string DeviceString(cl_device_id device, cl_device_info what) {
-  size_t size = 0;
-  if (clGetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
-  std::string text(size, '\0');
-  clGetDeviceInfo(device, what, size, text.data(), nullptr);
-  return text.substr(0, text.find('\0'));
+  return InfoString(clGetDeviceInfo, device, what);
 }
 
 }  // namespace vkcl_bench

@@ -254,7 +254,7 @@ std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
     v.push_back("cl_khr_int64_base_atomics");
     v.push_back("cl_khr_int64_extended_atomics");
   }
-  // Written 3D images are storage images like the others (VKCL_EXPERIMENTAL_IMAGES).
+  // Written 3D images are storage images like the others.
   if (images() && info_.features.shaderStorageImageWriteWithoutFormat) v.push_back("cl_khr_3d_image_writes");
   if (!has_subgroups()) return v;
   // The cl_khr_subgroup_* extensions (OpenCL 3.0 with __opencl_c_subgroups is enough), each
@@ -293,8 +293,8 @@ std::vector<std::string> _cl_device_id::feature_list(bool probed) const {
   }
   if (info_.features.shaderInt64) v.push_back("__opencl_c_int64");
   if (has_subgroups()) v.push_back("__opencl_c_subgroups");
-  // Images (VKCL_EXPERIMENTAL_IMAGES while they are being built): written images need
-  // shaderStorageImageWriteWithoutFormat, read_write ones ...ReadWithoutFormat too.
+  // Images: written images need shaderStorageImageWriteWithoutFormat, read_write ones
+  // ...ReadWithoutFormat too.
   if (images()) {
     v.push_back("__opencl_c_images");
     if (info_.features.shaderStorageImageWriteWithoutFormat) {
@@ -305,7 +305,10 @@ std::vector<std::string> _cl_device_id::feature_list(bool probed) const {
   return v;
 }
 
-bool _cl_device_id::images() const { return cl::experimental_images_enabled(); }
+bool _cl_device_id::images() const {
+  std::call_once(image_formats_checked_, [&] { backs_image_formats_ = cl::backs_minimum_image_formats(info_); });
+  return backs_image_formats_ && !cl::images_hidden();
+}
 
 std::string _cl_device_id::extensions() const {
   std::string s;
@@ -433,8 +436,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
       return out(cl_device_fp_config(fp16() ? CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN : 0));
     case CL_DEVICE_MAX_CLOCK_FREQUENCY: return out(max_clock_mhz());
     case CL_DEVICE_ADDRESS_BITS: return out(cl_uint(64));
-    // Images are reported only with VKCL_EXPERIMENTAL_IMAGES=1 until kernels can use them
-    // (image_format.h); every limit is then the Vulkan device's, and 0 without images.
+    // Every image limit is the Vulkan device's, and 0 without images.
     case CL_DEVICE_MAX_READ_IMAGE_ARGS:
       return out(cl_uint(images() ? std::min(l.maxPerStageDescriptorSampledImages, l.maxDescriptorSetSampledImages) : 0));
     // Written images are storage images of format Unknown: writes need

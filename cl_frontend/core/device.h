@@ -44,8 +44,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   uint32_t subgroup_size() const;
   // cl_khr_subgroups: Vulkan subgroups in compute with vote, ballot and arithmetic.
   bool has_subgroups() const;
-  // CL_DEVICE_IMAGE_SUPPORT: only with VKCL_EXPERIMENTAL_IMAGES=1 while kernels cannot use
-  // images (the host side alone is built).
+  // CL_DEVICE_IMAGE_SUPPORT: where the Vulkan device backs the minimum image formats, unless
+  // VKCL_WITHOUT_FEATURES hides images.
   bool images() const;
   std::string extensions() const;
   std::vector<std::string> extension_list() const { return extension_list(true); }  // CL_DEVICE_EXTENSIONS
@@ -73,6 +73,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   mutable std::mutex mutex_;
   mutable std::shared_ptr<vkcl::vk::Device> device_;
   mutable std::once_flag precision_probed_;
+  mutable std::once_flag image_formats_checked_;
+  mutable bool backs_image_formats_ = false;
   mutable vkcl::cl::PrecisionProbe precision_;
   // The last translations, newest at the back (a few: modules of one program's rebuilds).
   std::mutex translations_mutex_;

@@ -10,9 +10,9 @@
 
 namespace vkcl::cl {
 
-bool experimental_images_enabled() {
-  const char* value = std::getenv("VKCL_EXPERIMENTAL_IMAGES");
-  return value && std::string(value) == "1";
+bool images_hidden() {
+  const char* list = std::getenv("VKCL_WITHOUT_FEATURES");
+  return list && (std::string(",") + list + ",").find(",images,") != std::string::npos;
 }
 
 ImageLimits image_limits(const vk::DeviceInfo& device) {
@@ -363,6 +363,19 @@ void pack_fill_color(const cl_image_format& format, const void* color, uint8_t* 
     if (k < 0) store(texel + c * bytes, t, &one_f, &one_i, &one_u);
     else store(texel + c * bytes, t, &f[k], &i[k], &u[k]);
   }
+}
+
+bool backs_minimum_image_formats(const vk::DeviceInfo& device) {
+  const cl_channel_type rgba[] = {CL_UNORM_INT8,    CL_UNORM_INT16,   CL_SIGNED_INT8,    CL_SIGNED_INT16,
+                                  CL_SIGNED_INT32,  CL_UNSIGNED_INT8, CL_UNSIGNED_INT16, CL_UNSIGNED_INT32,
+                                  CL_HALF_FLOAT,    CL_FLOAT};
+  std::vector<cl_image_format> required;
+  for (cl_channel_type t : rgba) required.push_back({CL_RGBA, t});
+  required.push_back({CL_BGRA, CL_UNORM_INT8});
+  for (const cl_image_format& f : required)
+    for (cl_mem_flags flags : {CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY})
+      if (!format_supported(device, flags, CL_MEM_OBJECT_IMAGE2D, f)) return false;
+  return true;
 }
 
 }  // namespace vkcl::cl

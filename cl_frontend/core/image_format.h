@@ -12,9 +12,13 @@
 
 namespace vkcl::cl {
 
-// Whether the images are reported: they are while kernels cannot use them yet only when
-// VKCL_EXPERIMENTAL_IMAGES=1 is set (read each time, so tests can switch it).
-bool experimental_images_enabled();
+// VKCL_WITHOUT_FEATURES=images: the device reports no images (read at each query, so tests
+// can switch it).
+bool images_hidden();
+// Whether |device| backs OpenCL 3.0's minimum list of image formats "for either reading or
+// writing in a kernel" (CL_RGBA of ten data types, CL_BGRA of CL_UNORM_INT8), as 2D images
+// read and written in kernels: where it does not, the device reports no image support.
+bool backs_minimum_image_formats(const vk::DeviceInfo& device);
 
 // The image size limits a device reports (CL_DEVICE_IMAGE*_MAX_*), from its Vulkan limits.
 struct ImageLimits {

@@ -26,7 +26,7 @@ for s in $steps; do
     export OCL_ICD_VENDORS=/tmp/vendors/vkcl.icd
     VKCL_PROBE_LOG=1 step demo 30 build/examples/vkcl_demo
     step api 40 build/tests/vkcl_api_tests --gtest_brief=1
-    VKCL_EXPERIMENTAL_IMAGES=1 step runtime 150 build/tests/vkcl_runtime_tests --gtest_brief=1
+    step runtime 150 build/tests/vkcl_runtime_tests --gtest_brief=1
     grep -E '^\[  FAILED|Failure|error' "$out/runtime.txt" | head -n 30
     unset OCL_ICD_VENDORS ;;
   clpeak)

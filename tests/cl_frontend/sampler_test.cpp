@@ -1,5 +1,5 @@
 // Samplers (clCreateSampler, clCreateSamplerWithProperties, clGetSamplerInfo, retain and
-// release) with VKCL_EXPERIMENTAL_IMAGES=1, and every error code they can return.
+// release), and every error code they can return.
 // clCreateSampler is deprecated (OpenCL 2.0) but still an entry point to test.
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
@@ -17,7 +17,6 @@ using Sampler = Handle<cl_sampler, clReleaseSampler>;
 class SamplerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    setenv("VKCL_EXPERIMENTAL_IMAGES", "1", 1);
     platform_ = find_vkcl_platform();
     ASSERT_NE(platform_, nullptr);
     ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_DEFAULT, 1, &device_, nullptr));
@@ -26,7 +25,6 @@ class SamplerTest : public ::testing::Test {
     ASSERT_EQ(CL_SUCCESS, err);
   }
   void TearDown() override {
-    unsetenv("VKCL_EXPERIMENTAL_IMAGES");
     if (platform_) {
       EXPECT_EQ(validation_messages(platform_), 0u) << "Vulkan validation messages";
     }
@@ -163,7 +161,7 @@ TEST_F(SamplerTest, ErrorCodes) {
   EXPECT_EQ(CL_INVALID_VALUE, clGetSamplerInfo(s, 0x1234, sizeof(v), &v, nullptr));
   EXPECT_EQ(CL_INVALID_VALUE, clGetSamplerInfo(s, CL_SAMPLER_CONTEXT, 1, &v, nullptr));
   // CL_INVALID_OPERATION if images are not supported by any device associated with context.
-  unsetenv("VKCL_EXPERIMENTAL_IMAGES");
+  WithoutImages hidden;
   EXPECT_EQ(nullptr, clCreateSampler(context_, CL_TRUE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err));
   EXPECT_EQ(CL_INVALID_OPERATION, err);
   EXPECT_EQ(nullptr, clCreateSamplerWithProperties(context_, nullptr, &err));

@@ -5,6 +5,7 @@
 #include <CL/cl.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -42,6 +43,28 @@ using Event = Handle<cl_event, clReleaseEvent>;
 
 // A context and profiling queue on the vkcl device; kernel tests derive from it. The test
 // parameter is the build options string (e.g. "-cl-opt-disable" or "").
+// While alive, VKCL_WITHOUT_FEATURES also hides images (the device reports none); the
+// variable's value before is restored after.
+class WithoutImages {
+ public:
+  WithoutImages() {
+    const char* old = std::getenv("VKCL_WITHOUT_FEATURES");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv("VKCL_WITHOUT_FEATURES", (had_ ? old_ + ",images" : std::string("images")).c_str(), 1);
+  }
+  ~WithoutImages() {
+    if (had_) setenv("VKCL_WITHOUT_FEATURES", old_.c_str(), 1);
+    else unsetenv("VKCL_WITHOUT_FEATURES");
+  }
+  WithoutImages(const WithoutImages&) = delete;
+  WithoutImages& operator=(const WithoutImages&) = delete;
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
 class KernelTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override;

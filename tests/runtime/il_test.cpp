@@ -303,18 +303,15 @@ TEST_P(ILProgram, BuiltInVariablesInEveryForm) {
   }
 }
 
-// Images and a literal sampler in IL (tests/data/il/images.spvasm), with
-// VKCL_EXPERIMENTAL_IMAGES: without image support the program fails to build.
+// Images and a literal sampler in IL (tests/data/il/images.spvasm); without image support
+// (VKCL_WITHOUT_FEATURES=images) the program fails to build.
 TEST_P(ILProgram, ImagesAndLiteralSampler) {
   {
+    WithoutImages hidden;
     Program p = from_il("images.spv");
     EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
     EXPECT_NE(log_of(p).find("ImageBasic"), std::string::npos) << log_of(p);
   }
-  setenv("VKCL_EXPERIMENTAL_IMAGES", "1", 1);
-  struct Unset {
-    ~Unset() { unsetenv("VKCL_EXPERIMENTAL_IMAGES"); }
-  } unset;
   Program p = from_il("images.spv");
   ASSERT_EQ(CL_SUCCESS, clBuildProgram(p, 1, &device_, "", nullptr, nullptr)) << log_of(p);
   Kernel k = kernel(p, "images");

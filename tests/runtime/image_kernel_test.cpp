@@ -1,4 +1,4 @@
-// Images in kernels (VKCL_EXPERIMENTAL_IMAGES=1): write_image read back with
+// Images in kernels: write_image read back with
 // clEnqueueReadImage, read_image with samplers of every addressing mode x normalized or not x
 // nearest or linear filtering, sampler-less reads and the get_image_* queries, on 1D, 1D
 // array, 2D, 2D array and 3D images of float and integer formats. Every result is compared
@@ -412,14 +412,6 @@ const SamplerModes* all_sampler_modes(size_t* count) {
 
 class ImageKernels : public KernelTest {
  protected:
-  void SetUp() override {
-    setenv("VKCL_EXPERIMENTAL_IMAGES", "1", 1);
-    KernelTest::SetUp();
-  }
-  void TearDown() override {
-    KernelTest::TearDown();
-    unsetenv("VKCL_EXPERIMENTAL_IMAGES");
-  }
   bool supported(const Format& f, cl_mem_flags flags, cl_mem_object_type type) {
     cl_uint n = 0;
     EXPECT_EQ(CL_SUCCESS, clGetSupportedImageFormats(context_, flags, type, 0, nullptr, &n));

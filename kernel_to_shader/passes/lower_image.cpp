@@ -52,6 +52,18 @@ const char* texel_name(ImageTexel t) {
   return "";
 }
 
+// The CLK_* bits of OpConstantSampler <addressing mode> <normalized 0/1> <filter mode>:
+// SPIR-V's addressing modes (None 0, ClampToEdge 1, Clamp 2, Repeat 3, RepeatMirrored 4) are
+// the CLK_ADDRESS_* values shifted right by one. False for modes OpenCL does not define.
+bool sampler_bits(const ir::Instruction& c, uint32_t* bits) {
+  uint32_t addressing = c.operands.size() > 0 ? c.operands[0] : 0;
+  uint32_t normalized = c.operands.size() > 1 ? c.operands[1] : 0;
+  uint32_t filter = c.operands.size() > 2 ? c.operands[2] : 0;
+  if (addressing > 4 || normalized > 1 || filter > 1) return false;
+  *bits = normalized | (addressing << 1) | (filter ? 0x20u : 0x10u);
+  return true;
+}
+
 }  // namespace
 
 bool Lowering::is_image_type(uint32_t in_type) const {
@@ -60,17 +72,12 @@ bool Lowering::is_image_type(uint32_t in_type) const {
 }
 
 uint32_t Lowering::sampler_constant(const ir::Instruction& c) {
-  // OpConstantSampler <addressing mode> <normalized 0/1> <filter mode>: SPIR-V's addressing
-  // modes (None 0, ClampToEdge 1, Clamp 2, Repeat 3, RepeatMirrored 4) are the CLK_ADDRESS_*
-  // values shifted right by one.
-  uint32_t addressing = c.operands.size() > 0 ? c.operands[0] : 0;
-  uint32_t normalized = c.operands.size() > 1 ? c.operands[1] : 0;
-  uint32_t filter = c.operands.size() > 2 ? c.operands[2] : 0;
-  if (addressing > 4 || normalized > 1 || filter > 1) {
+  uint32_t bits = 0;
+  if (!sampler_bits(c, &bits)) {
     fail("OpConstantSampler with modes OpenCL does not define: " + describe(c));
     return c_u32(0);
   }
-  return c_u32(normalized | (addressing << 1) | (filter ? 0x20u : 0x10u));
+  return c_u32(bits);
 }
 
 bool Lowering::analyze_images() {
@@ -303,10 +310,18 @@ uint32_t Lowering::image_word(const ImageRoot& r, uint32_t k) {
   return load_out(AddressFormat::Global64, address, t_uint(32), 4);
 }
 
-// The image's size as OpImageQuerySize gives it, from the argument block (no image query,
-// so an image the kernel only queries has no descriptor).
-uint32_t Lowering::image_size(const ImageRoot& r) {
+// The image's size as OpImageQuerySize gives it: from |image| (a loaded descriptor) where
+// the caller has one, a query that lavapipe answers from the descriptor where a load from the
+// argument block is a gather per lane; else from the argument block (so an image the kernel
+// only queries needs no descriptor).
+uint32_t Lowering::image_size(const ImageRoot& r, uint32_t image) {
   uint32_t count = coordinate_count(r.dim);
+  if (image) {
+    need_capability(spv::Capability::ImageQuery);
+    uint32_t t = count == 1 ? t_uint(32) : t_vec(t_uint(32), count);
+    return r.access == ImageAccess::ReadOnly ? emit(Op::OpImageQuerySizeLod, t, {image, c_u32(0)})
+                                             : emit(Op::OpImageQuerySize, t, {image});
+  }
   std::vector<uint32_t> parts;
   for (uint32_t k = 0; k < count; ++k) parts.push_back(image_word(r, 2 + k));
   if (count == 1) return parts[0];
@@ -434,7 +449,7 @@ bool Lowering::lower_image(const ir::Instruction& i) {
       uint32_t vt = t_vec(u32, count);
       uint32_t image = emit(Op::OpLoad, r->image_type, {r->variable});
       uint32_t coordinate = leading_components(value(i.operands[1]), c->type_id, count, u32);
-      uint32_t size = image_size(*r);
+      uint32_t size = image_size(*r, image);
       uint32_t last = emit(Op::OpISub, vt,
                            {size, count == 1 ? c_u32(1)
                                              : emit(Op::OpCompositeConstruct, vt,
@@ -462,6 +477,12 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
   const ir::Instruction* c = def(i.operands[1]);
   if (!c) return fail("bad operands: " + describe(i));
   uint32_t bits = value(s->second.second);
+  // A literal sampler's modes are known here: only their code is emitted, and no border
+  // colour where they cannot read it.
+  const ir::Instruction* sampler = def(s->second.second);
+  bool known = sampler && sampler->opcode == Op::OpConstantSampler;
+  uint32_t known_bits = 0;
+  if (known) known = sampler_bits(*sampler, &known_bits);
   bool float_coordinates = shape_of(lower_type(c->type_id)).is_float;
   const uint32_t n = spatial_dims(r->dim), count = coordinate_count(r->dim);
   uint32_t coordinate = value(i.operands[1]);
@@ -483,31 +504,50 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
     std::memcpy(&w, &v, 4);
     return constant(f32, {w});
   };
+  const uint32_t yes_id = c_bool(true), no_id = c_bool(false);
   auto select = [&](uint32_t cond, uint32_t t, uint32_t yes, uint32_t no) {
+    if (cond == yes_id) return yes;
+    if (cond == no_id) return no;
     return emit(Op::OpSelect, t, {cond, yes, no});
   };
 
   uint32_t image = emit(Op::OpLoad, r->image_type, {r->variable});
-  uint32_t size = image_size(*r);
+  uint32_t size = image_size(*r, image);
   auto size_part = [&](uint32_t k) {
     return count == 1 ? size : emit(Op::OpCompositeExtract, u32, {size, k});
   };
 
   // The sampler's modes: bit 0 normalized coordinates, bits 1-3 the addressing mode (as
   // SPIR-V numbers them: none, clamp to edge, clamp, repeat, mirrored repeat), 0x20 linear.
-  uint32_t normalized =
-      emit(Op::OpINotEqual, b, {emit(Op::OpBitwiseAnd, u32, {bits, c_u32(1)}), c_u32(0)});
-  uint32_t mode =
-      emit(Op::OpBitwiseAnd, u32, {emit(Op::OpShiftRightLogical, u32, {bits, c_u32(1)}), c_u32(7)});
-  uint32_t is_edge = emit(Op::OpIEqual, b, {mode, c_u32(1)});
-  uint32_t is_repeat = emit(Op::OpIEqual, b, {mode, c_u32(3)});
-  uint32_t is_mirrored = emit(Op::OpIEqual, b, {mode, c_u32(4)});
+  // Integer coordinates go with unnormalized coordinates, a nearest filter and no repeat
+  // modes (OpenCL C 6.15.15.3: other samplers are undefined there); CLK_ADDRESS_NONE's reads
+  // outside the image are undefined, so a known NONE clamps to the edge, which reads no border.
+  uint32_t normalized, is_edge, is_repeat, is_mirrored, is_clamp;
+  const uint32_t known_mode = (known_bits >> 1) & 7;
+  if (known) {
+    normalized = c_bool(float_coordinates && (known_bits & 1));
+    is_edge = c_bool(known_mode == 1 || known_mode == 0);
+    is_clamp = c_bool(known_mode == 2);
+    is_repeat = c_bool(float_coordinates && known_mode == 3);
+    is_mirrored = c_bool(float_coordinates && known_mode == 4);
+  } else {
+    normalized = float_coordinates
+                     ? emit(Op::OpINotEqual, b, {emit(Op::OpBitwiseAnd, u32, {bits, c_u32(1)}), c_u32(0)})
+                     : c_bool(false);
+    uint32_t mode =
+        emit(Op::OpBitwiseAnd, u32, {emit(Op::OpShiftRightLogical, u32, {bits, c_u32(1)}), c_u32(7)});
+    is_edge = emit(Op::OpIEqual, b, {mode, c_u32(1)});
+    is_clamp = yes_id;  // may be: the border colour is read where an index is outside
+    is_repeat = float_coordinates ? emit(Op::OpIEqual, b, {mode, c_u32(3)}) : c_bool(false);
+    is_mirrored = float_coordinates ? emit(Op::OpIEqual, b, {mode, c_u32(4)}) : c_bool(false);
+  }
   // "The read_image{i,ui} calls support a nearest filter only" and integer coordinates need
   // CLK_FILTER_NEAREST: linear filtering applies to float reads at float coordinates.
-  bool can_filter = float_coordinates && r->texel == ImageTexel::Float;
-  uint32_t linear = can_filter ? emit(Op::OpINotEqual, b,
-                                      {emit(Op::OpBitwiseAnd, u32, {bits, c_u32(0x20)}), c_u32(0)})
-                               : c_bool(false);
+  bool can_filter = float_coordinates && r->texel == ImageTexel::Float && (!known || (known_bits & 0x20));
+  uint32_t linear = !can_filter ? c_bool(false)
+                    : known     ? c_bool(true)
+                                : emit(Op::OpINotEqual, b,
+                                       {emit(Op::OpBitwiseAnd, u32, {bits, c_u32(0x20)}), c_u32(0)});
 
   // Per dimension: the two texel indices (i0, i1), whether each lies outside the image (then
   // CLK_ADDRESS_CLAMP reads the border colour; with CLK_ADDRESS_NONE the result is
@@ -515,8 +555,25 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
   uint32_t inside0[3], inside1[3], out0[3], out1[3], weight[3];
   for (uint32_t d = 0; d < n; ++d) {
     uint32_t x = coordinate_part(d);
-    if (!float_coordinates) x = emit(Op::OpConvertSToF, f32, {x});
     uint32_t size_i = size_part(d);
+    if (!float_coordinates) {
+      // Nearest at unnormalized integer coordinates: i = the coordinate.
+      uint32_t last = emit(Op::OpISub, u32, {size_i, c_u32(1)});
+      if (is_edge == yes_id) {
+        inside0[d] = glsl_op(GLSLstd450SClamp, u32, {x, c_u32(0), last});
+        out0[d] = no_id;
+      } else {
+        uint32_t lo = select(is_edge, u32, c_u32(0), c_u32(UINT32_MAX));
+        uint32_t hi = select(is_edge, u32, last, size_i);
+        uint32_t j = glsl_op(GLSLstd450SClamp, u32, {x, lo, hi});
+        out0[d] = emit(Op::OpUGreaterThanEqual, b, {j, size_i});
+        inside0[d] = glsl_op(GLSLstd450SClamp, u32, {j, c_u32(0), last});
+      }
+      inside1[d] = inside0[d];
+      out1[d] = out0[d];
+      weight[d] = 0;
+      continue;
+    }
     uint32_t size_f = emit(Op::OpConvertUToF, f32, {size_i});
     uint32_t last = emit(Op::OpISub, u32, {size_i, c_u32(1)});
     // CLK_ADDRESS_CLAMP(_TO_EDGE) and NONE: u = s * w_t for normalized coordinates.
@@ -561,8 +618,10 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
     uint32_t c1 = glsl_op(GLSLstd450SClamp, u32, {i1, lo, hi});
     uint32_t j0 = select(is_repeat, u32, r0, select(is_mirrored, u32, m0, c0));
     uint32_t j1 = select(is_repeat, u32, r1, select(is_mirrored, u32, m1, c1));
-    out0[d] = emit(Op::OpUGreaterThanEqual, b, {j0, size_i});  // negative or past the end
-    out1[d] = emit(Op::OpUGreaterThanEqual, b, {j1, size_i});
+    // Negative or past the end; never with clamp to edge or the repeat modes.
+    bool never_out = is_edge == yes_id || is_repeat == yes_id || is_mirrored == yes_id;
+    out0[d] = never_out ? no_id : emit(Op::OpUGreaterThanEqual, b, {j0, size_i});
+    out1[d] = never_out ? no_id : emit(Op::OpUGreaterThanEqual, b, {j1, size_i});
     inside0[d] = glsl_op(GLSLstd450SClamp, u32, {j0, c_u32(0), last});
     inside1[d] = glsl_op(GLSLstd450SClamp, u32, {j1, c_u32(0), last});
   }
@@ -589,13 +648,16 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
   bool is_float = r->texel == ImageTexel::Float;
   uint32_t component = is_float ? f32 : u32;
   uint32_t v4 = t_vec(component, 4);
-  uint32_t order = image_word(*r, 1);
-  uint32_t opaque = c_bool(false);
-  for (uint32_t o : {0u, 2u, 4u, 9u, 15u})
-    opaque = emit(Op::OpLogicalOr, b, {opaque, emit(Op::OpIEqual, b, {order, c_u32(o)})});
-  uint32_t zero = is_float ? f(0.0f) : c_u32(0);
-  uint32_t alpha = select(opaque, component, is_float ? f(1.0f) : c_u32(1), zero);
-  uint32_t border = emit(Op::OpCompositeConstruct, v4, {zero, zero, zero, alpha});
+  uint32_t border = 0;
+  if (is_clamp != no_id) {
+    uint32_t order = image_word(*r, 1);
+    uint32_t opaque = c_bool(false);
+    for (uint32_t o : {0u, 2u, 4u, 9u, 15u})
+      opaque = emit(Op::OpLogicalOr, b, {opaque, emit(Op::OpIEqual, b, {order, c_u32(o)})});
+    uint32_t zero = is_float ? f(0.0f) : c_u32(0);
+    uint32_t alpha = select(opaque, component, is_float ? f(1.0f) : c_u32(1), zero);
+    border = emit(Op::OpCompositeConstruct, v4, {zero, zero, zero, alpha});
+  }
 
   // The taps: T_{i0 j0 k0}, T_{i1 j0 k0}, T_{i0 j1 k0}, ... (bit d of |t| picks i1 in
   // dimension d); nearest filtering reads the first only.
@@ -604,16 +666,17 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
   std::vector<uint32_t> texels;
   for (uint32_t t = 0; t < taps; ++t) {
     std::vector<uint32_t> parts;
-    uint32_t outside = c_bool(false);
+    uint32_t outside = no_id;
     for (uint32_t d = 0; d < n; ++d) {
       bool second = (t >> d) & 1;
       parts.push_back(second ? inside1[d] : inside0[d]);
-      outside = emit(Op::OpLogicalOr, b, {outside, second ? out1[d] : out0[d]});
+      uint32_t out = second ? out1[d] : out0[d];
+      if (out != no_id) outside = outside == no_id ? out : emit(Op::OpLogicalOr, b, {outside, out});
     }
     if (layer) parts.push_back(layer);
     uint32_t at = count == 1 ? parts[0] : emit(Op::OpCompositeConstruct, vt, parts);
     uint32_t texel = image_fetch(*r, image, at);
-    texels.push_back(select(outside, v4, border, texel));
+    texels.push_back(border ? select(outside, v4, border, texel) : texel);
   }
   uint32_t result = texels[0];
   if (can_filter) {

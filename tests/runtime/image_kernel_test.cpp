@@ -703,6 +703,83 @@ __kernel void k(read_only image2d_t img, __global const float4* c, __global floa
   }
 }
 
+// The sampler expression of |m| in OpenCL C.
+std::string literal(const SamplerModes& m) {
+  const char* mode = m.addressing == CL_ADDRESS_NONE            ? "CLK_ADDRESS_NONE"
+                     : m.addressing == CL_ADDRESS_CLAMP_TO_EDGE ? "CLK_ADDRESS_CLAMP_TO_EDGE"
+                     : m.addressing == CL_ADDRESS_CLAMP         ? "CLK_ADDRESS_CLAMP"
+                     : m.addressing == CL_ADDRESS_REPEAT        ? "CLK_ADDRESS_REPEAT"
+                                                                : "CLK_ADDRESS_MIRRORED_REPEAT";
+  return std::string(m.normalized ? "CLK_NORMALIZED_COORDS_TRUE | " : "CLK_NORMALIZED_COORDS_FALSE | ") + mode +
+         (m.filter == CL_FILTER_LINEAR ? " | CLK_FILTER_LINEAR" : " | CLK_FILTER_NEAREST");
+}
+
+// Literal samplers of every combination of modes, at float coordinates and (unnormalized,
+// nearest) at integer ones: the translator emits only the known modes' code for them.
+TEST_P(ImageKernels, LiteralSamplersOfEveryMode) {
+  size_t mode_count = 0;
+  const SamplerModes* modes = all_sampler_modes(&mode_count);
+  const size_t n = 64;
+  for (const Format& format : {kFormats[0], kFormats[3]})
+    for (const Shape& shape : kShapes) {
+      if (!supported(format, CL_MEM_READ_ONLY, shape.type)) continue;
+      Kind kind = format.kind();
+      // One kernel per sampler: k<m> at float coordinates, i<m> at integer ones.
+      std::string source;
+      std::vector<size_t> used;
+      auto kernel_source = [&](const std::string& name, size_t m, const char* coordinates) {
+        return "__kernel void " + name + "(read_only " + shape.cl_type + " img, __global const float4* c, __global " +
+               result_type(kind) + "* out) {\n  const sampler_t s = " + literal(modes[m]) + ";\n  " + coordinates +
+               " p = " + (coordinates[0] == 'i' ? "convert_int4(c[get_global_id(0)])" : "c[get_global_id(0)]") +
+               ";\n  out[get_global_id(0)] = " + read_function(kind) + "(img, s, " + coordinate(shape, "p") + ");\n}\n";
+      };
+      for (size_t m = 0; m < mode_count; ++m) {
+        if (kind != Kind::Float && modes[m].filter == CL_FILTER_LINEAR) continue;
+        used.push_back(m);
+        source += kernel_source("k" + std::to_string(m), m, "float4");
+        if (!modes[m].normalized && modes[m].filter == CL_FILTER_NEAREST)
+          source += kernel_source("i" + std::to_string(m), m, "int4");
+      }
+      Program program = build(source, "-cl-std=CL3.0");
+      HostImage host{shape, format, random_texels(format, shape.texels(), rng_)};
+      Mem img = image(shape, format, CL_MEM_READ_ONLY, host.bytes.data());
+      for (size_t m : used)
+        for (bool integer : {false, true}) {
+          if (integer && (modes[m].normalized || modes[m].filter != CL_FILTER_NEAREST)) continue;
+          SCOPED_TRACE(std::string(shape.cl_type) + " " + format.name + " " + describe(modes[m]) +
+                       (integer ? " integer coordinates" : ""));
+          Kernel k = kernel(program, ((integer ? "i" : "k") + std::to_string(m)).c_str());
+          std::vector<float> coords = random_coordinates(shape, modes[m], n, rng_);
+          if (integer)
+            for (float& c : coords) c = std::floor(c);
+          Mem c = buffer(coords.size() * 4, coords.data());
+          Mem out = poisoned(n * 16);
+          cl_mem img_h = img.get();
+          ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &img_h));
+          set_mem_arg(k, 1, c);
+          set_mem_arg(k, 2, out);
+          size_t global = n;
+          run(k, 1, &global, nullptr);
+          if (kind == Kind::Float) {
+            auto got = read<float>(out, n * 4);
+            float tolerance = modes[m].filter == CL_FILTER_LINEAR ? 1e-4f : 0.0f;
+            for (size_t i = 0; i < n; ++i) {
+              Float4 want = host.sample_f(modes[m], &coords[i * 4]);
+              for (size_t ch = 0; ch < 4; ++ch)
+                ASSERT_TRUE(read_matches(got[i * 4 + ch], want[ch], format, tolerance))
+                    << "item " << i << " channel " << ch << ": got " << got[i * 4 + ch] << " want " << want[ch];
+            }
+          } else {
+            auto got = read<int32_t>(out, n * 4);
+            for (size_t i = 0; i < n; ++i) {
+              Int4 want = host.sample_i(modes[m], &coords[i * 4]);
+              for (size_t ch = 0; ch < 4; ++ch) ASSERT_EQ(got[i * 4 + ch], want[ch]) << "item " << i << " channel " << ch;
+            }
+          }
+        }
+    }
+}
+
 // write_image{f,i,ui} of every texel, read back with clEnqueueReadImage; then sampler-less
 // reads of the written image in a second kernel.
 TEST_P(ImageKernels, WriteThenReadBack) {

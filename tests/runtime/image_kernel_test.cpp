@@ -445,6 +445,14 @@ class ImageKernels : public KernelTest {
                                              out.data(), 0, nullptr, nullptr));
     return out;
   }
+  // Runs |k|(img, c, out) over |n| work-items.
+  void run_reads(const Kernel& k, const Mem& img, const Mem& c, const Mem& out, size_t n) {
+    cl_mem img_h = img.get();
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &img_h));
+    set_mem_arg(k, 1, c);
+    set_mem_arg(k, 2, out);
+    run(k, 1, &n, nullptr);
+  }
   Sampler sampler(const SamplerModes& m) {
     cl_int err = CL_SUCCESS;
     Sampler s(clCreateSampler(context_, m.normalized ? CL_TRUE : CL_FALSE, m.addressing, m.filter, &err));
@@ -686,12 +694,7 @@ __kernel void k(read_only image2d_t img, __global const float4* c, __global floa
   }
   Mem c = buffer(coords.size() * 4, coords.data());
   Mem out = poisoned(n * 32);
-  cl_mem img_h = img.get();
-  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &img_h));
-  set_mem_arg(k, 1, c);
-  set_mem_arg(k, 2, out);
-  size_t global = n;
-  run(k, 1, &global, nullptr);
+  run_reads(k, img, c, out, n);
   auto got = read<float>(out, n * 8);
   for (size_t i = 0; i < n; ++i) {
     Float4 wa = host.sample_f(a, &coords[i * 4]);
@@ -754,12 +757,7 @@ TEST_P(ImageKernels, LiteralSamplersOfEveryMode) {
             for (float& c : coords) c = std::floor(c);
           Mem c = buffer(coords.size() * 4, coords.data());
           Mem out = poisoned(n * 16);
-          cl_mem img_h = img.get();
-          ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &img_h));
-          set_mem_arg(k, 1, c);
-          set_mem_arg(k, 2, out);
-          size_t global = n;
-          run(k, 1, &global, nullptr);
+          run_reads(k, img, c, out, n);
           if (kind == Kind::Float) {
             auto got = read<float>(out, n * 4);
             float tolerance = modes[m].filter == CL_FILTER_LINEAR ? 1e-4f : 0.0f;

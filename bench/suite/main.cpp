@@ -1,4 +1,4 @@
-// vkcl_bench: memory, compute, GEMM, reduction/scan, launch, transfer and build measures run on
+// vkcl_bench: memory, image, compute, GEMM, reduction/scan, launch, transfer and build measures run on
 // every OpenCL platform the ICD loader shows, in one process, with the repetitions of each
 // measure interleaved across platforms. See bench/README.md.
 
@@ -159,6 +159,7 @@ int main(int argc, char** argv) {
   std::vector<Measure> all;
   AddBuildMeasures(all, *options);
   AddMemoryMeasures(all, *options);
+  AddImageMeasures(all, *options);
   AddComputeMeasures(all, *options);
   AddGemmMeasures(all, *options);
   AddScanMeasures(all, *options);

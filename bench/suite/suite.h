@@ -91,6 +91,7 @@ void AddGemmMeasures(std::vector<Measure>& measures, const Options& options);
 void AddScanMeasures(std::vector<Measure>& measures, const Options& options);
 void AddLaunchMeasures(std::vector<Measure>& measures, const Options& options);
 void AddTransferMeasures(std::vector<Measure>& measures, const Options& options);
+void AddImageMeasures(std::vector<Measure>& measures, const Options& options);
 
 // Prints the table (or CSV) of |rows| x |platforms|; results[m][p] belongs to measures[m].
 void PrintResults(const std::vector<Platform>& platforms, const std::vector<Measure>& measures,

@@ -1062,12 +1062,15 @@ class Resumer {
                    uint32_t rec, uint32_t epoch, uint32_t grec, bool group_records) {
     uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
     uint32_t stop = m_.take_id();
+    CountedLoop counted;
+    bool is_counted = counted_loop(f, header, back_from, &counted);
     size_t blocks = f.blocks.size();
     for (size_t b = 0; b < blocks; ++b) {
       std::vector<uint32_t> succ = ir::successor_labels(m_, f, f.blocks[b]);
       if (std::find(succ.begin(), succ.end(), header) == succ.end()) continue;
-      uint32_t via = m_.take_id();
       bool back = back_from.count(f.blocks[b].label) != 0;
+      if (back && is_counted) continue;  // its bound does the counting (below)
+      uint32_t via = m_.take_id();
       ir::retarget(m_, f, f.blocks[b], header, via);
       Block v{via, {}};
       if (back) {
@@ -1084,6 +1087,7 @@ class Resumer {
     Block h{hub, {}};
     uint32_t selector = m_.take_id();
     h.instructions.emplace_back(Op::OpPhi, u32, selector, hub_entries);
+    if (is_counted) bound_counted_loop(f, counted, h.instructions, stop);
     uint32_t go = emit(h.instructions, Op::OpIEqual, boolean, {selector, c_u32(0)});
     h.instructions.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{go, header, returned});
     f.blocks.push_back(std::move(h));
@@ -1100,6 +1104,198 @@ class Resumer {
     ext(b, 0, ResumeOp::Yield, {c_u32(1)});
     b.emplace_back(Op::OpReturn, 0, 0);
     f.blocks.push_back(std::move(st));
+  }
+
+  // Arithmetic, comparisons, conversions, composites and the OpenCL.std instructions other
+  // than the stores, printf and prefetch.
+  bool is_pure(const Instruction& i) const {
+    uint32_t op = uint32_t(i.opcode);
+    if ((op >= 109 && op <= 124) || (op >= 126 && op <= 205)) return true;
+    switch (i.opcode) {
+      case Op::OpCompositeExtract: case Op::OpCompositeConstruct: case Op::OpCompositeInsert:
+      case Op::OpVectorShuffle: case Op::OpSelect: case Op::OpCopyObject:
+      case Op::OpAccessChain: case Op::OpInBoundsAccessChain:
+        return true;
+      default: break;
+    }
+    if (i.opcode != Op::OpExtInst || i.operands.size() < 2) return false;
+    bool opencl_std = false;
+    for (const Instruction& imp : m_.ext_inst_imports)
+      if (imp.result_id == i.operands[0]) opencl_std = ir::decode_string(imp.operands, 0) == "OpenCL.std";
+    uint32_t n = i.operands[1];  // vloadn 171, vload_half(n) 173-174, vloada_halfn 179, shuffle(2) 182-183
+    return opencl_std && (n <= 171 || n == 173 || n == 174 || n == 179 || n == 182 || n == 183);
+  }
+  // A loop that leaves on a comparison of an induction variable with a bound that does not
+  // change in the loop (`for (i = a; i < b; i += k)`, k a positive constant), tested in its
+  // header or, rotated, in its one latch.
+  struct CountedLoop {
+    uint32_t test_block = 0;  // the header or the latch
+    uint32_t stays = 0;       // the test's target inside the loop
+    uint32_t exit = 0;        // and outside
+    bool exit_when_true = false;
+    uint32_t condition = 0;
+    uint32_t value = 0;       // compared with the bound: the variable, or it plus the step
+    uint32_t var = 0;         // the induction variable (a Function variable)
+    uint32_t type = 0;        // its integer type
+    uint32_t width = 32;
+    bool is_signed = false;
+    uint64_t step = 0;
+  };
+  // Whether the single loop at |header| is such a loop, with nothing else counting passes in
+  // it (library functions with loops count their own).
+  bool counted_loop(ir::Function& f, uint32_t header, const std::set<uint32_t>& back_from, CountedLoop* out) {
+    // The loop: the blocks from which a back edge is reached without passing the header.
+    Cfg cfg(m_, f);
+    int hi = cfg.index(header);
+    std::set<int> body = {hi};
+    std::vector<int> work;
+    for (uint32_t from : back_from) work.push_back(cfg.index(from));
+    while (!work.empty()) {
+      int b = work.back();
+      work.pop_back();
+      if (b < 0 || !body.insert(b).second) continue;
+      for (int p : cfg.predecessors(b)) work.push_back(p);
+    }
+    std::unordered_set<uint32_t> in_loop;
+    for (int b : body) in_loop.insert(f.blocks[b].label);
+    std::unordered_map<uint32_t, const Instruction*> defined;
+    std::unordered_map<uint32_t, std::vector<const Instruction*>> stores;
+    for (int b : body)
+      for (const Instruction& i : f.blocks[b].instructions) {
+        if (i.result_id) defined[i.result_id] = &i;
+        if (i.opcode == Op::OpStore) stores[i.operands[0]].push_back(&i);
+        if (i.opcode == Op::OpFunctionCall && library_looping_.count(i.operands[0])) return false;
+      }
+    // The test: in the one latch (the work-item stops on the back edge, as without a bound),
+    // else in the header, which it then runs again when it resumes, so that may only compute.
+    CountedLoop c;
+    auto exiting = [&](uint32_t label) {
+      const Block* b = f.find_block(label);
+      if (!b || b->instructions.empty()) return false;
+      const Instruction& t = b->instructions.back();
+      if (t.opcode != Op::OpBranchConditional || t.operands[1] == t.operands[2]) return false;
+      bool true_stays = in_loop.count(t.operands[1]) != 0, false_stays = in_loop.count(t.operands[2]) != 0;
+      if (true_stays == false_stays) return false;
+      c.test_block = label;
+      c.condition = t.operands[0];
+      c.exit_when_true = false_stays;
+      c.exit = c.exit_when_true ? t.operands[1] : t.operands[2];
+      c.stays = c.exit_when_true ? t.operands[2] : t.operands[1];
+      return true;
+    };
+    bool latch = back_from.size() == 1 && exiting(*back_from.begin()) && c.stays == header;
+    if (!latch) {
+      if (!exiting(header)) return false;
+      for (const Instruction& i : f.find_block(header)->instructions)
+        if (!is_pure(i) && i.opcode != Op::OpLoad && i.opcode != Op::OpSelectionMerge &&
+            i.opcode != Op::OpLoopMerge && i.opcode != Op::OpBranchConditional)
+          return false;
+    }
+    auto cmp = defined.find(c.condition);
+    if (cmp == defined.end()) return false;
+    const Instruction& test = *cmp->second;
+    bool below = test.opcode == Op::OpSLessThan || test.opcode == Op::OpULessThan;
+    bool at_or_above = test.opcode == Op::OpSGreaterThanEqual || test.opcode == Op::OpUGreaterThanEqual;
+    if (!(below && !c.exit_when_true) && !(at_or_above && c.exit_when_true)) return false;
+    c.is_signed = test.opcode == Op::OpSLessThan || test.opcode == Op::OpSGreaterThanEqual;
+    c.value = test.operands[0];
+    uint32_t bound = test.operands[1];
+    // The variable: stored once in the loop, with itself plus a positive constant; the test
+    // compares its value or that sum.
+    auto loaded_var = [&](uint32_t id) -> uint32_t {
+      auto d = defined.find(id);
+      return d != defined.end() && d->second->opcode == Op::OpLoad ? d->second->operands[0] : 0;
+    };
+    c.var = loaded_var(c.value);
+    if (!c.var)
+      for (const auto& [var, list] : stores)
+        if (list.size() == 1 && list[0]->operands[1] == c.value) c.var = var;
+    if (!c.var) return false;
+    auto st = stores.find(c.var);
+    if (st == stores.end() || st->second.size() != 1) return false;
+    auto add = defined.find(st->second[0]->operands[1]);
+    if (add == defined.end() || add->second->opcode != Op::OpIAdd) return false;
+    c.type = add->second->type_id;
+    for (int side = 0; side < 2; ++side) {
+      const Instruction* k = global(add->second->operands[1 - side]);
+      if (loaded_var(add->second->operands[side]) != c.var || !k || k->opcode != Op::OpConstant) continue;
+      c.step = k->operands[0] | (k->operands.size() > 1 ? uint64_t(k->operands[1]) << 32 : 0);
+    }
+    const Instruction* ti = global(c.type);
+    if (!ti || ti->opcode != Op::OpTypeInt || (ti->operands[0] != 32 && ti->operands[0] != 64)) return false;
+    c.width = ti->operands[0];
+    if (c.step == 0 || c.step > 32768) return false;
+    // A Function variable of this function, only loaded and stored.
+    bool local = false;
+    for (const Instruction& i : f.blocks.front().instructions)
+      local = local || (i.opcode == Op::OpVariable && i.result_id == c.var);
+    if (!local) return false;
+    for (const Block& b : f.blocks)
+      for (const Instruction& i : b.instructions)
+        for (size_t k : id_operands(m_, f, i))
+          if (i.operands[k] == c.var && !((i.opcode == Op::OpLoad || i.opcode == Op::OpStore) && k == 0)) return false;
+    // The bound does not change in the loop: defined outside it, or computed in the loop from
+    // such values and from variables the loop does not store.
+    std::function<bool(uint32_t, int)> invariant = [&](uint32_t id, int depth) {
+      auto d = defined.find(id);
+      if (d == defined.end()) return true;
+      const Instruction& i = *d->second;
+      if (depth > 16) return false;
+      if (i.opcode == Op::OpLoad) {
+        const Instruction* v = nullptr;
+        for (const Instruction& e : f.blocks.front().instructions)
+          if (e.opcode == Op::OpVariable && e.result_id == i.operands[0]) v = &e;
+        return v && stores.count(i.operands[0]) == 0;  // a Function variable the loop does not store
+      }
+      if (!is_pure(i)) return false;
+      size_t first = i.opcode == Op::OpExtInst ? 2 : 0;
+      for (size_t k = first; k < i.operands.size(); ++k)
+        if (!invariant(i.operands[k], depth + 1)) return false;
+      return true;
+    };
+    if (!invariant(bound, 0)) return false;
+    *out = c;
+    return true;
+  }
+  // The counted loop leaves also where its variable reaches a limit set in the hub (the way
+  // into the loop, fresh or resuming): kYieldAt steps from where it starts, so the driver
+  // never cuts it; where it would have gone on, the work-item stops and resumes at the header.
+  // Nothing is counted in the loop: llvmpipe runs ffmpeg's avgblur_opencl (loops of 7 image
+  // reads) 10% faster.
+  void bound_counted_loop(ir::Function& f, const CountedLoop& c, std::vector<Instruction>& hub, uint32_t stop) {
+    uint32_t boolean = t_bool(), t = c.type;
+    auto constant = [&](uint64_t v) {
+      return c.width == 64 ? ir::intern_global(m_, Op::OpConstant, t, {uint32_t(v), uint32_t(v >> 32)})
+                           : ir::intern_global(m_, Op::OpConstant, t, {uint32_t(v)});
+    };
+    uint32_t limit_var = m_.take_id();
+    auto& e = f.blocks.front().instructions;
+    e.insert(e.begin(), Instruction(Op::OpVariable, t_ptr(spv::StorageClass::Function, t), limit_var,
+                                    {uint32_t(spv::StorageClass::Function)}));
+    // limit = start + kYieldAt * step, saturated at the type's largest value.
+    uint64_t span = uint64_t(kYieldAt) * c.step;
+    uint64_t max = c.is_signed ? (c.width == 64 ? uint64_t(INT64_MAX) : uint64_t(INT32_MAX))
+                               : (c.width == 64 ? UINT64_MAX : uint64_t(UINT32_MAX));
+    uint32_t start = emit(hub, Op::OpLoad, t, {c.var});
+    uint32_t room = emit(hub, c.is_signed ? Op::OpSGreaterThan : Op::OpUGreaterThan, boolean, {start, constant(max - span)});
+    uint32_t limit = emit(hub, Op::OpSelect, t, {room, constant(max), emit(hub, Op::OpIAdd, t, {start, constant(span)})});
+    hub.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{limit_var, limit});
+    // The test: stays only below the limit too.
+    Block* b = f.find_block(c.test_block);
+    b->instructions.pop_back();
+    auto& in = b->instructions;
+    uint32_t lim = emit(in, Op::OpLoad, t, {limit_var});
+    uint32_t under = emit(in, c.is_signed ? Op::OpSLessThan : Op::OpULessThan, boolean, {c.value, lim});
+    uint32_t leave = m_.take_id();
+    if (c.exit_when_true) {
+      uint32_t go = emit(in, Op::OpLogicalOr, boolean, {c.condition, emit(in, Op::OpLogicalNot, boolean, {under})});
+      in.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{go, leave, c.stays});
+      f.blocks.push_back(Block{leave, {Instruction(Op::OpBranchConditional, 0, 0, {c.condition, c.exit, stop})}});
+    } else {
+      uint32_t go = emit(in, Op::OpLogicalAnd, boolean, {c.condition, under});
+      in.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{go, c.stays, leave});
+      f.blocks.push_back(Block{leave, {Instruction(Op::OpBranchConditional, 0, 0, {c.condition, stop, c.exit})}});
+    }
   }
 
   bool touches_local_memory(const ir::Function& f) {

@@ -4,6 +4,8 @@
 // CL_OUT_OF_RESOURCES and vkcl says so on stderr. On other drivers the same kernels simply run.
 #include <array>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <string>
 
 #include "runtime/cl_harness.h"
@@ -274,6 +276,78 @@ TEST_P(LoopLimit, LocalMemoryWithoutBarriers) {
     for (uint32_t i = 0; i < n + l * 1000; i++) want += i ^ l;
     ASSERT_EQ(out[g], want) << "work-item " << g;
   }
+}
+
+// Single counted loops (the variable against a bound the loop does not change, tested in the
+// header or at the bottom): their bound stops them, at any step, signedness and width, near
+// the top of their type too.
+TEST_P(LoopLimit, CountedLoopsOfEveryShape) {
+  Program p = build(R"(
+    __kernel void up(__global uint* out, uint n) {
+      uint c = 0, g = get_global_id(0);
+      for (uint i = 0; i < n; i++) c += i ^ g;
+      out[g] = c;
+    }
+    __kernel void bottom(__global uint* out, uint n) {
+      uint c = 0, g = get_global_id(0), i = 0;
+      do { c = c * 3 + (i ^ g); i += 3; } while (i < n);
+      out[g] = c;
+    }
+    __kernel void signed_up(__global uint* out, int from, int to) {
+      uint c = 0, g = get_global_id(0);
+      for (int i = from + (int)g; i < to; i += 2) c = c * 5 + (uint)i;
+      out[g] = c;
+    }
+    __kernel void wide(__global uint* out, ulong from, ulong to) {
+      uint c = 0, g = get_global_id(0);
+      for (ulong i = from; i < to; i++) c += (uint)(i >> 3) ^ g;
+      out[g] = c;
+    })");
+  const size_t items = 24, local = 8;
+  auto check = [&](const char* name, std::vector<std::pair<size_t, std::vector<uint8_t>>> args,
+                   const std::function<uint32_t(uint32_t)>& want) {
+    SCOPED_TRACE(name);
+    Kernel k = kernel(p, name);
+    Mem out = poisoned(items * 4);
+    set_mem_arg(k, 0, out);
+    for (size_t a = 0; a < args.size(); ++a)
+      ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, cl_uint(a + 1), args[a].first, args[a].second.data()));
+    testing::internal::CaptureStderr();
+    run(k, 1, &items, &local);
+    std::string said = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
+    std::vector<uint32_t> got = read<uint32_t>(out, items);
+    for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(got[g], want(g)) << "work-item " << g;
+  };
+  auto bytes = [](auto v) {
+    std::vector<uint8_t> b(sizeof v);
+    std::memcpy(b.data(), &v, sizeof v);
+    return std::make_pair(sizeof v, b);
+  };
+  const uint32_t n = 200000;
+  check("up", {bytes(n)}, [&](uint32_t g) {
+    uint32_t c = 0;
+    for (uint32_t i = 0; i < n; i++) c += i ^ g;
+    return c;
+  });
+  check("bottom", {bytes(3 * n)}, [&](uint32_t g) {
+    uint32_t c = 0, i = 0;
+    do { c = c * 3 + (i ^ g); i += 3; } while (i < 3 * n);
+    return c;
+  });
+  // From below INT_MAX - 2 * 60000 to INT_MAX - 1: the limit saturates on the way.
+  const int32_t to = INT32_MAX - 1, from = to - 2 * int32_t(n) - 77;
+  check("signed_up", {bytes(from), bytes(to)}, [&](uint32_t g) {
+    uint32_t c = 0;
+    for (int64_t i = int64_t(from) + g; i < to; i += 2) c = c * 5 + uint32_t(i);
+    return c;
+  });
+  const uint64_t wide_from = (uint64_t(1) << 40) - 5, wide_to = wide_from + n;
+  check("wide", {bytes(wide_from), bytes(wide_to)}, [&](uint32_t g) {
+    uint32_t c = 0;
+    for (uint64_t i = wide_from; i < wide_to; i++) c += uint32_t(i >> 3) ^ g;
+    return c;
+  });
 }
 
 // Past what the rounds of one launch can give (65 x 60000 iterations per batch), the command

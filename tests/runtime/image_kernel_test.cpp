@@ -778,6 +778,72 @@ TEST_P(ImageKernels, LiteralSamplersOfEveryMode) {
     }
 }
 
+// sRGB and packed formats read in kernels (read_imagef, no sampler), against the SPIR-V
+// environment spec's §7.4: 5-6-5 as x / 31 and x / 63 (alpha 1, channels from bit 15 down),
+// sRGB through c_linear, which must come back to within 0.5 of the stored byte through
+// c_sRGB (§7.4.5), its alpha linear. Formats the device does not list are skipped.
+TEST_P(ImageKernels, PackedAndSrgbReads) {
+  const size_t w = 37, h = 11;
+  Program program = build(R"(
+    __kernel void k(read_only image2d_t img, __global float4* out) {
+      int2 p = (int2)(get_global_id(0), get_global_id(1));
+      out[p.y * get_global_size(0) + p.x] = read_imagef(img, p);
+    })", "-cl-std=CL3.0");
+  Kernel k = kernel(program, "k");
+  const Format formats[] = {{CL_RGB, CL_UNORM_SHORT_565, "rgb_565"}, {CL_RGBx, CL_UNORM_SHORT_565, "rgbx_565"},
+                            {CL_sRGBA, CL_UNORM_INT8, "srgba"},      {CL_sBGRA, CL_UNORM_INT8, "sbgra"},
+                            {CL_sRGBx, CL_UNORM_INT8, "srgbx"}};
+  auto c_linear = [](double r) { return r <= 0.04045 ? r / 12.92 : std::pow((r + 0.055) / 1.055, 2.4); };
+  auto c_srgb = [](double y) { return y < 0.0031308 ? 12.92 * y : 1.055 * std::pow(y, 1 / 2.4) - 0.055; };
+  // (The spec's c_sRGB reads 1.055 y^(1/2.4) without the - 0.055 of IEC 61966-2-1 and of its
+  // own inverse, c_linear; the standard's is used here.)
+  int checked = 0;
+  for (const Format& format : formats) {
+    if (!supported(format, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D)) continue;
+    SCOPED_TRACE(format.name);
+    const bool packed = format.type == CL_UNORM_SHORT_565;
+    std::vector<uint8_t> bytes(w * h * (packed ? 2 : 4));
+    for (auto& b : bytes) b = uint8_t(rng_());
+    cl_image_desc d{};
+    d.image_type = CL_MEM_OBJECT_IMAGE2D;
+    d.image_width = w;
+    d.image_height = h;
+    cl_image_format f{format.order, format.type};
+    cl_int err = CL_SUCCESS;
+    Mem img(clCreateImage(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &f, &d, bytes.data(), &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    Mem out = poisoned(w * h * 16);
+    cl_mem img_h = img.get();
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &img_h));
+    set_mem_arg(k, 1, out);
+    size_t global[2] = {w, h};
+    run(k, 2, global, nullptr);
+    auto got = read<float>(out, w * h * 4);
+    for (size_t t = 0; t < w * h; ++t) {
+      const float* g = &got[t * 4];
+      if (packed) {
+        uint16_t v = uint16_t(bytes[t * 2] | bytes[t * 2 + 1] << 8);
+        float want[4] = {float((v >> 11) & 31) / 31.0f, float((v >> 5) & 63) / 63.0f, float(v & 31) / 31.0f, 1.0f};
+        for (size_t ch = 0; ch < 4; ++ch)
+          ASSERT_TRUE(read_matches(g[ch], want[ch], Format{CL_RGBA, CL_UNORM_INT16, ""}, 0.0f))
+              << "texel " << t << " channel " << ch << ": got " << g[ch] << " want " << want[ch];
+      } else {
+        const uint8_t* b = &bytes[t * 4];
+        // The stored bytes in the kernel's R, G, B order.
+        uint8_t rgb[3] = {b[0], b[1], b[2]};
+        if (format.order == CL_sBGRA) std::swap(rgb[0], rgb[2]);
+        for (size_t ch = 0; ch < 3; ++ch)
+          ASSERT_NEAR(255.0 * c_srgb(g[ch]), rgb[ch], 0.5)
+              << "texel " << t << " channel " << ch << ": got " << g[ch] << ", exact " << c_linear(rgb[ch] / 255.0);
+        float alpha = format.order == CL_sRGBx ? 1.0f : b[3] / 255.0f;
+        ASSERT_TRUE(read_matches(g[3], alpha, kFormats[0], 0.0f)) << "texel " << t << " alpha: got " << g[3];
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 1) << "none of the formats is listed";
+}
+
 // write_image{f,i,ui} of every texel, read back with clEnqueueReadImage; then sampler-less
 // reads of the written image in a second kernel.
 TEST_P(ImageKernels, WriteThenReadBack) {

@@ -1126,8 +1126,8 @@ class Resumer {
     return opencl_std && (n <= 171 || n == 173 || n == 174 || n == 179 || n == 182 || n == 183);
   }
   // A loop that leaves on a comparison of an induction variable with a bound that does not
-  // change in the loop (`for (i = a; i < b; i += k)`, k a positive constant), tested in its
-  // header or, rotated, in its one latch.
+  // change in the loop (`for (i = a; i < b; i += k)` or `i <= b`, k a positive constant),
+  // tested in its header or, rotated, in its one latch.
   struct CountedLoop {
     uint32_t test_block = 0;  // the header or the latch
     uint32_t stays = 0;       // the test's target inside the loop
@@ -1194,10 +1194,15 @@ class Resumer {
     auto cmp = defined.find(c.condition);
     if (cmp == defined.end()) return false;
     const Instruction& test = *cmp->second;
-    bool below = test.opcode == Op::OpSLessThan || test.opcode == Op::OpULessThan;
-    bool at_or_above = test.opcode == Op::OpSGreaterThanEqual || test.opcode == Op::OpUGreaterThanEqual;
-    if (!(below && !c.exit_when_true) && !(at_or_above && c.exit_when_true)) return false;
-    c.is_signed = test.opcode == Op::OpSLessThan || test.opcode == Op::OpSGreaterThanEqual;
+    // Stays while value < bound or value <= bound (leaves on >= or >).
+    const Op o = test.opcode;
+    bool stays_on_true = o == Op::OpSLessThan || o == Op::OpULessThan || o == Op::OpSLessThanEqual ||
+                         o == Op::OpULessThanEqual;
+    bool leaves_on_true = o == Op::OpSGreaterThanEqual || o == Op::OpUGreaterThanEqual ||
+                          o == Op::OpSGreaterThan || o == Op::OpUGreaterThan;
+    if (!(stays_on_true && !c.exit_when_true) && !(leaves_on_true && c.exit_when_true)) return false;
+    c.is_signed = o == Op::OpSLessThan || o == Op::OpSLessThanEqual || o == Op::OpSGreaterThanEqual ||
+                  o == Op::OpSGreaterThan;
     c.value = test.operands[0];
     uint32_t bound = test.operands[1];
     // The variable: stored once in the loop, with itself plus a positive constant; the test

@@ -295,7 +295,7 @@ TEST_P(LoopLimit, CountedLoopsOfEveryShape) {
     }
     __kernel void signed_up(__global uint* out, int from, int to) {
       uint c = 0, g = get_global_id(0);
-      for (int i = from + (int)g; i < to; i += 2) c = c * 5 + (uint)i;
+      for (int i = from + (int)g; i <= to; i += 2) c = c * 5 + (uint)i;
       out[g] = c;
     }
     __kernel void wide(__global uint* out, ulong from, ulong to) {
@@ -335,11 +335,12 @@ TEST_P(LoopLimit, CountedLoopsOfEveryShape) {
     do { c = c * 3 + (i ^ g); i += 3; } while (i < 3 * n);
     return c;
   });
-  // From below INT_MAX - 2 * 60000 to INT_MAX - 1: the limit saturates on the way.
-  const int32_t to = INT32_MAX - 1, from = to - 2 * int32_t(n) - 77;
+  // Up to INT_MAX - 2 inclusive (i + 2 never overflows): the limit, 2 x 60000 on from where a
+  // round starts, saturates in the last rounds.
+  const int32_t to = INT32_MAX - 2, from = to - 2 * int32_t(n) - 77;
   check("signed_up", {bytes(from), bytes(to)}, [&](uint32_t g) {
     uint32_t c = 0;
-    for (int64_t i = int64_t(from) + g; i < to; i += 2) c = c * 5 + uint32_t(i);
+    for (int64_t i = int64_t(from) + g; i <= to; i += 2) c = c * 5 + uint32_t(i);
     return c;
   });
   const uint64_t wide_from = (uint64_t(1) << 40) - 5, wide_to = wide_from + n;

@@ -415,15 +415,19 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
                             for (LaunchRegion& region : shared->regions) {
                               region.dispatch.argument_block_address = *address;
                               std::memcpy(push, &region.dispatch, block);
-                              VkResult vr = vk::bind_image_descriptors(*queue->stream, queue->vk,
-                                                                       *region.pipeline, shared->images,
-                                                                       &shared->image_set);
+                              const vk::ComputePipeline& first =
+                                  region.first_round ? *region.first_round : *region.pipeline;
+                              VkResult vr = vk::bind_image_descriptors(*queue->stream, queue->vk, first,
+                                                                       shared->images, &shared->image_set);
                               if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
-                              vr = queue->stream->dispatch(
-                                  *region.pipeline, push, push_size,
-                                  region.groups[0], region.groups[1], region.groups[2]);
+                              vr = queue->stream->dispatch(first, push, push_size,
+                                                           region.groups[0], region.groups[1], region.groups[2]);
                               if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
                               if (!shared->resume_arguments) continue;
+                              if (region.first_round &&
+                                  (vr = vk::bind_image_descriptors(*queue->stream, queue->vk, *region.pipeline,
+                                                                   shared->images, &shared->image_set)) != VK_SUCCESS)
+                                return cl::cl_error_from(vr);
                               // The rounds: each runs the region again where a work-item of
                               // the round before stopped, and is empty otherwise.
                               k2s::DispatchBlock next = region.dispatch;

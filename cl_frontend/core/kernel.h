@@ -20,6 +20,10 @@
 
 struct LaunchRegion {
   vkcl::vk::ComputePipeline* pipeline;
+  // For a kernel that resumes: the pipeline of the launch's first dispatch, without the code
+  // that restores (kSpecFirstRound), where the kernel is small enough to build twice; null
+  // otherwise (|pipeline| runs every round).
+  vkcl::vk::ComputePipeline* first_round = nullptr;
   vkcl::k2s::DispatchBlock dispatch;  // argument_block_address left 0
   uint32_t groups[3];
 };
@@ -75,7 +79,7 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
  private:
   vkcl::cl::Result<vkcl::vk::ComputePipeline*> pipeline(_cl_device_id* device,
                                                         const std::array<uint32_t, 3>& local,
-                                                        uint32_t local_words);
+                                                        uint32_t local_words, bool first_round = false);
   const vkcl::k2s::KernelInterface* interface_ = nullptr;
   std::mutex mutex_;
   std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();

@@ -39,9 +39,9 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
     // (clients that create a kernel object per launch would build one each time).
     struct Pipelines {
       std::mutex mutex;
-      std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t>,
+      std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, bool>,
                std::unique_ptr<vkcl::vk::ComputePipeline>>
-          by_kernel;  // (name, local size, local memory words)
+          by_kernel;  // (name, local size, local memory words, first round only)
     };
     std::shared_ptr<Pipelines> pipelines = std::make_shared<Pipelines>();
   };

@@ -88,7 +88,14 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
   };
 
   switch (ResumeOp(i.operands[1])) {
-    case ResumeOp::Round: return result(u32, push_word(kResumeRound));
+    case ResumeOp::Round: {
+      if (!first_round_) {
+        first_round_ = take_id();
+        out_.globals.emplace_back(Op::OpSpecConstantFalse, t_bool(), first_round_, std::vector<uint32_t>{});
+        decorate(first_round_, spv::Decoration::SpecId, {kSpecFirstRound});
+      }
+      return result(u32, emit(Op::OpSelect, u32, {first_round_, c_u32(0), push_word(kResumeRound)}));
+    }
     case ResumeOp::Epoch: return result(u32, push_word(kResumeEpoch));
     case ResumeOp::ItemRecord: {
       bool ok = false;

@@ -330,6 +330,7 @@ class Lowering {
   uint32_t resume_set_ = 0;
   uint32_t local_words_ = 0;    // the spec constant sizing local memory
   uint32_t stopped_var_ = 0;    // Private bool: this work-item stopped to resume later
+  uint32_t first_round_ = 0;    // spec constant kSpecFirstRound, where a kernel resumes
   uint32_t budget_var_ = 0;     // Private u32: its count of loop iterations
   uint32_t budget_var();
   std::map<std::vector<uint32_t>, uint32_t> resume_helpers_;

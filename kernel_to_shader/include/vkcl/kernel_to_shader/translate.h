@@ -123,6 +123,10 @@ inline constexpr uint32_t kSpecLocalSizeY = 1;
 inline constexpr uint32_t kSpecLocalSizeZ = 2;
 // Number of 32-bit words of __local memory: static variables plus all __local arguments.
 inline constexpr uint32_t kSpecLocalMemoryWords = 3;
+// A bool, false unless set: the pipeline runs only a launch's first round of a kernel that
+// resumes (KernelInterface::resume_area_offset), so the resume round is 0 and the driver drops
+// the restoring code (which llvmpipe would otherwise run, masked, in every work-item).
+inline constexpr uint32_t kSpecFirstRound = 4;
 
 enum class ArgKind {
   GlobalPointer,    // __global/__constant buffer: 8-byte device address in the argument block

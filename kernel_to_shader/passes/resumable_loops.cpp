@@ -357,22 +357,21 @@ class Resumer {
       const Instruction* g = global(id);
       return g && g->opcode == Op::OpVariable && spv::StorageClass(g->operands[0]) == spv::StorageClass::Input;
     };
+    // Variables used other than as what a load reads or a store writes.
+    std::unordered_set<uint32_t> escaped;
+    for (const Block& b : f.blocks)
+      for (const Instruction& i : b.instructions)
+        for (size_t k : id_operands(m_, f, i))
+          if (!((i.opcode == Op::OpLoad || i.opcode == Op::OpStore) && k == 0)) escaped.insert(i.operands[k]);
     Cfg cfg(m_, f);
     std::vector<Recomputed> out;
     for (uint32_t var : live) {
       auto st = stores.find(var);
-      if (st == stores.end() || st->second.size() != 1) continue;
+      if (escaped.count(var) || st == stores.end() || st->second.size() != 1) continue;
       auto [block, store] = st->second[0];
       bool before_all = true;
       for (uint32_t t : targets) before_all = before_all && cfg.dominates(block, cfg.index(t));
       if (!before_all) continue;
-      // Only loaded besides that store.
-      bool plain = true;
-      for (const Block& b : f.blocks)
-        for (const Instruction& i : b.instructions)
-          for (size_t k : id_operands(m_, f, i))
-            if (i.operands[k] == var && !((i.opcode == Op::OpLoad || i.opcode == Op::OpStore) && k == 0)) plain = false;
-      if (!plain) continue;
       Recomputed r{var, {}, store->operands[1]};
       std::unordered_set<uint32_t> seen;
       std::function<bool(uint32_t, int)> gather = [&](uint32_t id, int depth) {
@@ -385,10 +384,8 @@ class Resumer {
         } else if (!is_pure(i)) {
           return false;
         }
-        size_t first = i.opcode == Op::OpExtInst ? 2 : 0;
-        for (size_t k = first; k < i.operands.size(); ++k)
-          if (i.opcode != Op::OpLoad || k == 0)
-            if (!is_literal_operand_of(i, k) && !gather(i.operands[k], depth + 1)) return false;
+        for (size_t k : id_operands(m_, f, i))
+          if (!gather(i.operands[k], depth + 1)) return false;
         seen.insert(id);
         r.code.push_back(i);
         return true;
@@ -397,25 +394,13 @@ class Resumer {
     }
     return out;
   }
-  // Operands that are literals, not ids: OpCompositeExtract/Insert indices, OpVectorShuffle's
-  // components, OpLoad's memory operands.
-  static bool is_literal_operand_of(const Instruction& i, size_t k) {
-    switch (i.opcode) {
-      case Op::OpCompositeExtract: return k >= 1;
-      case Op::OpCompositeInsert: return k >= 2;
-      case Op::OpVectorShuffle: return k >= 2;
-      case Op::OpLoad: return k >= 1;
-      default: return false;
-    }
-  }
   // The resume path computes the recomputed variables again (fresh ids) and stores them.
   void recompute(std::vector<Instruction>& out) {
     for (const Recomputed& r : remat_) {
       std::unordered_map<uint32_t, uint32_t> renamed;
       for (Instruction i : r.code) {
-        size_t first = i.opcode == Op::OpExtInst ? 2 : 0;
-        for (size_t k = first; k < i.operands.size(); ++k) {
-          if (is_literal_operand_of(i, k)) continue;
+        for (size_t k = 0; k < i.operands.size(); ++k) {
+          if (ir::is_literal_operand(i, k)) continue;
           auto n = renamed.find(i.operands[k]);
           if (n != renamed.end()) i.operands[k] = n->second;
         }
@@ -1356,8 +1341,7 @@ class Resumer {
         return v && stores.count(i.operands[0]) == 0;  // a Function variable the loop does not store
       }
       if (!is_pure(i)) return false;
-      size_t first = i.opcode == Op::OpExtInst ? 2 : 0;
-      for (size_t k = first; k < i.operands.size(); ++k)
+      for (size_t k : id_operands(m_, f, i))
         if (!invariant(i.operands[k], depth + 1)) return false;
       return true;
     };

@@ -365,6 +365,59 @@ cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, voi
   return finish_enqueue(std::move(r), false, event);
 }
 
+// Push constants of a launch: the dispatch block, then the pushed arguments.
+struct Push {
+  explicit Push(const LaunchPlan& plan) {
+    std::memcpy(bytes + sizeof(k2s::DispatchBlock), plan.arguments.data() + plan.pushed_offset,
+                plan.pushed_size);
+    size = uint32_t(sizeof(k2s::DispatchBlock) + plan.pushed_size);
+  }
+  void set(const k2s::DispatchBlock& block) { std::memcpy(bytes, &block, sizeof block); }
+  uint8_t bytes[sizeof(k2s::DispatchBlock) + k2s::kMaxPushedArgumentBytes];
+  uint32_t size;
+};
+
+// The rounds of a region of a kernel that resumes (after its first dispatch): each runs the
+// region again where a work-item of the round before stopped, and is empty otherwise. They
+// are numbered from |number| (never 0, the first dispatch's).
+cl_int record_rounds(_cl_command_queue& queue, LaunchPlan& plan, const LaunchRegion& region,
+                     uint32_t number, bool bind) {
+  VkResult vr;
+  if (bind && (vr = vk::bind_image_descriptors(*queue.stream, queue.vk, *region.pipeline, plan.images,
+                                               &plan.image_set)) != VK_SUCCESS)
+    return cl::cl_error_from(vr);
+  Push push(plan);
+  k2s::DispatchBlock next = region.dispatch;
+  for (uint32_t round = 0; round < cl::kResumeRounds; ++round) {
+    uint64_t from = plan.resume_arguments_offset + uint64_t(next.resume_slot) * 16;
+    next.resume_round = number + round;
+    next.resume_slot++;
+    push.set(next);
+    if ((vr = queue.stream->barrier()) != VK_SUCCESS ||
+        (vr = queue.stream->dispatch_indirect(*region.pipeline, push.bytes, push.size,
+                                              *plan.resume_arguments, from)) != VK_SUCCESS)
+      return cl::cl_error_from(vr);
+  }
+  return CL_SUCCESS;
+}
+
+// After a launch's rounds have run: where a work-item had not finished, as many rounds
+// again, for as long as it takes (a loop of a billion iterations takes its time on a native
+// driver too).
+_cl_command_queue::More more_rounds(_cl_command_queue* queue, std::shared_ptr<LaunchPlan> plan,
+                                    std::shared_ptr<cl::LoopLimitStatus> status) {
+  return [queue, plan, status, number = uint32_t(1)]() mutable -> cl::Result<bool> {
+    if (!status->resume().unfinished()) return false;
+    status->resume().carry_over();
+    number += cl::kResumeRounds;
+    for (LaunchRegion& region : plan->regions) {
+      cl_int e = record_rounds(*queue, *plan, region, number, true);
+      if (e != CL_SUCCESS) return cl::Error{e};
+    }
+    return true;
+  };
+}
+
 cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                                         const size_t* offset, const size_t* global,
                                         const size_t* local, cl_uint num_events,
@@ -396,52 +449,34 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
   // The status word is read when the event sees the command complete, or else when the
   // command retires.
   std::function<cl_int()> gpu_status;
+  auto status = shared->loop_limit_status;  // and the state of the rounds
   if (shared->loop_limit_status) {
     gpu_status = [status = shared->loop_limit_status] { return status->command_status(); };
     keep.push_back(std::move(shared->loop_limit_status));
   }
   auto r = queue->enqueue(CL_COMMAND_NDRANGE_KERNEL, waits, true,
-                          [queue, shared] {
+                          [queue, shared, status] {
                             if (shared->regions.empty()) return CL_SUCCESS;
                             auto address = queue->argument_block(shared->arguments.data(),
                                                                  shared->arguments.size());
                             if (!address) return address.error();
-                            // The dispatch block, then the pushed arguments.
-                            const size_t block = sizeof(k2s::DispatchBlock);
-                            uint8_t push[sizeof(k2s::DispatchBlock) + k2s::kMaxPushedArgumentBytes];
-                            std::memcpy(push + block, shared->arguments.data() + shared->pushed_offset,
-                                        shared->pushed_size);
-                            uint32_t push_size = uint32_t(block + shared->pushed_size);
+                            Push push(*shared);
                             for (LaunchRegion& region : shared->regions) {
                               region.dispatch.argument_block_address = *address;
-                              std::memcpy(push, &region.dispatch, block);
+                              push.set(region.dispatch);
                               const vk::ComputePipeline& first =
                                   region.first_round ? *region.first_round : *region.pipeline;
                               VkResult vr = vk::bind_image_descriptors(*queue->stream, queue->vk, first,
                                                                        shared->images, &shared->image_set);
                               if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
-                              vr = queue->stream->dispatch(first, push, push_size,
+                              vr = queue->stream->dispatch(first, push.bytes, push.size,
                                                            region.groups[0], region.groups[1], region.groups[2]);
                               if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
                               if (!shared->resume_arguments) continue;
-                              if (region.first_round &&
-                                  (vr = vk::bind_image_descriptors(*queue->stream, queue->vk, *region.pipeline,
-                                                                   shared->images, &shared->image_set)) != VK_SUCCESS)
-                                return cl::cl_error_from(vr);
-                              // The rounds: each runs the region again where a work-item of
-                              // the round before stopped, and is empty otherwise.
-                              k2s::DispatchBlock next = region.dispatch;
-                              for (uint32_t round = 1; round <= cl::kResumeRounds; ++round) {
-                                uint64_t from = shared->resume_arguments_offset + uint64_t(next.resume_slot) * 16;
-                                next.resume_round = round;
-                                next.resume_slot++;
-                                std::memcpy(push, &next, block);
-                                if ((vr = queue->stream->barrier()) != VK_SUCCESS ||
-                                    (vr = queue->stream->dispatch_indirect(*region.pipeline, push, push_size,
-                                                                           *shared->resume_arguments, from)) != VK_SUCCESS)
-                                  return cl::cl_error_from(vr);
-                              }
+                              cl_int e = record_rounds(*queue, *shared, region, 1, region.first_round != nullptr);
+                              if (e != CL_SUCCESS) return e;
                             }
+                            if (shared->resume_arguments) queue->continue_with(more_rounds(queue, shared, status));
                             return CL_SUCCESS;
                           },
                           std::move(keep), std::move(gpu_status));

@@ -68,8 +68,11 @@ cl_int CL_API_CALL RetainCommandQueue(cl_command_queue queue) {
 
 cl_int CL_API_CALL ReleaseCommandQueue(cl_command_queue queue) {
   if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
-  // clReleaseCommandQueue performs an implicit flush.
+  // clReleaseCommandQueue performs an implicit flush. A kernel the queue still continues
+  // (more rounds) is taken to its end: its event keeps the queue, and no later call of the
+  // application's might.
   (void)queue->flush();
+  queue->settle(true);
   queue->release();
   return CL_SUCCESS;
 }

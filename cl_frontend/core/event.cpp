@@ -24,6 +24,11 @@ void _cl_event::set_recorded(uint64_t point, std::function<cl_int()> status) {
   gpu_status_ = std::move(status);
 }
 
+void _cl_event::set_point(uint64_t point) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  point_ = point;
+}
+
 void _cl_event::mark_submitted() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -72,7 +77,13 @@ cl_int _cl_event::status() {
     if (!recorded_) return submitted_ ? CL_SUBMITTED : CL_QUEUED;
     point = point_;
   }
-  if (queue && queue->stream->completed_point() >= point) {
+  if (point == kOpenPoint && queue) {
+    // Let the queue take the command on as far as the GPU has got.
+    queue->settle(false);
+    std::lock_guard<std::mutex> lock(mutex_);
+    point = point_;
+  }
+  if (queue && point != kOpenPoint && queue->stream->completed_point() >= point) {
     // Threads that see the work complete together: one reads the timestamps and the status.
     std::lock_guard<std::mutex> completing(completing_);
     std::function<cl_int()> gpu_status;

@@ -36,6 +36,10 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   // GPU work recorded; completes when |point| signals. |status|, when given, is called once
   // the work has completed and gives the command's status (CL_COMPLETE or a negative error).
   void set_recorded(uint64_t point, std::function<cl_int()> status = {});
+  // A command its queue continues (_cl_command_queue::continue_with) is recorded at
+  // kOpenPoint, and its point is set once the queue has taken it to the end.
+  static constexpr uint64_t kOpenPoint = UINT64_MAX;
+  void set_point(uint64_t point);
   // Host work done (or failed), or a user event's status. False if the status was set
   // already (it is set once).
   bool set_complete(cl_int status = CL_COMPLETE);

@@ -44,7 +44,8 @@ class StatusWordPool {
 // Rounds a launch of a kernel that resumes (k2s::KernelInterface::resume_area_offset) gets
 // after its first dispatch: indirect re-dispatches, each of which runs the work-groups again
 // only when a work-item stopped in the round before. 64 rounds give every batch of
-// work-items about 64 x 60000 loop iterations.
+// work-items about 64 x 60000 loop iterations; where that was not enough, the queue records
+// 64 more once they have run (more_rounds in api/enqueue.cpp), until every work-item is done.
 constexpr uint32_t kResumeRounds = 64;
 
 // Where a launch of such a kernel keeps its work-items' saved state: byte offsets in a
@@ -61,6 +62,9 @@ struct ResumeArea {
   // Once the command has completed: whether a work-item stopped in the last round, so it
   // never finished.
   bool unfinished() const;
+  // Then, before more rounds: they start where the last round ended (its arguments become
+  // the first round's, the others zero).
+  void carry_over() const;
 };
 
 class ResumePool {
@@ -95,7 +99,8 @@ class LoopLimitStatus {
   LoopLimitStatus& operator=(const LoopLimitStatus&) = delete;
 
   // Once the command has completed: CL_COMPLETE, or CL_OUT_OF_RESOURCES when the kernel's
-  // loops were cut short, which the first call also says on stderr.
+  // loops were cut short (a kernel that cannot resume), which the first call also says on
+  // stderr.
   cl_int command_status();
 
  private:

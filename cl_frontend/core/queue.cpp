@@ -49,6 +49,7 @@ _cl_command_queue::~_cl_command_queue() {
   }
   if (stream) {
     (void)flush();
+    settle(true);
     stream->wait(stream->last_point());
   }
 }
@@ -82,6 +83,8 @@ cl::Result<cl::Ref<_cl_event>> _cl_command_queue::enqueue(cl_command_type type,
 }
 
 void _cl_command_queue::execute(Pending& p) {
+  // Whatever this command is, the one that continues comes first.
+  settle(true);
   // A command whose wait list holds a failed event is terminated, and so in turn the
   // commands waiting on it. Events of other queues and user events are waited for on the
   // host; the same queue's events are ordered already, and a failure among them is known by
@@ -106,17 +109,63 @@ void _cl_command_queue::execute(Pending& p) {
   // in-order semantics (finer dependency tracking is future work).
   stream->barrier();
   if (profiling) stream->write_timestamp(&p.event->start_slot);
+  next_more_ = nullptr;
   cl_int status = p.work();
+  More more = std::move(next_more_);
+  next_more_ = nullptr;
   if (status != CL_SUCCESS) {
     p.event->set_complete(status);
     return;
   }
   if (profiling) stream->write_timestamp(&p.event->end_slot);
   uint64_t point = stream->last_point();
+  batch_events_.push_back(p.event);
+  if (more) {
+    // It ends its batch: what comes after it is recorded once it is done.
+    p.event->set_recorded(_cl_event::kOpenPoint, std::move(p.gpu_status));
+    open_ = Open{point, std::move(more), p.event, std::move(p.keep)};
+    (void)flush();
+    return;
+  }
   p.event->set_recorded(point, std::move(p.gpu_status));
   in_flight_.push_back({point, std::move(p.keep)});
-  batch_events_.push_back(p.event);
   if (++batch_commands_ >= kBatchLimit) (void)flush();
+}
+
+void _cl_command_queue::settle(bool block) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  while (open_) {
+    if (stream->completed_point() < open_->point) {
+      if (!block) return;
+      (void)flush();
+      stream->wait(open_->point);
+      continue;
+    }
+    // Its work so far has run: more, or done.
+    auto more = open_->more();
+    if (more && *more) {
+      bool profiling = properties & CL_QUEUE_PROFILING_ENABLE;
+      uint32_t end_slot = UINT32_MAX;
+      if (profiling && stream->write_timestamp(&end_slot) == VK_SUCCESS) {
+        if (open_->event->end_slot != UINT32_MAX) stream->release_timestamp(open_->event->end_slot);
+        open_->event->end_slot = end_slot;
+      }
+      uint64_t point = 0;
+      if (stream->submit({}, &point) == VK_SUCCESS) {
+        open_->point = point;
+        continue;
+      }
+      more = cl::Error{CL_OUT_OF_RESOURCES};
+    }
+    Open done = std::move(*open_);
+    open_.reset();
+    if (!more) {
+      done.event->set_complete(more.error());
+    } else {
+      done.event->set_point(done.point);
+      in_flight_.push_back({done.point, std::move(done.keep)});
+    }
+  }
 }
 
 cl::Result<void> _cl_command_queue::flush() {
@@ -138,7 +187,9 @@ void _cl_command_queue::retire() {
 
 void _cl_command_queue::wait_point(uint64_t point) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
-  if (point > stream->completed_point()) {
+  settle(true);
+  // (The point of a command that continued is known now: its event asks again.)
+  if (point != _cl_event::kOpenPoint && point > stream->completed_point()) {
     (void)flush();
     stream->wait(point);
   }
@@ -147,9 +198,10 @@ void _cl_command_queue::wait_point(uint64_t point) {
 
 cl_int _cl_command_queue::sync() {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
-  uint64_t point = stream->last_point();
   auto f = flush();
   if (!f) return f.error();
+  settle(true);
+  uint64_t point = stream->last_point();
   VkResult r = stream->wait(point);
   retire();
   return cl::cl_error_from(r);

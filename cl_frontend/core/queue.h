@@ -3,6 +3,8 @@
 // before them is done. A command whose wait list holds an unfinished user event (or a command
 // of another queue held back by one), and every command after it, is held back and run when
 // the event completes; a command waiting on a failed event fails, and so do its dependents.
+// A command that may need more GPU work than it recorded (continue_with) is taken on by the
+// host before anything after it is recorded.
 #pragma once
 
 #include <CL/cl.h>
@@ -11,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/context.h"
@@ -48,6 +51,14 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   cl_int sync();
   // Inside GPU work: copies |size| bytes into an argument block; returns its device address.
   vkcl::cl::Result<uint64_t> argument_block(const void* data, size_t size);
+  // Inside GPU work: the command may need more GPU work once what it recorded has run (a
+  // kernel whose work-items had not finished after the rounds it recorded). Once it has run,
+  // |more| is called: it records more work and returns true, or returns false when the
+  // command is done. Nothing recorded after the command runs before it is done.
+  using More = std::function<vkcl::cl::Result<bool>()>;
+  void continue_with(More more) { next_more_ = std::move(more); }
+  // Takes the command that continues as far as the GPU has got; with |block|, to its end.
+  void settle(bool block);
 
   // Runs the commands held back by user events that can run now, in order (a failed user
   // event terminates the commands waiting on it). Returns whether any ran.
@@ -68,6 +79,16 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   };
   void execute(Pending& p);
   void retire();
+
+  // The command that continues, while it is not done: the point its work so far signals.
+  struct Open {
+    uint64_t point;
+    More more;
+    vkcl::cl::Ref<_cl_event> event;
+    Keep keep;
+  };
+  std::optional<Open> open_;
+  More next_more_;  // set by the work being recorded
 
   std::recursive_mutex mutex_;
   std::deque<Pending> held_;

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <set>
 #include <thread>
+#include <sched.h>
 
 using namespace vkcl;
 
@@ -138,6 +139,10 @@ void _cl_command_queue::settle(bool block) {
     if (stream->completed_point() < open_->point) {
       if (!block) return;
       (void)flush();
+      // Most launches are done within their rounds, soon: a blocking wait's wake-up takes
+      // longer than they do on lavapipe (2000 launches of a small kernel: 190 -> 150 us each).
+      uint64_t until = cl::host_time_ns() + 300000;
+      while (stream->completed_point() < open_->point && cl::host_time_ns() < until) sched_yield();
       stream->wait(open_->point);
       continue;
     }

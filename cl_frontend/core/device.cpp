@@ -256,6 +256,8 @@ std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
   }
   // Written 3D images are storage images like the others.
   if (images() && info_.features.shaderStorageImageWriteWithoutFormat) v.push_back("cl_khr_3d_image_writes");
+  // Depth images are single-channel colour images underneath (core/image_format.cpp).
+  if (images() && cl::backs_depth_images(info_)) v.push_back("cl_khr_depth_images");
   if (!has_subgroups()) return v;
   // The cl_khr_subgroup_* extensions (OpenCL 3.0 with __opencl_c_subgroups is enough), each
   // where Vulkan has the subgroup operations it becomes.

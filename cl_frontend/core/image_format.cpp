@@ -171,8 +171,11 @@ VulkanFormat vulkan_format(const cl_image_format& f) {
     case CL_sBGRA: return {VK_FORMAT_B8G8R8A8_SRGB, false};
     case CL_sRGB: return {VK_FORMAT_R8G8B8_SRGB, false};
     case CL_sRGBx: return {VK_FORMAT_R8G8B8A8_SRGB, true};
-    // CL_DEPTH needs cl_khr_depth_images (kernel side); CL_Rx and CL_RGx have no Vulkan
-    // format of their size without a swizzle nobody asked for yet.
+    // Depth images (cl_khr_depth_images) only ever meet kernels and the host: a colour
+    // format of one channel holds them (R16_UNORM, R32_SFLOAT).
+    case CL_DEPTH: return {family(1, t), false};
+    // CL_Rx and CL_RGx have no Vulkan format of their size without a swizzle nobody asked
+    // for yet.
     default: return {};
   }
 }
@@ -213,6 +216,11 @@ bool format_supported(const vk::DeviceInfo& device, cl_mem_flags flags, cl_mem_o
   if (vf.format == VK_FORMAT_UNDEFINED) return false;
   // 1D buffer images (texel buffers over a buffer) are not built yet.
   if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER) return false;
+  // cl_khr_depth_images: "CL_DEPTH ... for image objects of type CL_MEM_OBJECT_IMAGE2D and
+  // CL_MEM_OBJECT_IMAGE2D_ARRAY" only.
+  if (format.image_channel_order == CL_DEPTH && type != CL_MEM_OBJECT_IMAGE2D &&
+      type != CL_MEM_OBJECT_IMAGE2D_ARRAY)
+    return false;
   vk::FormatSupport s = vk::format_support(device, vf.format);
   if (!s.transfer) return false;
   // What a kernel will do with it. Kernels bind images per enqueue, so written images are
@@ -375,6 +383,14 @@ bool backs_minimum_image_formats(const vk::DeviceInfo& device) {
   for (const cl_image_format& f : required)
     for (cl_mem_flags flags : {CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY})
       if (!format_supported(device, flags, CL_MEM_OBJECT_IMAGE2D, f)) return false;
+  return true;
+}
+
+bool backs_depth_images(const vk::DeviceInfo& device) {
+  for (cl_channel_type t : {CL_UNORM_INT16, CL_FLOAT})
+    for (cl_mem_flags flags : {CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY})
+      for (cl_mem_object_type type : {CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE2D_ARRAY})
+        if (!format_supported(device, flags, type, {CL_DEPTH, t})) return false;
   return true;
 }
 

@@ -19,6 +19,9 @@ bool images_hidden();
 // writing in a kernel" (CL_RGBA of ten data types, CL_BGRA of CL_UNORM_INT8), as 2D images
 // read and written in kernels: where it does not, the device reports no image support.
 bool backs_minimum_image_formats(const vk::DeviceInfo& device);
+// cl_khr_depth_images: CL_DEPTH with CL_UNORM_INT16 and CL_FLOAT, read-only and write-only,
+// for 2D images and 2D image arrays.
+bool backs_depth_images(const vk::DeviceInfo& device);
 
 // The image size limits a device reports (CL_DEVICE_IMAGE*_MAX_*), from its Vulkan limits.
 struct ImageLimits {

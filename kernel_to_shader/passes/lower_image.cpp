@@ -106,7 +106,11 @@ bool Lowering::analyze_images() {
         root.dim = ImageDim::k3D;
       else
         return fail("image type not supported yet (1D buffer images): " + describe(*t));
-      if (t->operands[2] == 1) return fail("depth images are not supported yet: " + describe(*t));
+      // Depth images (cl_khr_depth_images) are 2D images of one channel, CL_DEPTH, which
+      // the frontend backs with a colour format: they read and write as the others, with
+      // a scalar texel.
+      if (t->operands[2] == 1 && root.dim != ImageDim::k2D && root.dim != ImageDim::k2DArray)
+        return fail("depth image that is not 2D: " + describe(*t));
       if (t->operands[4] != 0)
         return fail("multi-sampled images are not supported: " + describe(*t));
       auto access = t->operands.size() > 7 ? spv::AccessQualifier(t->operands[7])
@@ -362,6 +366,11 @@ uint32_t Lowering::leading_components(uint32_t v, uint32_t in_type, uint32_t cou
 uint32_t Lowering::texel_result(uint32_t texel, uint32_t in_result_type) {
   uint32_t rt = lower_type(in_result_type);
   Shape s = shape_of(rt);
+  if (s.ok && s.count == 1) {
+    // A depth image's: its one channel.
+    texel = emit(Op::OpCompositeExtract, t_float(32), {texel, 0});
+    return s.width != 32 ? emit(Op::OpFConvert, rt, {texel}) : texel;
+  }
   if (s.is_float && s.width != 32) return emit(Op::OpFConvert, rt, {texel});
   return texel;
 }
@@ -404,7 +413,15 @@ bool Lowering::lower_image(const ir::Instruction& i) {
       uint32_t coordinate = leading_components(value(i.operands[1]), c->type_id, count, u32);
       uint32_t texel = value(i.operands[2]);
       Shape ts = shape_of(lower_type(texel_def->type_id));
-      if (ts.is_float && ts.width != 32) texel = emit(Op::OpFConvert, t_vec(f32, 4), {texel});
+      if (ts.ok && ts.count == 1) {
+        // A depth image's one channel.
+        if (!ts.is_float) return fail("depth image written with a non-float texel: " + describe(i));
+        if (ts.width != 32) texel = emit(Op::OpFConvert, f32, {texel});
+        uint32_t zero = c_null(f32);
+        texel = emit(Op::OpCompositeConstruct, t_vec(f32, 4), {texel, zero, zero, zero});
+      } else if (ts.is_float && ts.width != 32) {
+        texel = emit(Op::OpFConvert, t_vec(f32, 4), {texel});
+      }
       if (r->texel != ImageTexel::Float) {
         // §7.4.4: writes to 8- and 16-bit integer channels saturate ("clamp(x, -128, 127)",
         // "clamp(x, 0, 255)", ...), which Vulkan leaves undefined. The channel data type is

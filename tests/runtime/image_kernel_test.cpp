@@ -1349,6 +1349,128 @@ __kernel void k(read_only image2d_t r, write_only image2d_t w, sampler_t s, __gl
   EXPECT_EQ(cl_kernel_arg_access_qualifier(CL_KERNEL_ARG_ACCESS_WRITE_ONLY), access);
 }
 
+// cl_khr_depth_images: image2d_depth_t and image2d_array_depth_t of CL_DEPTH (CL_FLOAT,
+// CL_UNORM_INT16), read with every sampler (the border value is 0.0f), read without one,
+// written with a float and queried; reported with the extension, for 2D images and 2D arrays
+// only.
+TEST_P(ImageKernels, DepthImages) {
+  char extensions[8192] = {};
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, nullptr));
+  const Format depth_formats[] = {{CL_DEPTH, CL_FLOAT, "depth_float"}, {CL_DEPTH, CL_UNORM_INT16, "depth_unorm16"}};
+  const bool reported = std::string(extensions).find("cl_khr_depth_images") != std::string::npos;
+  for (const Format& format : depth_formats) {
+    for (cl_mem_flags flags : {CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY}) {
+      EXPECT_EQ(reported, supported(format, flags, CL_MEM_OBJECT_IMAGE2D)) << format.name;
+      EXPECT_EQ(reported, supported(format, flags, CL_MEM_OBJECT_IMAGE2D_ARRAY)) << format.name;
+      EXPECT_FALSE(supported(format, flags, CL_MEM_OBJECT_IMAGE3D)) << format.name;
+      EXPECT_FALSE(supported(format, flags, CL_MEM_OBJECT_IMAGE1D)) << format.name;
+    }
+  }
+  if (!reported) GTEST_SKIP() << "no cl_khr_depth_images";
+  {
+    cl_image_format f{CL_DEPTH, CL_FLOAT};
+    cl_image_desc d{};
+    d.image_type = CL_MEM_OBJECT_IMAGE3D;
+    d.image_width = d.image_height = d.image_depth = 4;
+    cl_int err = CL_SUCCESS;
+    Mem m(clCreateImage(context_, CL_MEM_READ_ONLY, &f, &d, nullptr, &err));
+    EXPECT_EQ(CL_IMAGE_FORMAT_NOT_SUPPORTED, err);
+  }
+  size_t mode_count = 0;
+  const SamplerModes* modes = all_sampler_modes(&mode_count);
+  const size_t n = 64;
+  const Shape shapes[] = {{CL_MEM_OBJECT_IMAGE2D, "image2d_depth_t", 9, 7, 1, 1},
+                          {CL_MEM_OBJECT_IMAGE2D_ARRAY, "image2d_array_depth_t", 7, 5, 1, 3}};
+  for (const Shape& shape : shapes)
+    for (const Format& format : depth_formats) {
+      SCOPED_TRACE(std::string(shape.cl_type) + " " + format.name);
+      std::string coord = shape.arrayed() ? "p" : "p.xy";
+      std::string icoord = shape.arrayed() ? "(int4)(x, y, l, 0)" : "(int2)(x, y)";
+      std::string source =
+          "__kernel void sampled(read_only " + std::string(shape.cl_type) +
+          " img, sampler_t s, __global const float4* c, __global float* out) {\n"
+          "  size_t i = get_global_id(0);\n  float4 p = c[i];\n  out[i] = read_imagef(img, s, " + coord + ");\n}\n"
+          "__kernel void plain(read_only " + shape.cl_type + " img, __global float* out, __global int* q) {\n"
+          "  int x = get_global_id(0), y = get_global_id(1), l = get_global_id(2);\n"
+          "  out[(l * get_image_height(img) + y) * get_image_width(img) + x] = read_imagef(img, " + icoord + ");\n"
+          "  if (x + y + l == 0) { q[0] = get_image_channel_order(img); q[1] = get_image_channel_data_type(img);\n"
+          "    q[2] = get_image_width(img); q[3] = get_image_height(img); }\n}\n"
+          "__kernel void store(write_only " + shape.cl_type + " img, __global const float* v) {\n"
+          "  int x = get_global_id(0), y = get_global_id(1), l = get_global_id(2);\n"
+          "  write_imagef(img, " + icoord + ", v[(l * get_global_size(1) + y) * get_global_size(0) + x]);\n}\n";
+      Program program = build(source, "-cl-std=CL3.0");
+      // Depth values: floats anywhere, unorm16 in [0, 1].
+      HostImage host{shape, format, random_texels(format, shape.texels(), rng_)};
+      Mem img = image(shape, format, CL_MEM_READ_ONLY, host.bytes.data());
+      Kernel sampled = kernel(program, "sampled");
+      for (size_t m = 0; m < mode_count; ++m) {
+        SCOPED_TRACE(describe(modes[m]));
+        std::vector<float> coords = random_coordinates(shape, modes[m], n, rng_);
+        Mem c = buffer(coords.size() * 4, coords.data());
+        Mem out = poisoned(n * 4);
+        Sampler smp = sampler(modes[m]);
+        cl_mem img_h = img.get();
+        cl_sampler s_h = smp.get();
+        ASSERT_EQ(CL_SUCCESS, clSetKernelArg(sampled, 0, sizeof(cl_mem), &img_h));
+        ASSERT_EQ(CL_SUCCESS, clSetKernelArg(sampled, 1, sizeof(cl_sampler), &s_h));
+        set_mem_arg(sampled, 2, c);
+        set_mem_arg(sampled, 3, out);
+        size_t global = n;
+        run(sampled, 1, &global, nullptr);
+        auto got = read<float>(out, n);
+        float tolerance = modes[m].filter == CL_FILTER_LINEAR ? 1e-4f : 0.0f;
+        for (size_t i = 0; i < n; ++i) {
+          float want = host.sample_f(modes[m], &coords[i * 4])[0];  // outside: the border value 0
+          ASSERT_TRUE(read_matches(got[i], want, format, tolerance))
+              << "item " << i << " at (" << coords[i * 4] << ", " << coords[i * 4 + 1] << ", "
+              << coords[i * 4 + 3] << "): got " << got[i] << " want " << want;
+        }
+      }
+      // Sampler-less reads of every texel, and the queries.
+      Kernel plain = kernel(program, "plain");
+      Mem out = poisoned(shape.texels() * 4);
+      Mem q = poisoned(16);
+      cl_mem img_h = img.get();
+      ASSERT_EQ(CL_SUCCESS, clSetKernelArg(plain, 0, sizeof(cl_mem), &img_h));
+      set_mem_arg(plain, 1, out);
+      set_mem_arg(plain, 2, q);
+      auto region = shape.region();
+      run(plain, 3, region.data(), nullptr);
+      auto got = read<float>(out, shape.texels());
+      for (size_t t = 0; t < shape.texels(); ++t)
+        ASSERT_TRUE(read_matches(got[t], decode_float(format, host.bytes.data() + t * format.texel_size())[0],
+                                 format, 0.0f))
+            << "texel " << t << ": " << got[t];
+      auto queried = read<int32_t>(q, 4);
+      EXPECT_EQ(CL_DEPTH, queried[0]);
+      EXPECT_EQ(int(format.type), queried[1]);
+      EXPECT_EQ(int(shape.width), queried[2]);
+      EXPECT_EQ(int(shape.height), queried[3]);
+      // Writes: floats as they are, unorm16 values a quarter step above k / 65535 (rounded
+      // to k, however ties go).
+      std::vector<float> values(shape.texels());
+      std::vector<uint8_t> want(shape.texels() * format.texel_size());
+      for (size_t t = 0; t < values.size(); ++t) {
+        if (format.type == CL_FLOAT) {
+          values[t] = std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng_);
+          std::memcpy(&want[t * 4], &values[t], 4);
+        } else {
+          uint16_t k = uint16_t(rng_());
+          values[t] = (float(k) + (k == 65535 ? 0.0f : 0.25f)) / 65535.0f;
+          std::memcpy(&want[t * 2], &k, 2);
+        }
+      }
+      Kernel store = kernel(program, "store");
+      Mem dst = image(shape, format, CL_MEM_WRITE_ONLY);
+      Mem v = buffer(values.size() * 4, values.data());
+      cl_mem dst_h = dst.get();
+      ASSERT_EQ(CL_SUCCESS, clSetKernelArg(store, 0, sizeof(cl_mem), &dst_h));
+      set_mem_arg(store, 1, v);
+      run(store, 3, region.data(), nullptr);
+      EXPECT_EQ(want, read_image(dst, shape, format));
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, ImageKernels, ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);
 

@@ -1,5 +1,6 @@
 #include "vkcl/vk_backend/image.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace vkcl::vk {
@@ -170,6 +171,26 @@ Image::~Image() {
   if (memory_) vkFreeMemory(d, memory_, nullptr);
 }
 
+VkResult TexelBufferView::create(std::shared_ptr<Device> device, const Buffer& buffer, VkDeviceSize offset,
+                                 VkDeviceSize range, VkFormat format, std::unique_ptr<TexelBufferView>* out) {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
+  std::unique_ptr<TexelBufferView> v(new TexelBufferView());
+  v->device_ = device;
+  VkBufferViewCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+  info.buffer = buffer.handle();
+  info.format = format;
+  info.offset = offset;
+  info.range = range;
+  VkResult r = vkCreateBufferView(device->handle(), &info, nullptr, &v->view_);
+  if (r != VK_SUCCESS) return r;
+  *out = std::move(v);
+  return VK_SUCCESS;
+}
+
+TexelBufferView::~TexelBufferView() {
+  if (device_ && view_ && vulkan_usable()) vkDestroyBufferView(device_->handle(), view_, nullptr);
+}
+
 VkResult copy_buffer_to_image(CommandStream& stream, const Buffer& buffer, VkDeviceSize offset,
                               uint32_t row_length, uint32_t image_height, const Image& image,
                               const ImageRegion& region) {
@@ -212,18 +233,26 @@ VkResult copy_image(CommandStream& stream, const Image& src, const ImageRegion& 
 namespace {
 
 void describe_writes(const std::vector<ImageDescriptor>& descriptors, VkDescriptorSet set,
-                     std::vector<VkDescriptorImageInfo>* infos, std::vector<VkWriteDescriptorSet>* writes) {
+                     std::vector<VkDescriptorImageInfo>* infos, std::vector<VkBufferView>* views,
+                     std::vector<VkWriteDescriptorSet>* writes) {
   infos->resize(descriptors.size());
+  views->resize(descriptors.size());
   writes->resize(descriptors.size());
   for (size_t k = 0; k < descriptors.size(); ++k) {
-    (*infos)[k] = {VK_NULL_HANDLE, descriptors[k].image->view(), VK_IMAGE_LAYOUT_GENERAL};
+    const ImageDescriptor& d = descriptors[k];
     VkWriteDescriptorSet& w = (*writes)[k];
     w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     w.dstSet = set;
-    w.dstBinding = descriptors[k].binding;
+    w.dstBinding = d.binding;
     w.descriptorCount = 1;
-    w.descriptorType = descriptors[k].type;
-    w.pImageInfo = &(*infos)[k];
+    w.descriptorType = d.type;
+    if (d.texel_buffer) {
+      (*views)[k] = d.texel_buffer;
+      w.pTexelBufferView = &(*views)[k];
+    } else {
+      (*infos)[k] = {VK_NULL_HANDLE, d.image->view(), VK_IMAGE_LAYOUT_GENERAL};
+      w.pImageInfo = &(*infos)[k];
+    }
   }
 }
 
@@ -236,11 +265,12 @@ VkResult DescriptorSet::create(std::shared_ptr<Device> device, const ComputePipe
   std::unique_ptr<DescriptorSet> s(new DescriptorSet());
   s->device_ = device;
   VkDevice d = device->handle();
-  uint32_t sampled = 0, storage = 0;
-  for (const ImageDescriptor& i : descriptors) (i.type == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE ? sampled : storage)++;
   std::vector<VkDescriptorPoolSize> sizes;
-  if (sampled) sizes.push_back({VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, sampled});
-  if (storage) sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, storage});
+  for (const ImageDescriptor& i : descriptors) {
+    auto same = std::find_if(sizes.begin(), sizes.end(), [&](const VkDescriptorPoolSize& p) { return p.type == i.type; });
+    if (same == sizes.end()) sizes.push_back({i.type, 1});
+    else same->descriptorCount++;
+  }
   VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool.maxSets = 1;
   pool.poolSizeCount = uint32_t(sizes.size());
@@ -255,8 +285,9 @@ VkResult DescriptorSet::create(std::shared_ptr<Device> device, const ComputePipe
   r = vkAllocateDescriptorSets(d, &alloc, &s->set_);
   if (r != VK_SUCCESS) return r;
   std::vector<VkDescriptorImageInfo> infos;
+  std::vector<VkBufferView> views;
   std::vector<VkWriteDescriptorSet> writes;
-  describe_writes(descriptors, s->set_, &infos, &writes);
+  describe_writes(descriptors, s->set_, &infos, &views, &writes);
   vkUpdateDescriptorSets(d, uint32_t(writes.size()), writes.data(), 0, nullptr);
   *out = std::move(s);
   return VK_SUCCESS;
@@ -285,8 +316,9 @@ VkResult bind_image_descriptors(CommandStream& stream, std::shared_ptr<Device> d
     return VK_SUCCESS;
   }
   std::vector<VkDescriptorImageInfo> infos;
+  std::vector<VkBufferView> views;
   std::vector<VkWriteDescriptorSet> writes;
-  describe_writes(descriptors, VK_NULL_HANDLE, &infos, &writes);
+  describe_writes(descriptors, VK_NULL_HANDLE, &infos, &views, &writes);
   vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0,
                             uint32_t(writes.size()), writes.data());
   return VK_SUCCESS;

@@ -101,6 +101,41 @@ cl_int check_image_desc(cl_context context, const cl_image_desc& desc, size_t el
   return CL_SUCCESS;
 }
 
+// An image over a buffer (desc.mem_object, validated): the flags it may have, with those it
+// inherits (into |*flags|), and the buffer's size.
+cl_int check_buffer_image(const cl_image_desc& desc, size_t element, cl_mem_flags* flags) {
+  const _cl_mem& buffer = *desc.mem_object;
+  // The buffer "must be >= image_width * size of element in bytes" (an image_desc that is
+  // not valid).
+  if (desc.image_width * element > buffer.size) return CL_INVALID_IMAGE_DESCRIPTOR;
+  // CL_INVALID_VALUE if an image is being created from another memory object (buffer or
+  // image) under one of the following circumstances: 1) mem_object was created with
+  // CL_MEM_WRITE_ONLY and flags specifies CL_MEM_READ_WRITE or CL_MEM_READ_ONLY, 2) mem_object
+  // was created with CL_MEM_READ_ONLY and flags specifies CL_MEM_READ_WRITE or
+  // CL_MEM_WRITE_ONLY, 3) flags specifies CL_MEM_USE_HOST_PTR or CL_MEM_ALLOC_HOST_PTR or
+  // CL_MEM_COPY_HOST_PTR.
+  const cl_mem_flags f = *flags;
+  if ((buffer.flags & CL_MEM_WRITE_ONLY) && (f & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) return CL_INVALID_VALUE;
+  if ((buffer.flags & CL_MEM_READ_ONLY) && (f & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))) return CL_INVALID_VALUE;
+  if (f & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)) return CL_INVALID_VALUE;
+  // CL_INVALID_VALUE if an image is being created from another memory object (buffer or
+  // image) and mem_object was created with CL_MEM_HOST_WRITE_ONLY and flags specifies
+  // CL_MEM_HOST_READ_ONLY, or if mem_object was created with CL_MEM_HOST_READ_ONLY and flags
+  // specifies CL_MEM_HOST_WRITE_ONLY, or if mem_object was created with CL_MEM_HOST_NO_ACCESS
+  // and flags specifies CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_WRITE_ONLY.
+  if ((buffer.flags & CL_MEM_HOST_WRITE_ONLY) && (f & CL_MEM_HOST_READ_ONLY)) return CL_INVALID_VALUE;
+  if ((buffer.flags & CL_MEM_HOST_READ_ONLY) && (f & CL_MEM_HOST_WRITE_ONLY)) return CL_INVALID_VALUE;
+  if ((buffer.flags & CL_MEM_HOST_NO_ACCESS) && (f & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY)))
+    return CL_INVALID_VALUE;
+  // "If the CL_MEM_READ_WRITE, CL_MEM_READ_ONLY or CL_MEM_WRITE_ONLY values are not specified
+  // in flags, they are inherited from the corresponding memory access qualifiers associated
+  // with mem_object", and so the host access flags.
+  const cl_mem_flags host = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+  if (!(f & kAccess)) *flags |= buffer.flags & kAccess;
+  if (!(f & host)) *flags |= buffer.flags & host;
+  return CL_SUCCESS;
+}
+
 cl_mem CL_API_CALL CreateImageWithProperties(cl_context context, const cl_mem_properties* properties,
                                              cl_mem_flags flags, const cl_image_format* format,
                                              const cl_image_desc* desc, void* host_ptr,
@@ -129,6 +164,10 @@ cl_mem CL_API_CALL CreateImageWithProperties(cl_context context, const cl_mem_pr
   // CL_MEM_USE_HOST_PTR are not set in flags.
   const bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
   if (wants_ptr != (host_ptr != nullptr)) return set_error(errcode_ret, CL_INVALID_HOST_PTR), nullptr;
+  if (desc->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
+    e = check_buffer_image(*desc, element, &flags);
+    if (e != CL_SUCCESS) return set_error(errcode_ret, e), nullptr;
+  }
   if (!(flags & kAccess)) flags |= CL_MEM_READ_WRITE;
   // CL_IMAGE_FORMAT_NOT_SUPPORTED if there are no devices in context that support
   // image_format.

@@ -4,6 +4,7 @@
 
 #include "core/device.h"
 #include "core/image_format.h"
+#include "core/transfer.h"
 
 namespace vkcl::cl {
 
@@ -112,6 +113,35 @@ VkResult stage_write(const std::shared_ptr<vk::Device>& device, vk::CommandStrea
 
 }  // namespace
 
+namespace {
+
+Result<_cl_mem*> create_buffer_image(_cl_context* context, cl_mem_flags flags, std::unique_ptr<Image> image,
+                                     const std::shared_ptr<vk::Device>& device) {
+  _cl_mem* buffer = image->desc.mem_object;
+  const size_t bytes = image->size();
+  // Sub-buffers start at multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN, which is more than any
+  // device's texel buffer alignment so far; a device where it is not refuses the image.
+  if (buffer->offset % context->memory_device()->vk_info().properties.limits.minTexelBufferOffsetAlignment)
+    return Error{CL_INVALID_IMAGE_DESCRIPTOR};
+  VkResult r = vk::TexelBufferView::create(device, *buffer->storage, buffer->offset, bytes,
+                                           vulkan_format(image->format).format, &image->texel_view);
+  if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+  auto mem = Ref<_cl_mem>::adopt(new _cl_mem());
+  mem->context = Ref<_cl_context>(context);
+  mem->flags = flags;
+  mem->size = bytes;
+  mem->storage = buffer->storage;
+  mem->offset = buffer->offset;
+  mem->parent = Ref<_cl_mem>(buffer);
+  mem->image = std::move(image);
+  return mem.release_to_api();
+}
+
+// A 1D buffer image's bytes from texel |x| on.
+size_t buffer_at(const Mem& mem, size_t x) { return x * mem.image->element_size; }
+
+}  // namespace
+
 Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl_image_format& format,
                               const cl_image_desc& desc, void* host_ptr) {
   auto device = context->memory_device()->vk_device();
@@ -120,6 +150,7 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
   image->format = format;
   image->desc = desc;
   image->element_size = element_size(format);
+  if (image->is_buffer()) return create_buffer_image(context, flags, std::move(image), *device);
   VkExtent3D extent{uint32_t(image->width()), 1, 1};
   uint32_t layers = 1;
   switch (desc.image_type) {
@@ -168,6 +199,7 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
 cl_int read_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* region,
                   size_t row_pitch, size_t slice_pitch, void* dst) {
   const Image& image = *mem.image;
+  if (image.is_buffer()) return read_from_buffer(queue, mem, buffer_at(mem, origin[0]), buffer_at(mem, region[0]), dst);
   std::unique_ptr<vk::Buffer> staging;
   VkResult r = vk::Buffer::create(queue.vk, region_bytes(image, region), vk::MemoryPlacement::HostVisible,
                                   &staging);
@@ -187,6 +219,7 @@ cl_int read_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* re
 cl_int write_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* region,
                    size_t row_pitch, size_t slice_pitch, const void* src) {
   const Image& image = *mem.image;
+  if (image.is_buffer()) return write_to_buffer(queue, mem, buffer_at(mem, origin[0]), buffer_at(mem, region[0]), src);
   size_t y_step, z_step;
   image.host_steps(region, row_pitch, slice_pitch, &y_step, &z_step);
   std::unique_ptr<vk::Buffer> staging;
@@ -216,7 +249,7 @@ Result<Scratch> scratch_buffer(Queue& queue, size_t size, vk::MemoryPlacement pl
 }  // namespace
 
 Result<Scratch> prepare_copy_image(Queue& queue, Mem& src, Mem& dst, const size_t* region) {
-  if (copies_directly(*src.image, *dst.image)) return Scratch();
+  if (copies_directly(*src.image, *dst.image) || src.image->is_buffer() || dst.image->is_buffer()) return Scratch();
   // Through a tightly packed buffer, whose order (x, then y, then z) is the same for both.
   return scratch_buffer(queue, region_bytes(*src.image, region), vk::MemoryPlacement::DeviceLocal);
 }
@@ -226,6 +259,19 @@ cl_int copy_image(Queue& queue, Mem& src, Mem& dst, const size_t* src_origin, co
   const Image& s = *src.image;
   const Image& d = *dst.image;
   VkResult r;
+  // 1D buffer images are rows of texels in their buffers, which Vulkan copies to and from
+  // any image type.
+  if (s.is_buffer() && d.is_buffer())
+    return cl_error_from(queue.stream->copy_buffer(*src.storage, src.offset + buffer_at(src, src_origin[0]),
+                                                   *dst.storage, dst.offset + buffer_at(dst, dst_origin[0]),
+                                                   buffer_at(src, region[0])));
+  if (s.is_buffer())
+    return cl_error_from(vk::copy_buffer_to_image(*queue.stream, *src.storage,
+                                                  src.offset + buffer_at(src, src_origin[0]), 0, 0, *d.storage,
+                                                  d.vk_region(dst_origin, region)));
+  if (d.is_buffer())
+    return cl_error_from(vk::copy_image_to_buffer(*queue.stream, *s.storage, s.vk_region(src_origin, region),
+                                                  *dst.storage, dst.offset + buffer_at(dst, dst_origin[0]), 0, 0));
   if (!scratch) {
     r = vk::copy_image(*queue.stream, *s.storage, s.vk_region(src_origin, region), *d.storage,
                        d.vk_region(dst_origin, region));
@@ -243,7 +289,7 @@ cl_int copy_image(Queue& queue, Mem& src, Mem& dst, const size_t* src_origin, co
 Result<Scratch> prepare_image_buffer_copy(Queue& queue, Mem& image, Mem& buffer, size_t offset,
                                           const size_t* region) {
   // Vulkan wants a buffer offset that is a multiple of the texel size; OpenCL allows any.
-  if ((buffer.offset + offset) % image.image->element_size == 0) return Scratch();
+  if ((buffer.offset + offset) % image.image->element_size == 0 || image.image->is_buffer()) return Scratch();
   return scratch_buffer(queue, region_bytes(*image.image, region), vk::MemoryPlacement::DeviceLocal);
 }
 
@@ -251,6 +297,9 @@ cl_int copy_image_to_buffer(Queue& queue, Mem& image, Mem& buffer, const size_t*
                             const size_t* region, size_t offset, const Scratch& scratch) {
   const Image& i = *image.image;
   const size_t at = buffer.offset + offset;
+  if (i.is_buffer())
+    return cl_error_from(queue.stream->copy_buffer(*image.storage, image.offset + buffer_at(image, origin[0]),
+                                                   *buffer.storage, at, buffer_at(image, region[0])));
   if (!scratch)
     return cl_error_from(vk::copy_image_to_buffer(*queue.stream, *i.storage, i.vk_region(origin, region),
                                                   *buffer.storage, at, 0, 0));
@@ -266,6 +315,10 @@ cl_int copy_buffer_to_image(Queue& queue, Mem& buffer, Mem& image, size_t offset
                             const size_t* region, const Scratch& scratch) {
   const Image& i = *image.image;
   const size_t at = buffer.offset + offset;
+  if (i.is_buffer())
+    return cl_error_from(queue.stream->copy_buffer(*buffer.storage, at, *image.storage,
+                                                   image.offset + buffer_at(image, origin[0]),
+                                                   buffer_at(image, region[0])));
   if (!scratch)
     return cl_error_from(vk::copy_buffer_to_image(*queue.stream, *buffer.storage, at, 0, 0, *i.storage,
                                                   i.vk_region(origin, region)));
@@ -288,6 +341,9 @@ Result<Scratch> prepare_fill_image(Queue& queue, Mem& image, const uint8_t* texe
 cl_int fill_image(Queue& queue, Mem& image, const size_t* origin, const size_t* region,
                   const Scratch& pattern) {
   const Image& i = *image.image;
+  if (i.is_buffer())
+    return cl_error_from(queue.stream->copy_buffer(*pattern, 0, *image.storage, image.offset + buffer_at(image, origin[0]),
+                                                   buffer_at(image, region[0])));
   return cl_error_from(
       vk::copy_buffer_to_image(*queue.stream, *pattern, 0, 0, 0, *i.storage, i.vk_region(origin, region)));
 }

@@ -24,6 +24,11 @@ struct Image {
   cl_image_desc desc{};
   size_t element_size = 0;
   std::unique_ptr<vk::Image> storage;
+  // A 1D buffer image has no vk::Image: its texels are the buffer's (desc.mem_object), which
+  // its _cl_mem shares as its own storage (offset and parent as a sub-buffer's), seen by
+  // kernels through this view. Host commands on it are buffer commands.
+  std::unique_ptr<vk::TexelBufferView> texel_view;
+  bool is_buffer() const { return desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER; }
   // Host copies handed out by clEnqueueMapImage: mapped pointer -> what it covers.
   struct Mapping {
     size_t origin[3];
@@ -50,8 +55,9 @@ struct Image {
 };
 
 // Creates an image of |format| and |desc| (checked by the caller) in |context|'s device
-// memory; |desc|'s pitches are the host memory's, already computed, and |host_ptr| is copied
-// in for CL_MEM_COPY_HOST_PTR and CL_MEM_USE_HOST_PTR.
+// memory, or over the buffer desc.mem_object for a 1D buffer image; |desc|'s pitches are the
+// host memory's, already computed, and |host_ptr| is copied in for CL_MEM_COPY_HOST_PTR and
+// CL_MEM_USE_HOST_PTR.
 Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl_image_format& format,
                               const cl_image_desc& desc, void* host_ptr);
 

@@ -214,20 +214,28 @@ bool format_supported(const vk::DeviceInfo& device, cl_mem_flags flags, cl_mem_o
                       const cl_image_format& format) {
   VulkanFormat vf = vulkan_format(format);
   if (vf.format == VK_FORMAT_UNDEFINED) return false;
-  // 1D buffer images (texel buffers over a buffer) are not built yet.
-  if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER) return false;
+  vk::FormatSupport s = vk::format_support(device, vf.format);
+  const bool read_write = flags & CL_MEM_KERNEL_READ_AND_WRITE;
+  const bool reads = !(flags & CL_MEM_WRITE_ONLY);
+  const bool writes = !(flags & CL_MEM_READ_ONLY);
+  if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
+    // Texel buffers, which have no swizzle: read through a uniform texel buffer, written (and
+    // read_write) through a storage one of format Unknown.
+    if (vf.swizzled || format.image_channel_order == CL_DEPTH) return false;
+    if (reads && !read_write && !s.uniform_texel_buffer) return false;
+    if ((writes || read_write) && (!s.storage_texel_buffer || !device.features.shaderStorageImageWriteWithoutFormat))
+      return false;
+    if (read_write && !device.features.shaderStorageImageReadWithoutFormat) return false;
+    return true;
+  }
   // cl_khr_depth_images: "CL_DEPTH ... for image objects of type CL_MEM_OBJECT_IMAGE2D and
   // CL_MEM_OBJECT_IMAGE2D_ARRAY" only.
   if (format.image_channel_order == CL_DEPTH && type != CL_MEM_OBJECT_IMAGE2D &&
       type != CL_MEM_OBJECT_IMAGE2D_ARRAY)
     return false;
-  vk::FormatSupport s = vk::format_support(device, vf.format);
   if (!s.transfer) return false;
   // What a kernel will do with it. Kernels bind images per enqueue, so written images are
   // storage images of format Unknown.
-  const bool read_write = flags & CL_MEM_KERNEL_READ_AND_WRITE;
-  const bool reads = !(flags & CL_MEM_WRITE_ONLY);
-  const bool writes = !(flags & CL_MEM_READ_ONLY);
   VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
   if (reads && !read_write) {
     if (!s.sampled) return false;

@@ -66,6 +66,7 @@ cl_mem_object_type cl_image_type(k2s::ImageDim d) {
     case k2s::ImageDim::k2D: return CL_MEM_OBJECT_IMAGE2D;
     case k2s::ImageDim::k2DArray: return CL_MEM_OBJECT_IMAGE2D_ARRAY;
     case k2s::ImageDim::k3D: return CL_MEM_OBJECT_IMAGE3D;
+    case k2s::ImageDim::k1DBuffer: return CL_MEM_OBJECT_IMAGE1D_BUFFER;
   }
   return 0;
 }
@@ -83,15 +84,17 @@ k2s::ImageTexel texel_of(cl_channel_type t) {
 // slices a 2D array's).
 uint32_t image_size_count(k2s::ImageDim d) {
   switch (d) {
-    case k2s::ImageDim::k1D: return 1;
+    case k2s::ImageDim::k1D: case k2s::ImageDim::k1DBuffer: return 1;
     case k2s::ImageDim::k1DArray: case k2s::ImageDim::k2D: return 2;
     default: return 3;
   }
 }
 
 VkDescriptorType descriptor_type(const k2s::KernelArg& a) {
-  return a.image_access == k2s::ImageAccess::ReadOnly ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE
-                                                      : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+  const bool read_only = a.image_access == k2s::ImageAccess::ReadOnly;
+  if (a.image_dim == k2s::ImageDim::k1DBuffer)
+    return read_only ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+  return read_only ? VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
 }
 
 }  // namespace
@@ -145,7 +148,7 @@ cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* val
       // specified arg_value is not a valid memory object or the memory object type does
       // not match the kernel argument's type.
       if (!cl::validate(m) || !m->image || m->context.get() != program->context.get() ||
-          !m->image->storage || m->image->desc.image_type != cl_image_type(arg.image_dim))
+          !(m->image->storage || m->image->texel_view) || m->image->desc.image_type != cl_image_type(arg.image_dim))
         return cl::Error{CL_INVALID_MEM_OBJECT};
       // CL_INVALID_ARG_VALUE if the argument is an image declared with the read_only
       // qualifier and arg_value refers to an image object created with cl_mem_flags of
@@ -160,9 +163,10 @@ cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* val
       // undefined; Vulkan forbids binding such a view, so vkcl refuses it here.
       if (arg.image_texel_used && texel_of(m->image->format.image_channel_data_type) != arg.image_texel)
         return cl::Error{CL_INVALID_ARG_VALUE};
-      // The view must be what the descriptor needs.
-      VkImageUsageFlags usage = m->image->storage->usage();
-      if (arg.binding != UINT32_MAX &&
+      // The view must be what the descriptor needs (a 1D buffer image's format was checked
+      // for both kinds of texel buffer its flags allow).
+      VkImageUsageFlags usage = m->image->storage ? m->image->storage->usage() : 0;
+      if (arg.binding != UINT32_MAX && m->image->storage &&
           (!m->image->storage->view() ||
            !(usage & (arg.image_access == k2s::ImageAccess::ReadOnly ? VK_IMAGE_USAGE_SAMPLED_BIT
                                                                      : VK_IMAGE_USAGE_STORAGE_BIT))))
@@ -332,7 +336,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         for (uint32_t d = 0, n = image_size_count(a.image_dim); d < n; ++d) words[2 + d] = uint32_t(sizes[d]);
         std::memcpy(&plan.arguments[a.offset], words, sizeof words);
         if (a.binding != UINT32_MAX)
-          plan.images.push_back({a.binding, descriptor_type(a), mem->image->storage.get()});
+          plan.images.push_back({a.binding, descriptor_type(a), mem->image->storage.get(),
+                                 mem->image->texel_view ? mem->image->texel_view->handle() : VK_NULL_HANDLE});
         plan.buffers.push_back(std::move(mem));
       } else if (a.kind == k2s::ArgKind::LocalPointer) {
         // Any OpenCL type fits: the largest alignment is 128 bytes (long16, double16).

@@ -33,7 +33,8 @@ constexpr uint32_t kImageOperandZeroExtend = 0x2000;
 uint32_t spatial_dims(ImageDim d) {
   switch (d) {
     case ImageDim::k1D:
-    case ImageDim::k1DArray: return 1;
+    case ImageDim::k1DArray:
+    case ImageDim::k1DBuffer: return 1;
     case ImageDim::k2D:
     case ImageDim::k2DArray: return 2;
     case ImageDim::k3D: return 3;
@@ -104,8 +105,10 @@ bool Lowering::analyze_images() {
         root.dim = is_arrayed ? ImageDim::k2DArray : ImageDim::k2D;
       else if (dim == spv::Dim::Dim3D && !is_arrayed)
         root.dim = ImageDim::k3D;
+      else if (dim == spv::Dim::Buffer && !is_arrayed)
+        root.dim = ImageDim::k1DBuffer;
       else
-        return fail("image type not supported yet (1D buffer images): " + describe(*t));
+        return fail("image type not supported: " + describe(*t));
       // Depth images (cl_khr_depth_images) are 2D images of one channel, CL_DEPTH, which
       // the frontend backs with a colour format: they read and write as the others, with
       // a scalar texel.
@@ -228,11 +231,14 @@ bool Lowering::analyze_images() {
     uint32_t sampled_type = r.texel == ImageTexel::Float ? t_float(32)
                             : r.texel == ImageTexel::Int ? type(Op::OpTypeInt, {32, 1})
                                                          : t_uint(32);
-    spv::Dim dim = spatial_dims(r.dim) == 1   ? spv::Dim::Dim1D
+    spv::Dim dim = r.dim == ImageDim::k1DBuffer   ? spv::Dim::Buffer
+                   : spatial_dims(r.dim) == 1 ? spv::Dim::Dim1D
                    : spatial_dims(r.dim) == 2 ? spv::Dim::Dim2D
                                               : spv::Dim::Dim3D;
     if (dim == spv::Dim::Dim1D)
       need_capability(storage ? spv::Capability::Image1D : spv::Capability::Sampled1D);
+    if (dim == spv::Dim::Buffer)
+      need_capability(storage ? spv::Capability::ImageBuffer : spv::Capability::SampledBuffer);
     if (storage) need_capability(spv::Capability::StorageImageWriteWithoutFormat);
     if (r.access == ImageAccess::ReadWrite)
       need_capability(spv::Capability::StorageImageReadWithoutFormat);
@@ -323,8 +329,9 @@ uint32_t Lowering::image_size(const ImageRoot& r, uint32_t image) {
   if (image) {
     need_capability(spv::Capability::ImageQuery);
     uint32_t t = count == 1 ? t_uint(32) : t_vec(t_uint(32), count);
-    return r.access == ImageAccess::ReadOnly ? emit(Op::OpImageQuerySizeLod, t, {image, c_u32(0)})
-                                             : emit(Op::OpImageQuerySize, t, {image});
+    return r.access == ImageAccess::ReadOnly && r.dim != ImageDim::k1DBuffer
+               ? emit(Op::OpImageQuerySizeLod, t, {image, c_u32(0)})
+               : emit(Op::OpImageQuerySize, t, {image});
   }
   std::vector<uint32_t> parts;
   for (uint32_t k = 0; k < count; ++k) parts.push_back(image_word(r, 2 + k));
@@ -338,9 +345,9 @@ uint32_t Lowering::image_fetch(const ImageRoot& r, uint32_t image, uint32_t coor
                      : r.texel == ImageTexel::Int ? type(Op::OpTypeInt, {32, 1})
                                                   : t_uint(32);
   uint32_t v4 = t_vec(sampled, 4);
-  uint32_t texel = r.access == ImageAccess::ReadOnly
-                       ? emit(Op::OpImageFetch, v4, {image, coordinate, kImageOperandLod, c_u32(0)})
-                       : emit(Op::OpImageRead, v4, {image, coordinate});
+  uint32_t texel = r.access != ImageAccess::ReadOnly ? emit(Op::OpImageRead, v4, {image, coordinate})
+                   : r.dim == ImageDim::k1DBuffer     ? emit(Op::OpImageFetch, v4, {image, coordinate})
+                                                      : emit(Op::OpImageFetch, v4, {image, coordinate, kImageOperandLod, c_u32(0)});
   if (r.texel == ImageTexel::Int) texel = emit(Op::OpBitcast, t_vec(t_uint(32), 4), {texel});
   return texel;
 }
@@ -491,6 +498,8 @@ bool Lowering::lower_image_sample(const ir::Instruction& i) {
   if (!r) return false;
   if (r->access != ImageAccess::ReadOnly)
     return fail("sampler read of an image that is not read_only: " + describe(i));
+  // OpenCL C has no sampler reads of image1d_buffer_t.
+  if (r->dim == ImageDim::k1DBuffer) return fail("sampler read of a 1D buffer image: " + describe(i));
   const ir::Instruction* c = def(i.operands[1]);
   if (!c) return fail("bad operands: " + describe(i));
   uint32_t bits = value(s->second.second);

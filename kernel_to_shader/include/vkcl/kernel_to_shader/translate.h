@@ -153,7 +153,8 @@ enum class ImageAccess {
 // The numeric type the kernel reads or writes the image as (read_imagef/h, read_imagei,
 // read_imageui): the image view's format must have this numeric format in Vulkan.
 enum class ImageTexel { Float, Int, UInt };
-enum class ImageDim { k1D, k1DArray, k2D, k2DArray, k3D };
+// k1DBuffer: image1d_buffer_t, a texel buffer (uniform when read-only, else storage).
+enum class ImageDim { k1D, k1DArray, k2D, k2DArray, k3D, k1DBuffer };
 
 struct KernelArg {
   ArgKind kind;

@@ -97,11 +97,31 @@ VkResult copy_image_to_buffer(CommandStream& stream, const Image& image, const I
 VkResult copy_image(CommandStream& stream, const Image& src, const ImageRegion& src_region,
                     const Image& dst, const ImageRegion& dst_region);
 
-// An image bound to a kernel: binding |binding| of set 0, as a sampled or storage image.
+// |range| bytes of a buffer from |offset| seen as texels of |format|, for kernels: a uniform
+// texel buffer where the format allows, and a storage texel buffer where it allows that (an
+// OpenCL 1D buffer image). The buffer must outlive it.
+class TexelBufferView {
+ public:
+  static VkResult create(std::shared_ptr<Device> device, const Buffer& buffer, VkDeviceSize offset,
+                         VkDeviceSize range, VkFormat format, std::unique_ptr<TexelBufferView>* out);
+  ~TexelBufferView();
+  TexelBufferView(const TexelBufferView&) = delete;
+  TexelBufferView& operator=(const TexelBufferView&) = delete;
+  VkBufferView handle() const { return view_; }
+
+ private:
+  TexelBufferView() = default;
+  std::shared_ptr<Device> device_;
+  VkBufferView view_ = VK_NULL_HANDLE;
+};
+
+// An image bound to a kernel: binding |binding| of set 0, as a sampled or storage image, or
+// (|texel_buffer| set, |image| null) a uniform or storage texel buffer.
 struct ImageDescriptor {
   uint32_t binding;
-  VkDescriptorType type;  // VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE or _STORAGE_IMAGE
+  VkDescriptorType type;  // SAMPLED_IMAGE, STORAGE_IMAGE, UNIFORM_ or STORAGE_TEXEL_BUFFER
   const Image* image;
+  VkBufferView texel_buffer = VK_NULL_HANDLE;
 };
 // A descriptor set in a pool of its own, for devices without push descriptors. It must outlive
 // the commands that use it: its owner keeps it until they complete.

@@ -83,6 +83,15 @@ cl_int check_image_desc(cl_context context, const cl_image_desc& desc, size_t el
   // image_slice_pitch can be either 0 or >= image_row_pitch * image_height for a 2D image
   // array or 3D image and can be either 0 or >= image_row_pitch for a 1D image array. ... If
   // image_slice_pitch is not 0, it must be a multiple of the image_row_pitch."
+  if (t == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
+    // One row, in the buffer: a row pitch there is one the buffer's row could have (the
+    // conformance tests give one), and host pitches play no part.
+    if (desc.image_slice_pitch ||
+        (desc.image_row_pitch && (desc.image_row_pitch < desc.image_width * element || desc.image_row_pitch % element)))
+      return CL_INVALID_IMAGE_DESCRIPTOR;
+    out->image_row_pitch = out->image_slice_pitch = 0;
+    return CL_SUCCESS;
+  }
   if (!host_ptr) {
     if (desc.image_row_pitch || desc.image_slice_pitch) return CL_INVALID_IMAGE_DESCRIPTOR;
     return CL_SUCCESS;

@@ -258,6 +258,17 @@ TEST_P(BufferImageKernels, CreationChecksAndQueries) {
   size_t width = 0;
   ASSERT_EQ(CL_SUCCESS, clGetImageInfo(inherited, CL_IMAGE_WIDTH, sizeof width, &width, nullptr));
   EXPECT_EQ(size_t(100), width);
+  // A row pitch, where given, is one the buffer's single row could have.
+  for (size_t pitch : {size_t(16 * 100), size_t(16 * 100 + 16), size_t(16 * 100 + 4), size_t(16 * 99)}) {
+    cl_image_desc d{};
+    d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    d.image_width = 100;
+    d.image_row_pitch = pitch;
+    d.mem_object = read_only.get();
+    Mem m(clCreateImage(context_, 0, &f, &d, nullptr, &err));
+    bool fits = pitch >= 1600 && pitch % 16 == 0;
+    EXPECT_EQ(fits ? CL_SUCCESS : CL_INVALID_IMAGE_DESCRIPTOR, err) << pitch;
+  }
   // An image over an image, or none at all, is not a 1D buffer image.
   Mem none = image_over(Mem(), f, 10, 0, &err);
   EXPECT_EQ(CL_INVALID_IMAGE_DESCRIPTOR, err);

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "api/api.h"
+#include "core/image.h"
 #include "core/kernel.h"
 #include "core/queue.h"
 #include "core/transfer.h"
@@ -401,6 +402,15 @@ cl_int record_rounds(_cl_command_queue& queue, LaunchPlan& plan, const LaunchReg
   return CL_SUCCESS;
 }
 
+// After a launch: the 2D images from buffers it may have written go back into their buffers
+// (again after more rounds: the last copy counts).
+cl_int write_back_images(_cl_command_queue& queue, LaunchPlan& plan) {
+  for (auto& [image, written] : plan.images_from_buffers)
+    if (written)
+      if (cl_int e = cl::sync_to_buffer(queue, *image); e != CL_SUCCESS) return e;
+  return CL_SUCCESS;
+}
+
 // After a launch's rounds have run: where a work-item had not finished, as many rounds
 // again, for as long as it takes (a loop of a billion iterations takes its time on a native
 // driver too).
@@ -414,6 +424,7 @@ _cl_command_queue::More more_rounds(_cl_command_queue* queue, std::shared_ptr<La
       cl_int e = record_rounds(*queue, *plan, region, number, true);
       if (e != CL_SUCCESS) return cl::Error{e};
     }
+    if (cl_int e = write_back_images(*queue, *plan); e != CL_SUCCESS) return cl::Error{e};
     return true;
   };
 }
@@ -461,6 +472,8 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
                                                                  shared->arguments.size());
                             if (!address) return address.error();
                             Push push(*shared);
+                            for (auto& [image, written] : shared->images_from_buffers)
+                              if (cl_int e = cl::sync_from_buffer(*queue, *image); e != CL_SUCCESS) return e;
                             for (LaunchRegion& region : shared->regions) {
                               region.dispatch.argument_block_address = *address;
                               push.set(region.dispatch);
@@ -476,6 +489,7 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
                               cl_int e = record_rounds(*queue, *shared, region, 1, region.first_round != nullptr);
                               if (e != CL_SUCCESS) return e;
                             }
+                            if (cl_int e = write_back_images(*queue, *shared); e != CL_SUCCESS) return e;
                             if (shared->resume_arguments) queue->continue_with(more_rounds(queue, shared, status));
                             return CL_SUCCESS;
                           },

@@ -48,8 +48,10 @@ cl_int check_image_desc(cl_context context, const cl_image_desc& desc, size_t el
   // or CL_MEM_OBJECT_IMAGE2D [cl_khr_image2d_from_buffer]. mem_object can be an image object if
   // image_type is CL_MEM_OBJECT_IMAGE2D. Otherwise it must be NULL." Neither 2D form is
   // built, so a 2D image takes no mem_object here.
-  if (t == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
-    if (!cl::validate(desc.mem_object) || desc.mem_object->image) return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (t == CL_MEM_OBJECT_IMAGE1D_BUFFER || (t == CL_MEM_OBJECT_IMAGE2D && desc.mem_object)) {
+    // (2D images from images are not built: their mem_object is refused.)
+    if (!cl::validate(desc.mem_object) || desc.mem_object->image || desc.mem_object->context.get() != context)
+      return CL_INVALID_IMAGE_DESCRIPTOR;
   } else if (desc.mem_object) {
     return CL_INVALID_IMAGE_DESCRIPTOR;
   }
@@ -83,6 +85,16 @@ cl_int check_image_desc(cl_context context, const cl_image_desc& desc, size_t el
   // image_slice_pitch can be either 0 or >= image_row_pitch * image_height for a 2D image
   // array or 3D image and can be either 0 or >= image_row_pitch for a 1D image array. ... If
   // image_slice_pitch is not 0, it must be a multiple of the image_row_pitch."
+  if (t == CL_MEM_OBJECT_IMAGE2D && desc.mem_object) {
+    // cl_khr_image2d_from_buffer: the rows are the buffer's, image_row_pitch (or the row's
+    // bytes when 0) apart: at least a row's bytes, a multiple of CL_DEVICE_IMAGE_PITCH_ALIGNMENT
+    // pixels (1); no slice pitch.
+    const size_t row = desc.image_row_pitch ? desc.image_row_pitch : desc.image_width * element;
+    if (desc.image_slice_pitch || row < desc.image_width * element || row % element) return CL_INVALID_IMAGE_DESCRIPTOR;
+    out->image_row_pitch = row;
+    out->image_slice_pitch = 0;
+    return CL_SUCCESS;
+  }
   if (t == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
     // One row, in the buffer: a row pitch there is one the buffer's row could have (the
     // conformance tests give one), and host pitches play no part.
@@ -110,13 +122,18 @@ cl_int check_image_desc(cl_context context, const cl_image_desc& desc, size_t el
   return CL_SUCCESS;
 }
 
-// An image over a buffer (desc.mem_object, validated): the flags it may have, with those it
-// inherits (into |*flags|), and the buffer's size.
+// An image over a buffer (desc.mem_object, validated; pitches computed): the flags it may
+// have, with those it inherits (into |*flags|), and the buffer's size.
 cl_int check_buffer_image(const cl_image_desc& desc, size_t element, cl_mem_flags* flags) {
   const _cl_mem& buffer = *desc.mem_object;
-  // The buffer "must be >= image_width * size of element in bytes" (an image_desc that is
-  // not valid).
-  if (desc.image_width * element > buffer.size) return CL_INVALID_IMAGE_DESCRIPTOR;
+  // A 1D buffer image's buffer "must be >= image_width * size of element in bytes" (an
+  // image_desc that is not valid); a 2D image's, >= image_row_pitch * image_height.
+  if (desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER && desc.image_width * element > buffer.size)
+    return CL_INVALID_IMAGE_DESCRIPTOR;
+  if (desc.image_type == CL_MEM_OBJECT_IMAGE2D && desc.image_row_pitch * desc.image_height > buffer.size)
+    return CL_INVALID_IMAGE_SIZE;
+  // Its first texel at a multiple of CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT pixels (1).
+  if (buffer.offset % element) return CL_INVALID_IMAGE_DESCRIPTOR;
   // CL_INVALID_VALUE if an image is being created from another memory object (buffer or
   // image) under one of the following circumstances: 1) mem_object was created with
   // CL_MEM_WRITE_ONLY and flags specifies CL_MEM_READ_WRITE or CL_MEM_READ_ONLY, 2) mem_object
@@ -173,8 +190,8 @@ cl_mem CL_API_CALL CreateImageWithProperties(cl_context context, const cl_mem_pr
   // CL_MEM_USE_HOST_PTR are not set in flags.
   const bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
   if (wants_ptr != (host_ptr != nullptr)) return set_error(errcode_ret, CL_INVALID_HOST_PTR), nullptr;
-  if (desc->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
-    e = check_buffer_image(*desc, element, &flags);
+  if (desc->mem_object) {
+    e = check_buffer_image(checked, element, &flags);
     if (e != CL_SUCCESS) return set_error(errcode_ret, e), nullptr;
   }
   if (!(flags & kAccess)) flags |= CL_MEM_READ_WRITE;

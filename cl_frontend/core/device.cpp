@@ -256,6 +256,7 @@ std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
   }
   // Written 3D images are storage images like the others.
   if (images() && info_.features.shaderStorageImageWriteWithoutFormat) v.push_back("cl_khr_3d_image_writes");
+  if (images()) v.push_back("cl_khr_image2d_from_buffer");
   // Depth images are single-channel colour images underneath (core/image_format.cpp).
   if (images() && cl::backs_depth_images(info_)) v.push_back("cl_khr_depth_images");
   if (!has_subgroups()) return v;
@@ -452,10 +453,12 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     }
     case CL_DEVICE_MAX_SAMPLERS:
       return out(cl_uint(images() ? std::min(l.maxPerStageDescriptorSamplers, l.maxDescriptorSetSamplers) : 0));
-    // 2D images from buffers (cl_khr_image2d_from_buffer) are not built: "0 if the device
-    // does not support" them.
+    // 2D images from buffers (cl_khr_image2d_from_buffer) copy between the buffer and an
+    // image of their own (core/image.h): Vulkan's copies take rows any number of texels apart
+    // from any texel boundary, so one pixel for both ("0 if the device does not support"
+    // them).
     case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
-    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: return out(cl_uint(0));
+    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: return out(cl_uint(images() ? 1 : 0));
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE: return out(cl_ulong(max_mem_alloc_size()));
     case CL_DEVICE_IMAGE2D_MAX_WIDTH: return out(size_t(images() ? cl::image_limits(info_).width_2d : 0));
     case CL_DEVICE_IMAGE2D_MAX_HEIGHT: return out(size_t(images() ? cl::image_limits(info_).height_2d : 0));

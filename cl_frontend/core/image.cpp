@@ -1,6 +1,7 @@
 #include "core/image.h"
 
 #include <cstring>
+#include <vector>
 
 #include "core/device.h"
 #include "core/image_format.h"
@@ -151,6 +152,8 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
   image->desc = desc;
   image->element_size = element_size(format);
   if (image->is_buffer()) return create_buffer_image(context, flags, std::move(image), *device);
+  _cl_mem* from = image->from_buffer() ? image->desc.mem_object : nullptr;
+  if (from) host_ptr = nullptr;
   VkExtent3D extent{uint32_t(image->width()), 1, 1};
   uint32_t layers = 1;
   switch (desc.image_type) {
@@ -192,14 +195,67 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
     if (r == VK_SUCCESS) r = stream->wait(point);
     if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
   }
+  if (from) {
+    mem->parent = Ref<_cl_mem>(from);
+    mem->offset = from->offset;
+  }
   mem->image = std::move(image);
   return mem.release_to_api();
+}
+
+namespace {
+
+// A 2D image from a buffer: the bytes of rows |region[1]| from texel |origin| on, as a span of
+// the buffer (from its first texel to its last) and the step between rows.
+struct Rows {
+  size_t at, span, row, pitch;
+};
+Rows buffer_rows(const Image& image, const size_t* origin, const size_t* region) {
+  const size_t pitch = image.desc.image_row_pitch;
+  const size_t row = region[0] * image.element_size;
+  return {origin[1] * pitch + origin[0] * image.element_size, (region[1] - 1) * pitch + row, row, pitch};
+}
+
+}  // namespace
+
+cl_int sync_from_buffer(Queue& queue, Mem& mem) {
+  const Image& image = *mem.image;
+  const size_t zero[3] = {0, 0, 0}, all[3] = {image.width(), image.height(), 1};
+  VkResult r = queue.stream->barrier();
+  if (r == VK_SUCCESS)
+    r = vk::copy_buffer_to_image(*queue.stream, *mem.parent->storage, mem.parent->offset,
+                                 uint32_t(image.desc.image_row_pitch / image.element_size), 0, *image.storage,
+                                 image.vk_region(zero, all));
+  if (r == VK_SUCCESS) r = queue.stream->barrier();
+  return cl_error_from(r);
+}
+
+cl_int sync_to_buffer(Queue& queue, Mem& mem) {
+  const Image& image = *mem.image;
+  const size_t zero[3] = {0, 0, 0}, all[3] = {image.width(), image.height(), 1};
+  VkResult r = queue.stream->barrier();
+  if (r == VK_SUCCESS)
+    r = vk::copy_image_to_buffer(*queue.stream, *image.storage, image.vk_region(zero, all), *mem.parent->storage,
+                                 mem.parent->offset, uint32_t(image.desc.image_row_pitch / image.element_size), 0);
+  return cl_error_from(r);
 }
 
 cl_int read_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* region,
                   size_t row_pitch, size_t slice_pitch, void* dst) {
   const Image& image = *mem.image;
   if (image.is_buffer()) return read_from_buffer(queue, mem, buffer_at(mem, origin[0]), buffer_at(mem, region[0]), dst);
+  if (image.from_buffer()) {
+    // The rows' span in one read, then each row to where the host wants it.
+    Rows rows = buffer_rows(image, origin, region);
+    std::vector<uint8_t> span(rows.span);
+    cl_int e = read_from_buffer(queue, *mem.parent, rows.at, rows.span, span.data());
+    if (e != CL_SUCCESS) return e;
+    size_t y_step, z_step;
+    image.host_steps(region, row_pitch, slice_pitch, &y_step, &z_step);
+    for (size_t y = 0; y < region[1]; ++y)
+      std::memcpy(static_cast<uint8_t*>(dst) + y * y_step, span.data() + y * rows.pitch, rows.row);
+    return CL_SUCCESS;
+  }
   std::unique_ptr<vk::Buffer> staging;
   VkResult r = vk::Buffer::create(queue.vk, region_bytes(image, region), vk::MemoryPlacement::HostVisible,
                                   &staging);
@@ -220,6 +276,18 @@ cl_int write_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* r
                    size_t row_pitch, size_t slice_pitch, const void* src) {
   const Image& image = *mem.image;
   if (image.is_buffer()) return write_to_buffer(queue, mem, buffer_at(mem, origin[0]), buffer_at(mem, region[0]), src);
+  if (image.from_buffer()) {
+    // Row by row: the bytes between rows are the buffer's own.
+    Rows rows = buffer_rows(image, origin, region);
+    size_t y_step, z_step;
+    image.host_steps(region, row_pitch, slice_pitch, &y_step, &z_step);
+    for (size_t y = 0; y < region[1]; ++y) {
+      cl_int e = write_to_buffer(queue, *mem.parent, rows.at + y * rows.pitch, rows.row,
+                                 static_cast<const uint8_t*>(src) + y * y_step);
+      if (e != CL_SUCCESS) return e;
+    }
+    return CL_SUCCESS;
+  }
   size_t y_step, z_step;
   image.host_steps(region, row_pitch, slice_pitch, &y_step, &z_step);
   std::unique_ptr<vk::Buffer> staging;
@@ -254,8 +322,22 @@ Result<Scratch> prepare_copy_image(Queue& queue, Mem& src, Mem& dst, const size_
   return scratch_buffer(queue, region_bytes(*src.image, region), vk::MemoryPlacement::DeviceLocal);
 }
 
+cl_int copy_image_texels(Queue& queue, Mem& src, Mem& dst, const size_t* src_origin, const size_t* dst_origin,
+                         const size_t* region, const Scratch& scratch);
+
 cl_int copy_image(Queue& queue, Mem& src, Mem& dst, const size_t* src_origin, const size_t* dst_origin,
                   const size_t* region, const Scratch& scratch) {
+  // Images from buffers: their copies made current first, the destination's written back.
+  cl_int e = CL_SUCCESS;
+  if (src.image->from_buffer()) e = sync_from_buffer(queue, src);
+  if (e == CL_SUCCESS && dst.image->from_buffer() && &dst != &src) e = sync_from_buffer(queue, dst);
+  if (e == CL_SUCCESS) e = copy_image_texels(queue, src, dst, src_origin, dst_origin, region, scratch);
+  if (e == CL_SUCCESS && dst.image->from_buffer()) e = sync_to_buffer(queue, dst);
+  return e;
+}
+
+cl_int copy_image_texels(Queue& queue, Mem& src, Mem& dst, const size_t* src_origin, const size_t* dst_origin,
+                         const size_t* region, const Scratch& scratch) {
   const Image& s = *src.image;
   const Image& d = *dst.image;
   VkResult r;
@@ -300,6 +382,10 @@ cl_int copy_image_to_buffer(Queue& queue, Mem& image, Mem& buffer, const size_t*
   if (i.is_buffer())
     return cl_error_from(queue.stream->copy_buffer(*image.storage, image.offset + buffer_at(image, origin[0]),
                                                    *buffer.storage, at, buffer_at(image, region[0])));
+  if (i.from_buffer()) {
+    cl_int e = sync_from_buffer(queue, image);
+    if (e != CL_SUCCESS) return e;
+  }
   if (!scratch)
     return cl_error_from(vk::copy_image_to_buffer(*queue.stream, *i.storage, i.vk_region(origin, region),
                                                   *buffer.storage, at, 0, 0));
@@ -311,8 +397,20 @@ cl_int copy_image_to_buffer(Queue& queue, Mem& image, Mem& buffer, const size_t*
   return cl_error_from(r);
 }
 
+cl_int copy_buffer_to_image_texels(Queue& queue, Mem& buffer, Mem& image, size_t offset, const size_t* origin,
+                                   const size_t* region, const Scratch& scratch);
+
 cl_int copy_buffer_to_image(Queue& queue, Mem& buffer, Mem& image, size_t offset, const size_t* origin,
                             const size_t* region, const Scratch& scratch) {
+  if (!image.image->from_buffer()) return copy_buffer_to_image_texels(queue, buffer, image, offset, origin, region, scratch);
+  cl_int e = sync_from_buffer(queue, image);
+  if (e == CL_SUCCESS) e = copy_buffer_to_image_texels(queue, buffer, image, offset, origin, region, scratch);
+  if (e == CL_SUCCESS) e = sync_to_buffer(queue, image);
+  return e;
+}
+
+cl_int copy_buffer_to_image_texels(Queue& queue, Mem& buffer, Mem& image, size_t offset, const size_t* origin,
+                                   const size_t* region, const Scratch& scratch) {
   const Image& i = *image.image;
   const size_t at = buffer.offset + offset;
   if (i.is_buffer())
@@ -341,6 +439,13 @@ Result<Scratch> prepare_fill_image(Queue& queue, Mem& image, const uint8_t* texe
 cl_int fill_image(Queue& queue, Mem& image, const size_t* origin, const size_t* region,
                   const Scratch& pattern) {
   const Image& i = *image.image;
+  if (i.from_buffer()) {
+    cl_int e = sync_from_buffer(queue, image);
+    if (e == CL_SUCCESS)
+      e = cl_error_from(vk::copy_buffer_to_image(*queue.stream, *pattern, 0, 0, 0, *i.storage, i.vk_region(origin, region)));
+    if (e == CL_SUCCESS) e = sync_to_buffer(queue, image);
+    return e;
+  }
   if (i.is_buffer())
     return cl_error_from(queue.stream->copy_buffer(*pattern, 0, *image.storage, image.offset + buffer_at(image, origin[0]),
                                                    buffer_at(image, region[0])));

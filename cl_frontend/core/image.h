@@ -29,6 +29,12 @@ struct Image {
   // kernels through this view. Host commands on it are buffer commands.
   std::unique_ptr<vk::TexelBufferView> texel_view;
   bool is_buffer() const { return desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER; }
+  // A 2D image from a buffer (cl_khr_image2d_from_buffer): its texels are the buffer's rows,
+  // desc.image_row_pitch bytes apart (its _cl_mem's parent is the buffer). |storage| is a
+  // copy for kernels and image commands, made from the buffer before each command that uses
+  // it and written back after each that may write it (sync_from_buffer, sync_to_buffer); the
+  // host reads and writes the buffer's rows.
+  bool from_buffer() const { return desc.image_type == CL_MEM_OBJECT_IMAGE2D && desc.mem_object; }
   // Host copies handed out by clEnqueueMapImage: mapped pointer -> what it covers.
   struct Mapping {
     size_t origin[3];
@@ -60,6 +66,11 @@ struct Image {
 // CL_MEM_USE_HOST_PTR.
 Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl_image_format& format,
                               const cl_image_desc& desc, void* host_ptr);
+
+// GPU work on a 2D image from a buffer (Image::from_buffer): records the copy of the buffer's
+// texels into the image's storage, or back, each after a barrier.
+cl_int sync_from_buffer(Queue& queue, Mem& image);
+cl_int sync_to_buffer(Queue& queue, Mem& image);
 
 // Host work (the queue synchronised): copies |region| at |origin| of |image| to or from host
 // memory laid out with |row_pitch| and |slice_pitch| (0: tightly packed).

@@ -39,6 +39,9 @@ struct LaunchPlan {
   // The kernel's image arguments, bound as descriptors before each dispatch (and the set
   // holding them on devices without push descriptors, made when the command is recorded).
   std::vector<vkcl::vk::ImageDescriptor> images;
+  // Its 2D images from buffers (in |buffers| too), and whether the kernel may write each:
+  // their copies are made current before the launch and written back after it.
+  std::vector<std::pair<_cl_mem*, bool>> images_from_buffers;
   std::unique_ptr<vkcl::vk::DescriptorSet> image_set;
   std::shared_ptr<vkcl::vk::Buffer> program_data;
   std::shared_ptr<vkcl::cl::PrintfOutput> printf_output;  // printed when the command retires

@@ -281,6 +281,125 @@ TEST_P(BufferImageKernels, CreationChecksAndQueries) {
   EXPECT_EQ(CL_INVALID_MEM_OBJECT, clSetKernelArg(k, 0, sizeof h, &h));
 }
 
+// cl_khr_image2d_from_buffer: a 2D image whose rows are a buffer's, image_row_pitch bytes
+// apart. Kernels read what the host put in the buffer (also after the image was made), their
+// writes land in the rows and leave the bytes between rows alone, and the image commands and
+// queries see the buffer.
+TEST_P(BufferImageKernels, TwoDimensionalImagesFromBuffers) {
+  if (!images()) GTEST_SKIP() << "no image support";
+  char extensions[8192] = {};
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, sizeof extensions - 1, extensions, nullptr));
+  ASSERT_NE(std::string(extensions).find("cl_khr_image2d_from_buffer"), std::string::npos);
+  cl_uint pitch_alignment = 0, base_alignment = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_IMAGE_PITCH_ALIGNMENT, sizeof pitch_alignment,
+                                        &pitch_alignment, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT, sizeof base_alignment,
+                                        &base_alignment, nullptr));
+  EXPECT_GE(pitch_alignment, 1u);
+  EXPECT_GE(base_alignment, 1u);
+  const cl_image_format f{CL_RGBA, CL_UNSIGNED_INT8};
+  const size_t w = 37, h = 23, texel = 4, pitch = (w + 5 * pitch_alignment) * texel;
+  auto make = [&](const Mem& buffer, cl_mem_flags flags, size_t row_pitch, cl_int* err) {
+    cl_image_desc d{};
+    d.image_type = CL_MEM_OBJECT_IMAGE2D;
+    d.image_width = w;
+    d.image_height = h;
+    d.image_row_pitch = row_pitch;
+    d.mem_object = buffer.get();
+    return Mem(clCreateImage(context_, flags, &f, &d, nullptr, err));
+  };
+  Program p = build(R"(
+    __kernel void load(read_only image2d_t img, __global uint4* out) {
+      int x = get_global_id(0), y = get_global_id(1);
+      out[y * get_image_width(img) + x] = read_imageui(img, (int2)(x, y));
+    }
+    __kernel void store(write_only image2d_t img) {
+      int x = get_global_id(0), y = get_global_id(1);
+      write_imageui(img, (int2)(x, y), (uint4)(x, y, x ^ y, 200));
+    })");
+  std::vector<uint8_t> bytes(pitch * h);
+  for (auto& b : bytes) b = uint8_t(rng_());
+  Mem buf = buffer(bytes.size(), bytes.data());
+  cl_int err = CL_SUCCESS;
+  Mem img = make(buf, CL_MEM_READ_WRITE, pitch, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  size_t row = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetImageInfo(img, CL_IMAGE_ROW_PITCH, sizeof row, &row, nullptr));
+  EXPECT_EQ(pitch, row);
+  cl_mem named = nullptr;
+  ASSERT_EQ(CL_SUCCESS, clGetMemObjectInfo(img, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof named, &named, nullptr));
+  EXPECT_EQ(buf.get(), named);
+  // The host changes the buffer after the image was made: kernels see it.
+  for (size_t i = 0; i < 64; ++i) bytes[i] ^= 0x5a;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(queue_, buf, CL_TRUE, 0, 64, bytes.data(), 0, nullptr, nullptr));
+  Kernel load = kernel(p, "load");
+  Mem out = poisoned(w * h * 16);
+  cl_mem ih = img.get();
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(load, 0, sizeof ih, &ih));
+  set_mem_arg(load, 1, out);
+  size_t global[2] = {w, h};
+  run(load, 2, global, nullptr);
+  auto got = read<uint32_t>(out, w * h * 4);
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w; ++x)
+      for (size_t c = 0; c < 4; ++c)
+        ASSERT_EQ(got[(y * w + x) * 4 + c], bytes[y * pitch + x * texel + c]) << x << "," << y << " " << c;
+  // A kernel writes the image: the rows change, the bytes between them do not.
+  Kernel store = kernel(p, "store");
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(store, 0, sizeof ih, &ih));
+  run(store, 2, global, nullptr);
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w; ++x) {
+      const uint8_t t[4] = {uint8_t(x), uint8_t(y), uint8_t(x ^ y), 200};
+      std::memcpy(&bytes[y * pitch + x * texel], t, 4);
+    }
+  EXPECT_EQ(bytes, read<uint8_t>(buf, bytes.size()));
+  // Image commands: read a box, write one, fill one; the buffer has them.
+  size_t origin[3] = {3, 5, 0}, region[3] = {20, 9, 1};
+  std::vector<uint8_t> box(region[0] * region[1] * texel);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadImage(queue_, img, CL_TRUE, origin, region, 0, 0, box.data(), 0, nullptr, nullptr));
+  for (size_t y = 0; y < region[1]; ++y)
+    ASSERT_EQ(0, std::memcmp(&box[y * region[0] * texel], &bytes[(origin[1] + y) * pitch + origin[0] * texel],
+                             region[0] * texel)) << "row " << y;
+  for (auto& b : box) b = uint8_t(rng_());
+  ASSERT_EQ(CL_SUCCESS, clEnqueueWriteImage(queue_, img, CL_TRUE, origin, region, 0, 0, box.data(), 0, nullptr, nullptr));
+  for (size_t y = 0; y < region[1]; ++y)
+    std::memcpy(&bytes[(origin[1] + y) * pitch + origin[0] * texel], &box[y * region[0] * texel], region[0] * texel);
+  EXPECT_EQ(bytes, read<uint8_t>(buf, bytes.size()));
+  const cl_uint4 color = {{9, 8, 7, 6}};
+  size_t fill_origin[3] = {30, 0, 0}, fill_region[3] = {7, 4, 1};
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillImage(queue_, img, &color, fill_origin, fill_region, 0, nullptr, nullptr));
+  for (size_t y = 0; y < 4; ++y)
+    for (size_t x = 30; x < 37; ++x)
+      for (size_t c = 0; c < 4; ++c) bytes[y * pitch + x * texel + c] = uint8_t(color.s[c]);
+  EXPECT_EQ(bytes, read<uint8_t>(buf, bytes.size()));
+  // Copied to a plain 2D image and back into another image from a buffer.
+  cl_image_desc d{};
+  d.image_type = CL_MEM_OBJECT_IMAGE2D;
+  d.image_width = w;
+  d.image_height = h;
+  Mem plain(clCreateImage(context_, CL_MEM_READ_WRITE, &f, &d, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  size_t zero[3] = {0, 0, 0}, all[3] = {w, h, 1};
+  ASSERT_EQ(CL_SUCCESS, clEnqueueCopyImage(queue_, img, plain, zero, zero, all, 0, nullptr, nullptr));
+  std::vector<uint8_t> other_bytes(pitch * h, 0xcd);
+  Mem other = buffer(other_bytes.size(), other_bytes.data());
+  Mem other_img = make(other, CL_MEM_READ_WRITE, pitch, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueCopyImage(queue_, plain, other_img, zero, zero, all, 0, nullptr, nullptr));
+  for (size_t y = 0; y < h; ++y) std::memcpy(&other_bytes[y * pitch], &bytes[y * pitch], w * texel);
+  EXPECT_EQ(other_bytes, read<uint8_t>(other, other_bytes.size()));
+  // The checks: a buffer too small for the rows, a pitch shorter than a row or not a
+  // multiple of the element.
+  Mem small = poisoned(pitch * h - 1);
+  Mem too_small = make(small, 0, pitch, &err);
+  EXPECT_EQ(CL_INVALID_IMAGE_SIZE, err);
+  Mem short_pitch = make(buf, 0, (w - 1) * texel, &err);
+  EXPECT_EQ(CL_INVALID_IMAGE_DESCRIPTOR, err);
+  Mem odd_pitch = make(buf, 0, w * texel + 2, &err);
+  EXPECT_EQ(CL_INVALID_IMAGE_DESCRIPTOR, err);
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, BufferImageKernels,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")), options_name);
 

@@ -43,10 +43,14 @@ class StatusWordPool {
 
 // Rounds a launch of a kernel that resumes (k2s::KernelInterface::resume_area_offset) gets
 // after its first dispatch: indirect re-dispatches, each of which runs the work-groups again
-// only when a work-item stopped in the round before. 64 rounds give every batch of
-// work-items about 64 x 60000 loop iterations; where that was not enough, the queue records
-// 64 more once they have run (more_rounds in api/enqueue.cpp), until every work-item is done.
-constexpr uint32_t kResumeRounds = 64;
+// only when a work-item stopped in the round before. 16 rounds give every batch of
+// work-items about 16 x 60000 loop iterations; where that was not enough, the queue records
+// 16 more once they have run (more_rounds in api/enqueue.cpp), until every work-item is done.
+// Each empty round costs a barrier and an indirect dispatch of nothing (lavapipe: 2000
+// launches of a small kernel with a loop, 16 rounds 60-70 us each, 64 rounds 75-115 us),
+// and going on past the recorded rounds a wait for them on the host (~100 us), little next
+// to a round that runs 60000 iterations a work-item.
+constexpr uint32_t kResumeRounds = 16;
 
 // Where a launch of such a kernel keeps its work-items' saved state: byte offsets in a
 // host-visible buffer of the kernel's ResumePool.

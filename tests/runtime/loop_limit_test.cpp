@@ -352,7 +352,7 @@ TEST_P(LoopLimit, CountedLoopsOfEveryShape) {
   });
 }
 
-// Past what the rounds recorded with a launch give (65 x 60000 iterations per batch), the
+// Past what the rounds recorded with a launch give (17 x 60000 iterations per batch), the
 // queue adds rounds until every work-item is done: one work-item that loops over millions of
 // elements (PyOpenCL's sequential scan on CPU devices). Commands after it see its results,
 // and its event completes only then, whether the application polls it, waits for it or
@@ -397,6 +397,44 @@ TEST_P(LoopLimit, PastTheRecordedRoundsTheQueueAddsMore) {
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
     for (size_t i = 0; i < items; ++i) ASSERT_EQ(out[i], want + 1) << "work-item " << i;
   }
+}
+
+// A work-group that stops at barriers, with its local memory, past the recorded rounds too.
+TEST_P(LoopLimit, BarrierLoopsPastTheRecordedRounds) {
+  const char* resumable = std::getenv("VKCL_RESUMABLE_LOOPS");
+  if (resumable && std::string(resumable) == "0") GTEST_SKIP() << "not resuming";
+  Program p = build(R"(
+    __kernel void rotate(__global uint* out, __local uint* ring, uint n) {
+      uint l = get_local_id(0), size = get_local_size(0);
+      ring[l] = l + 1;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint i = 0; i < n; i++) {
+        uint mine = ring[(l + 1) % size] * 3u + i;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ring[l] = mine;
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      out[get_global_id(0)] = ring[l];
+    })");
+  const size_t local = 8, items = 16;
+  const uint32_t n = 600000;  // about 20 rounds of the work-group's 32768 passes
+  Kernel k = kernel(p, "rotate");
+  Mem dout = poisoned(items * 4);
+  set_mem_arg(k, 0, dout);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, local * 4, nullptr));
+  set_arg(k, 2, n);
+  testing::internal::CaptureStderr();
+  run(k, 1, &items, &local);
+  std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
+  std::vector<uint32_t> ring(local), next(local);
+  for (uint32_t l = 0; l < local; ++l) ring[l] = l + 1;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t l = 0; l < local; ++l) next[l] = ring[(l + 1) % local] * 3u + i;
+    ring = next;
+  }
+  std::vector<uint32_t> out = read<uint32_t>(dout, items);
+  for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(out[g], ring[g % local]) << "work-item " << g;
 }
 
 // Without resuming (VKCL_RESUMABLE_LOOPS=0) a kernel cut short fails, and says why: the

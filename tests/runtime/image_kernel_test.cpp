@@ -453,6 +453,18 @@ class ImageKernels : public KernelTest {
     set_mem_arg(k, 2, out);
     run(k, 1, &n, nullptr);
   }
+  // Runs |k|(img, a sampler of |modes|, c, out) over |n| work-items.
+  void run_sampled(const Kernel& k, const Mem& img, const SamplerModes& modes, const Mem& c, const Mem& out,
+                   size_t n) {
+    Sampler s = sampler(modes);
+    cl_mem img_h = img.get();
+    cl_sampler s_h = s.get();
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &img_h));
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_sampler), &s_h));
+    set_mem_arg(k, 2, c);
+    set_mem_arg(k, 3, out);
+    run(k, 1, &n, nullptr);
+  }
   Sampler sampler(const SamplerModes& m) {
     cl_int err = CL_SUCCESS;
     Sampler s(clCreateSampler(context_, m.normalized ? CL_TRUE : CL_FALSE, m.addressing, m.filter, &err));
@@ -517,15 +529,7 @@ TEST_P(ImageKernels, SamplerReadsFollowTheSpecFormulas) {
         std::vector<float> coords = random_coordinates(shape, modes_m, n, rng_);
         Mem c = buffer(coords.size() * 4, coords.data());
         Mem out = poisoned(n * 16);
-        Sampler s = sampler(modes_m);
-        cl_mem img_h = img.get();
-        cl_sampler s_h = s.get();
-        ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &img_h));
-        ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_sampler), &s_h));
-        set_mem_arg(k, 2, c);
-        set_mem_arg(k, 3, out);
-        size_t global = n;
-        run(k, 1, &global, nullptr);
+        run_sampled(k, img, modes_m, c, out, n);
         if (kind == Kind::Float) {
           auto got = read<float>(out, n * 4);
           // Linear filtering's precision is not defined (§7.3); a few float roundings apart.
@@ -1408,15 +1412,7 @@ TEST_P(ImageKernels, DepthImages) {
         std::vector<float> coords = random_coordinates(shape, modes[m], n, rng_);
         Mem c = buffer(coords.size() * 4, coords.data());
         Mem out = poisoned(n * 4);
-        Sampler smp = sampler(modes[m]);
-        cl_mem img_h = img.get();
-        cl_sampler s_h = smp.get();
-        ASSERT_EQ(CL_SUCCESS, clSetKernelArg(sampled, 0, sizeof(cl_mem), &img_h));
-        ASSERT_EQ(CL_SUCCESS, clSetKernelArg(sampled, 1, sizeof(cl_sampler), &s_h));
-        set_mem_arg(sampled, 2, c);
-        set_mem_arg(sampled, 3, out);
-        size_t global = n;
-        run(sampled, 1, &global, nullptr);
+        run_sampled(sampled, img, modes[m], c, out, n);
         auto got = read<float>(out, n);
         float tolerance = modes[m].filter == CL_FILTER_LINEAR ? 1e-4f : 0.0f;
         for (size_t i = 0; i < n; ++i) {

@@ -30,6 +30,18 @@ uint32_t two_loops_reference(const std::vector<uint32_t>& a, uint32_t n) {
   return c;
 }
 
+// The rotate kernels' ring of |local| values after |n| steps: each takes its neighbour's
+// value times 3 plus the step.
+std::vector<uint32_t> rotate_reference(uint32_t local, uint32_t n) {
+  std::vector<uint32_t> ring(local), next(local);
+  for (uint32_t l = 0; l < local; ++l) ring[l] = l + 1;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t l = 0; l < local; ++l) next[l] = ring[(l + 1) % local] * 3u + i;
+    ring = next;
+  }
+  return ring;
+}
+
 class LoopLimit : public KernelTest {
  protected:
   bool driver_limits_loops() {
@@ -203,12 +215,7 @@ TEST_P(LoopLimit, BarriersAndLocalMemory) {
     }
     EXPECT_EQ(waited, CL_SUCCESS);
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
-    std::vector<uint32_t> ring(local), next(local);
-    for (uint32_t l = 0; l < local; ++l) ring[l] = l + 1;
-    for (uint32_t i = 0; i < n; ++i) {
-      for (uint32_t l = 0; l < local; ++l) next[l] = ring[(l + 1) % local] * 3u + i;
-      ring = next;
-    }
+    std::vector<uint32_t> ring = rotate_reference(uint32_t(local), n);
     std::vector<uint32_t> out = read<uint32_t>(dout, items);
     for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(out[g], ring[g % local] ^ n) << "work-item " << g;
   }
@@ -427,12 +434,7 @@ TEST_P(LoopLimit, BarrierLoopsPastTheRecordedRounds) {
   run(k, 1, &items, &local);
   std::string said = testing::internal::GetCapturedStderr();
   EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
-  std::vector<uint32_t> ring(local), next(local);
-  for (uint32_t l = 0; l < local; ++l) ring[l] = l + 1;
-  for (uint32_t i = 0; i < n; ++i) {
-    for (uint32_t l = 0; l < local; ++l) next[l] = ring[(l + 1) % local] * 3u + i;
-    ring = next;
-  }
+  std::vector<uint32_t> ring = rotate_reference(uint32_t(local), n);
   std::vector<uint32_t> out = read<uint32_t>(dout, items);
   for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(out[g], ring[g % local]) << "work-item " << g;
 }

@@ -135,6 +135,13 @@ void _cl_command_queue::execute(Pending& p) {
 
 void _cl_command_queue::settle(bool block) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (open_ && !vk::vulkan_usable()) {
+    // At exit, after Vulkan went away (an application releasing its queue from an atexit
+    // handler): nothing more can run, and the command's memory may be gone.
+    open_->event->set_complete(CL_OUT_OF_RESOURCES);
+    open_.reset();
+    return;
+  }
   while (open_) {
     if (stream->completed_point() < open_->point) {
       if (!block) return;

@@ -592,15 +592,7 @@ __kernel void k(read_only image2d_t img, sampler_t s, __global const float4* c, 
       }
       Mem c = buffer(coords.size() * 4, coords.data());
       Mem out = poisoned(n * 32);
-      Sampler s = sampler(modes);
-      cl_mem img_h = img.get();
-      cl_sampler s_h = s.get();
-      ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &img_h));
-      ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_sampler), &s_h));
-      set_mem_arg(k, 2, c);
-      set_mem_arg(k, 3, out);
-      size_t global = n;
-      run(k, 1, &global, nullptr);
+      run_sampled(k, img, modes, c, out, n);
       auto got = read<float>(out, n * 8);
       for (size_t i = 0; i < n; ++i) {
         Float4 want = host.sample_f(modes, &coords[i * 4]);

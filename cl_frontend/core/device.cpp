@@ -258,7 +258,8 @@ std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
   if (images() && info_.features.shaderStorageImageWriteWithoutFormat) v.push_back("cl_khr_3d_image_writes");
   if (images()) v.push_back("cl_khr_image2d_from_buffer");
   // Depth images are single-channel colour images underneath (core/image_format.cpp).
-  if (images() && cl::backs_depth_images(info_)) v.push_back("cl_khr_depth_images");
+  std::call_once(depth_formats_checked_, [&] { backs_depth_images_ = cl::backs_depth_images(info_); });
+  if (images() && backs_depth_images_) v.push_back("cl_khr_depth_images");
   if (!has_subgroups()) return v;
   // The cl_khr_subgroup_* extensions (OpenCL 3.0 with __opencl_c_subgroups is enough), each
   // where Vulkan has the subgroup operations it becomes.

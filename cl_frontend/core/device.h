@@ -75,6 +75,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   mutable std::once_flag precision_probed_;
   mutable std::once_flag image_formats_checked_;
   mutable bool backs_image_formats_ = false;
+  mutable std::once_flag depth_formats_checked_;  // cl_khr_depth_images, asked at every build
+  mutable bool backs_depth_images_ = false;
   mutable vkcl::cl::PrecisionProbe precision_;
   // The last translations, newest at the back (a few: modules of one program's rebuilds).
   std::mutex translations_mutex_;

@@ -277,16 +277,17 @@ cl_int write_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* r
   const Image& image = *mem.image;
   if (image.is_buffer()) return write_to_buffer(queue, mem, buffer_at(mem, origin[0]), buffer_at(mem, region[0]), src);
   if (image.from_buffer()) {
-    // Row by row: the bytes between rows are the buffer's own.
+    // The rows' span as it is (the bytes between rows are the buffer's own), the rows put
+    // in, the span back: two copies at most, not one per row (the queue is synchronised).
     Rows rows = buffer_rows(image, origin, region);
+    std::vector<uint8_t> span(rows.span);
+    cl_int e = region[1] > 1 ? read_from_buffer(queue, *mem.parent, rows.at, rows.span, span.data()) : CL_SUCCESS;
+    if (e != CL_SUCCESS) return e;
     size_t y_step, z_step;
     image.host_steps(region, row_pitch, slice_pitch, &y_step, &z_step);
-    for (size_t y = 0; y < region[1]; ++y) {
-      cl_int e = write_to_buffer(queue, *mem.parent, rows.at + y * rows.pitch, rows.row,
-                                 static_cast<const uint8_t*>(src) + y * y_step);
-      if (e != CL_SUCCESS) return e;
-    }
-    return CL_SUCCESS;
+    for (size_t y = 0; y < region[1]; ++y)
+      std::memcpy(span.data() + y * rows.pitch, static_cast<const uint8_t*>(src) + y * y_step, rows.row);
+    return write_to_buffer(queue, *mem.parent, rows.at, rows.span, span.data());
   }
   size_t y_step, z_step;
   image.host_steps(region, row_pitch, slice_pitch, &y_step, &z_step);

@@ -640,15 +640,7 @@ TEST_P(ImageKernels, SamplerReadsAtIntegerCoordinates) {
       }
       Mem c = buffer(coords.size() * 4, coords.data());
       Mem out = poisoned(n * 16);
-      Sampler s = sampler(modes);
-      cl_mem img_h = img.get();
-      cl_sampler s_h = s.get();
-      ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof(cl_mem), &img_h));
-      ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof(cl_sampler), &s_h));
-      set_mem_arg(k, 2, c);
-      set_mem_arg(k, 3, out);
-      size_t global = n;
-      run(k, 1, &global, nullptr);
+      run_sampled(k, img, modes, c, out, n);
       auto got = read<float>(out, n * 4);
       for (size_t i = 0; i < n; ++i) {
         float fc[4];

@@ -1,6 +1,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 
 #include "exit.h"
@@ -11,6 +12,8 @@ namespace vkcl::vk {
 namespace {
 
 constexpr uint32_t kQueriesPerPool = 256;
+// How long wait() polls before it blocks (GPUs only): about a short kernel's round trip.
+constexpr int kPollMicroseconds = 100;
 
 uint64_t host_now_ns() {
   timespec ts;
@@ -332,6 +335,15 @@ VkResult CommandStream::wait(uint64_t point) {
   wait.pSemaphores = &timeline_;
   uint64_t value = std::min(point, impl_->submitted);
   wait.pValues = &value;
+  // On a GPU a short command is done sooner than a blocking wait wakes up (NVIDIA: an empty
+  // kernel's enqueue + finish took 61 us against its OpenCL's 24), so the host polls the
+  // timeline for a while first. Not on a CPU device: there the host's cores run the work.
+  if (device_->info().properties.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kPollMicroseconds);
+    do {
+      if (completed_point() >= value) return VK_SUCCESS;
+    } while (std::chrono::steady_clock::now() < until);
+  }
   return vkWaitSemaphores(device_->handle(), &wait, UINT64_MAX);
 }
 

@@ -267,6 +267,16 @@ void _cl_command_queue::drain_all() {
   }
 }
 
+cl::Result<vk::Buffer*> _cl_command_queue::staging(int slot, size_t size) {
+  std::unique_ptr<vk::Buffer>& b = staging_[slot];
+  if (!b || b->size() < size) {
+    b.reset();
+    VkResult r = vk::Buffer::create(vk, size, vk::MemoryPlacement::HostVisible, &b);
+    if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  }
+  return b.get();
+}
+
 cl::Result<uint64_t> _cl_command_queue::argument_block(const void* data, size_t size) {
   size_t aligned = (size + 255) / 256 * 256;
   if (chunk_ == SIZE_MAX || chunk_offset_ + aligned > kArgumentChunk) {

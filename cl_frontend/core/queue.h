@@ -51,6 +51,9 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   cl_int sync();
   // Inside GPU work: copies |size| bytes into an argument block; returns its device address.
   vkcl::cl::Result<uint64_t> argument_block(const void* data, size_t size);
+  // Inside host work: the queue's staging buffer |slot| (0 or 1), host-visible (cached where
+  // the device has such memory) and at least |size| bytes; kept for later transfers.
+  vkcl::cl::Result<vkcl::vk::Buffer*> staging(int slot, size_t size);
   // Inside GPU work: the command may need more GPU work once what it recorded has run (a
   // kernel whose work-items had not finished after the rounds it recorded). Once it has run,
   // |more| is called: it records more work and returns true, or returns false when the
@@ -100,6 +103,7 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
     uint64_t busy_until = 0;
   };
   std::vector<Chunk> chunks_;
+  std::unique_ptr<vkcl::vk::Buffer> staging_[2];
   size_t chunk_ = SIZE_MAX;
   size_t chunk_offset_ = 0;
 };

@@ -204,6 +204,46 @@ TEST_P(MemoryCopy, RunTimeLength) {
   }
 }
 
+// Host reads and writes of tens of MiB at unaligned offsets: where the host cannot read the
+// buffer's memory fast (a discrete GPU; the uncached. run) they go through staging buffers a
+// chunk at a time, and the chunks' seams must not show. The kernel fills and copies; the
+// expected bytes are computed here.
+TEST_P(MemoryCopy, LargeHostTransfersAtOffsets) {
+  Program p = build(R"(
+    __kernel void fill(__global uint* out) {
+      uint i = get_global_id(0);
+      out[i] = i * 2654435761u ^ 0x5bd1e995u;
+    }
+    __kernel void copy(__global uint* out, __global const uint* in) {
+      out[get_global_id(0)] = in[get_global_id(0)];
+    })");
+  const size_t words = (size_t(21) << 20) / 4 + 5, bytes = words * 4;
+  std::vector<uint32_t> pattern(words);
+  for (size_t i = 0; i < words; ++i) pattern[i] = uint32_t(i) * 2654435761u ^ 0x5bd1e995u;
+  Mem a = poisoned(bytes), b = poisoned(bytes);
+  Kernel fill = kernel(p, "fill");
+  set_mem_arg(fill, 0, a);
+  run(fill, 1, &words, nullptr);
+  // Reads: the whole buffer, and an odd span from an odd offset across the chunk seams.
+  EXPECT_TRUE(read<uint32_t>(a, words) == pattern);
+  const size_t at = 8 * 1048576 - 3, n = 9 * 1048576 + 7;
+  std::vector<uint8_t> part(n);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queue_, a.get(), CL_TRUE, at, n, part.data(), 0, nullptr, nullptr));
+  EXPECT_EQ(0, std::memcmp(part.data(), reinterpret_cast<const uint8_t*>(pattern.data()) + at, n));
+  // Writes: random bytes over an odd span, non-blocking, then copied by a kernel and read.
+  std::vector<uint8_t> data(n);
+  for (auto& c : data) c = uint8_t(rng_());
+  ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(queue_, a.get(), CL_FALSE, at, n, data.data(), 0, nullptr, nullptr));
+  Kernel copy = kernel(p, "copy");
+  set_mem_arg(copy, 0, b);
+  set_mem_arg(copy, 1, a);
+  run(copy, 1, &words, nullptr);
+  std::vector<uint8_t> want(reinterpret_cast<const uint8_t*>(pattern.data()),
+                            reinterpret_cast<const uint8_t*>(pattern.data()) + bytes);
+  std::copy(data.begin(), data.end(), want.begin() + at);
+  EXPECT_TRUE(read<uint8_t>(b, bytes) == want);
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, MemoryCopy,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

@@ -109,7 +109,7 @@ std::string describe_caps(const TargetCaps& c) {
                  c.float32_atomic_min_max_local, c.memory_barriers_stall, c.loop_iteration_limit,
                  c.resumable_loops, c.resumable_barrier_loops, c.subgroups, c.subgroup_operations,
                  c.subgroup_extended_types, c.device_clock, c.subgroup_clock, c.preserve_inf_nan32,
-                 c.preserve_inf_nan64, c.widen_half_from_bits, c.exact_fma, c.full_range_divide,
+                 c.preserve_inf_nan64, c.widen_half_from_bits, c.snap_packed_unorm, c.exact_fma, c.full_range_divide,
                  c.close_sqrt, c.exact_float64, c.exact_fma64, c.exact_sqrt64, c.vulkan_memory_model,
                  c.images, c.storage_image_write_without_format, c.storage_image_read_without_format})
     o.u32(b);

@@ -157,6 +157,10 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   const char* bugs = std::getenv("VKCL_ASSUME_DRIVER_BUGS");
   caps.widen_half_from_bits = precision().half_round_trip_folded ||
                               (bugs && std::string(bugs).find("half_round_trip") != std::string::npos);
+  // Found with the conformance-style image tests on an H100 (580): no probe yet.
+  // VKCL_ASSUME_DRIVER_BUGS=packed_unorm takes the work-around on any driver.
+  caps.snap_packed_unorm = info_.driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY ||
+                           (bugs && std::string(bugs).find("packed_unorm") != std::string::npos);
   // Only programs' kernels carry the loop limit probe: the precision probe's kernels have
   // no long loops and no status word to write.
   caps.loop_iteration_limit = info_.driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;

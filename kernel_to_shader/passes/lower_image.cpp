@@ -349,7 +349,30 @@ uint32_t Lowering::image_fetch(const ImageRoot& r, uint32_t image, uint32_t coor
                    : r.dim == ImageDim::k1DBuffer     ? emit(Op::OpImageFetch, v4, {image, coordinate})
                                                       : emit(Op::OpImageFetch, v4, {image, coordinate, kImageOperandLod, c_u32(0)});
   if (r.texel == ImageTexel::Int) texel = emit(Op::OpBitcast, t_vec(t_uint(32), 4), {texel});
+  if (r.texel == ImageTexel::Float && ctx_.caps.snap_packed_unorm) texel = snap_packed(r, texel);
   return texel;
+}
+
+// |texel| of a CL_UNORM_SHORT_565 or _555 image (channel data types 4 and 5 counted from
+// CL_SNORM_INT8) as round(v * 31) / 31 (63 for 565's green): the channel's integer is
+// recovered from any conversion within 1/62 of it, and x * (1 / 31) is within 1 ulp of x / 31.
+uint32_t Lowering::snap_packed(const ImageRoot& r, uint32_t texel) {
+  uint32_t f32 = t_float(32), b = t_bool(), v4 = t_vec(f32, 4);
+  auto f = [&](float v) {
+    uint32_t w;
+    std::memcpy(&w, &v, 4);
+    return constant(f32, {w});
+  };
+  uint32_t type = image_word(r, 0);
+  uint32_t is565 = emit(Op::OpIEqual, b, {type, c_u32(4)});
+  uint32_t packed = emit(Op::OpLogicalOr, b, {is565, emit(Op::OpIEqual, b, {type, c_u32(5)})});
+  uint32_t green = emit(Op::OpSelect, f32, {is565, f(63.0f), f(31.0f)});
+  uint32_t green_inverse = emit(Op::OpSelect, f32, {is565, f(1.0f / 63.0f), f(1.0f / 31.0f)});
+  uint32_t scale = emit(Op::OpCompositeConstruct, v4, {f(31.0f), green, f(31.0f), f(1.0f)});
+  uint32_t inverse = emit(Op::OpCompositeConstruct, v4, {f(1.0f / 31.0f), green_inverse, f(1.0f / 31.0f), f(1.0f)});
+  uint32_t bits = emit(Op::OpExtInst, v4, {glsl_import(), uint32_t(GLSLstd450RoundEven), emit(Op::OpFMul, v4, {texel, scale})});
+  uint32_t each = emit(Op::OpCompositeConstruct, t_vec(b, 4), {packed, packed, packed, packed});
+  return emit(Op::OpSelect, v4, {each, emit(Op::OpFMul, v4, {bits, inverse}), texel});
 }
 
 // The first |count| components of output value |v| (of input type |in_type|).

@@ -382,6 +382,7 @@ class Lowering {
   bool moves_image(const ir::Instruction& inst) const;
   uint32_t image_word(const ImageRoot& r, uint32_t k);
   uint32_t image_size(const ImageRoot& r, uint32_t image = 0);
+  uint32_t snap_packed(const ImageRoot& r, uint32_t texel);
   uint32_t image_fetch(const ImageRoot& r, uint32_t image, uint32_t coordinate);
   uint32_t leading_components(uint32_t v, uint32_t in_type, uint32_t count, uint32_t scalar);
   uint32_t texel_result(uint32_t texel, uint32_t in_result_type);

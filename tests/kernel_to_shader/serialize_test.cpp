@@ -100,6 +100,9 @@ TEST(Serialize, CapsThatDifferDescribeDifferently) {
   b.widen_half_from_bits = true;
   EXPECT_NE(k2s::describe_caps(a), k2s::describe_caps(b));
   b = a;
+  b.snap_packed_unorm = true;
+  EXPECT_NE(k2s::describe_caps(a), k2s::describe_caps(b));
+  b = a;
   b.subgroup_size = 32;
   EXPECT_NE(k2s::describe_caps(a), k2s::describe_caps(b));
   b = a;

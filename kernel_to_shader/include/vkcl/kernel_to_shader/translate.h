@@ -64,6 +64,10 @@ struct TargetCaps {
   // Half to float (or double) from the half's bits, not OpFConvert: NVIDIA's driver (580)
   // folds (float)(half)x into x, so the rounding to half is lost (precision probe).
   bool widen_half_from_bits = false;
+  // Float reads of CL_UNORM_SHORT_565 and _555 images rounded back to the channel's bits and
+  // divided by 31 or 63 as the spec says: NVIDIA's driver (580) converts 5- and 6-bit
+  // channels through 8 bits (bit replication: 28 of 31 read as 231 / 255, 0.3% off).
+  bool snap_packed_unorm = false;
   bool exact_fma = false;        // GLSL.std.450 Fma is a fused, correctly rounded operation
                                  // (Vulkan does not promise it; the frontend probes the device)
   bool full_range_divide = true;  // 32-bit OpFDiv meets 2.5 ulp for divisors above 2^126 too

@@ -55,23 +55,63 @@ uint32_t Lowering::add_offset(AddressFormat f, uint32_t address, uint32_t offset
 }
 
 uint32_t Lowering::word_pointer(AddressFormat f, uint32_t offset32) {
-  if (f == AddressFormat::Push32) {
-    uint32_t index = emit(Op::OpShiftRightLogical, t_uint(32), {offset32, c_u32(2)});
+  return word_pointer_at(f, emit(Op::OpShiftRightLogical, t_uint(32), {offset32, c_u32(2)}));
+}
+
+// The word at |index| (a byte offset / 4), plus |words| more.
+uint32_t Lowering::word_pointer_at(AddressFormat f, uint32_t index, uint32_t words) {
+  if (words) index = emit(Op::OpIAdd, t_uint(32), {index, c_u32(words)});
+  if (f == AddressFormat::Push32)
     return emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, t_uint(32)),
                 {push_var_, c_u32(2), index});
-  }
   bool local = f == AddressFormat::Local32;
   if (local && wide_arena_) fail("internal: 32-bit word access to the wide local arena");
-  uint32_t index = emit(Op::OpShiftRightLogical, t_uint(32), {offset32, c_u32(2)});
   auto storage = local ? spv::StorageClass::Workgroup : spv::StorageClass::Private;
   return emit(Op::OpAccessChain, t_ptr(storage, t_uint(32)),
               {local ? local_memory_var_ : private_memory_var_, index});
+}
+
+// A scalar of 32 or 64 bits from the words at |index| (a 64-bit one little-endian).
+uint32_t Lowering::load_whole_words(AddressFormat f, uint32_t index, uint32_t width) {
+  uint32_t lo = emit(Op::OpLoad, t_uint(32), {word_pointer_at(f, index)});
+  if (width == 32) return lo;
+  uint32_t hi = emit(Op::OpLoad, t_uint(32), {word_pointer_at(f, index, 1)});
+  uint32_t lo64 = emit(Op::OpUConvert, t_uint(64), {lo});
+  uint32_t hi64 = emit(Op::OpUConvert, t_uint(64), {hi});
+  uint32_t shifted = emit(Op::OpShiftLeftLogical, t_uint(64), {hi64, c_u32(32)});
+  return emit(Op::OpBitwiseOr, t_uint(64), {lo64, shifted});
+}
+
+void Lowering::store_whole_words(AddressFormat f, uint32_t index, uint32_t width, uint32_t bits) {
+  if (width == 32) {
+    emit_void(Op::OpStore, {word_pointer_at(f, index), bits});
+    return;
+  }
+  uint32_t lo = emit(Op::OpUConvert, t_uint(32), {bits});
+  uint32_t hi64 = emit(Op::OpShiftRightLogical, t_uint(64), {bits, c_u32(32)});
+  uint32_t hi = emit(Op::OpUConvert, t_uint(32), {hi64});
+  emit_void(Op::OpStore, {word_pointer_at(f, index), lo});
+  emit_void(Op::OpStore, {word_pointer_at(f, index, 1), hi});
 }
 
 // Scalars wider or narrower than a word are assembled from, or merged into, 32-bit words.
 uint32_t Lowering::load_words(AddressFormat f, uint32_t off, uint32_t out_type) {
   Shape s = shape_of(out_type);
   if (!s.ok) { fail("internal: load of a non-scalar from word memory"); return 0; }
+  bool whole_words = (s.width == 32 || s.width == 64) && !(f == AddressFormat::Local32 && wide_arena_);
+  if (s.count > 1 && whole_words) {
+    // One word index for the vector, its components at constant distances from it: the
+    // driver's loads then share one address (offset + 4c >> 2 per component hid that).
+    uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);
+    uint32_t index = emit(Op::OpShiftRightLogical, t_uint(32), {off, c_u32(2)});
+    std::vector<uint32_t> parts;
+    for (uint32_t c = 0; c < s.count; ++c) {
+      uint32_t at = c ? emit(Op::OpIAdd, t_uint(32), {index, c_u32(c * s.width / 32)}) : index;
+      uint32_t bits = load_whole_words(f, at, s.width);
+      parts.push_back(s.is_float ? emit(Op::OpBitcast, element, {bits}) : bits);
+    }
+    return emit(Op::OpCompositeConstruct, out_type, parts);
+  }
   if (s.count > 1) {
     uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);
     std::vector<uint32_t> parts;
@@ -84,16 +124,8 @@ uint32_t Lowering::load_words(AddressFormat f, uint32_t off, uint32_t out_type) 
   uint32_t bits = 0;
   if (f == AddressFormat::Local32 && wide_arena_) {
     bits = wide_load(off, s.width);
-  } else if (s.width == 32) {
-    bits = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off)});
-  } else if (s.width == 64) {
-    uint32_t lo = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off)});
-    uint32_t off_hi = emit(Op::OpIAdd, t_uint(32), {off, c_u32(4)});
-    uint32_t hi = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off_hi)});
-    uint32_t lo64 = emit(Op::OpUConvert, t_uint(64), {lo});
-    uint32_t hi64 = emit(Op::OpUConvert, t_uint(64), {hi});
-    uint32_t shifted = emit(Op::OpShiftLeftLogical, t_uint(64), {hi64, c_u32(32)});
-    bits = emit(Op::OpBitwiseOr, t_uint(64), {lo64, shifted});
+  } else if (s.width == 32 || s.width == 64) {
+    bits = load_whole_words(f, emit(Op::OpShiftRightLogical, t_uint(32), {off, c_u32(2)}), s.width);
   } else {
     uint32_t word = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off)});
     uint32_t byte = emit(Op::OpBitwiseAnd, t_uint(32), {off, c_u32(3)});
@@ -107,6 +139,18 @@ uint32_t Lowering::load_words(AddressFormat f, uint32_t off, uint32_t out_type) 
 void Lowering::store_words(AddressFormat f, uint32_t off, uint32_t out_type, uint32_t v) {
   Shape s = shape_of(out_type);
   if (!s.ok) { fail("internal: store of a non-scalar to word memory"); return; }
+  bool whole_words = (s.width == 32 || s.width == 64) && !(f == AddressFormat::Local32 && wide_arena_);
+  if (s.count > 1 && whole_words) {
+    uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);
+    uint32_t index = emit(Op::OpShiftRightLogical, t_uint(32), {off, c_u32(2)});
+    for (uint32_t c = 0; c < s.count; ++c) {
+      uint32_t part = emit(Op::OpCompositeExtract, element, {v, c});
+      uint32_t bits = s.is_float ? emit(Op::OpBitcast, t_uint(s.width), {part}) : part;
+      uint32_t at = c ? emit(Op::OpIAdd, t_uint(32), {index, c_u32(c * s.width / 32)}) : index;
+      store_whole_words(f, at, s.width, bits);
+    }
+    return;
+  }
   if (s.count > 1) {
     uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);
     for (uint32_t c = 0; c < s.count; ++c) {
@@ -121,17 +165,8 @@ void Lowering::store_words(AddressFormat f, uint32_t off, uint32_t out_type, uin
     wide_store(off, s.width, bits);
     return;
   }
-  if (s.width == 32) {
-    emit_void(Op::OpStore, {word_pointer(f, off), bits});
-    return;
-  }
-  if (s.width == 64) {
-    uint32_t lo = emit(Op::OpUConvert, t_uint(32), {bits});
-    uint32_t hi64 = emit(Op::OpShiftRightLogical, t_uint(64), {bits, c_u32(32)});
-    uint32_t hi = emit(Op::OpUConvert, t_uint(32), {hi64});
-    emit_void(Op::OpStore, {word_pointer(f, off), lo});
-    uint32_t off_hi = emit(Op::OpIAdd, t_uint(32), {off, c_u32(4)});
-    emit_void(Op::OpStore, {word_pointer(f, off_hi), hi});
+  if (s.width == 32 || s.width == 64) {
+    store_whole_words(f, emit(Op::OpShiftRightLogical, t_uint(32), {off, c_u32(2)}), s.width, bits);
     return;
   }
   // 8- and 16-bit stores replace their bytes of the word. In local memory other work-items

@@ -164,6 +164,9 @@ class Lowering {
   // Scalar/vector access to the word arrays.
   uint32_t load_words(AddressFormat f, uint32_t offset32, uint32_t out_type);
   void store_words(AddressFormat f, uint32_t offset32, uint32_t out_type, uint32_t value);
+  uint32_t word_pointer_at(AddressFormat f, uint32_t index, uint32_t words = 0);
+  uint32_t load_whole_words(AddressFormat f, uint32_t index, uint32_t width);
+  void store_whole_words(AddressFormat f, uint32_t index, uint32_t width, uint32_t bits);
   uint32_t word_pointer(AddressFormat f, uint32_t offset32);
   // The wide arena (wide_arena.cpp): the u64 word holding byte |offset32|, the bit position
   // of that byte in it, and loads and stores of 8- to 64-bit integers there.

@@ -29,12 +29,12 @@ void _cl_event::set_point(uint64_t point) {
   point_ = point;
 }
 
-void _cl_event::mark_submitted() {
+void _cl_event::mark_submitted(uint64_t at) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (submitted_) return;
     submitted_ = true;
-    submitted = cl::host_time_ns();
+    submitted = at ? at : cl::host_time_ns();
   }
   run_callbacks(CL_SUBMITTED);
 }

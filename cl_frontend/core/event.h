@@ -43,7 +43,7 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   // Host work done (or failed), or a user event's status. False if the status was set
   // already (it is set once).
   bool set_complete(cl_int status = CL_COMPLETE);
-  void mark_submitted();
+  void mark_submitted(uint64_t at = 0);  // at: the host time of the submission (0: now)
   void mark_running();  // host commands, as their work starts (GPU work is seen at its end)
   bool is_user() const { return type == CL_COMMAND_USER; }
   // Whether the command cannot complete before the application does something: a user event

@@ -183,9 +183,12 @@ void _cl_command_queue::settle(bool block) {
 cl::Result<void> _cl_command_queue::flush() {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   uint64_t point = 0;
+  // The time before the submission: a GPU may start the work before vkQueueSubmit returns
+  // (an H100's START came before a SUBMIT taken after it, and was clamped to it).
+  const uint64_t submitted = cl::host_time_ns();
   VkResult r = stream->submit({}, &point);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
-  for (auto& e : batch_events_) e->mark_submitted();
+  for (auto& e : batch_events_) e->mark_submitted(submitted);
   batch_events_.clear();
   batch_commands_ = 0;
   retire();

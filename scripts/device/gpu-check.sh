@@ -4,7 +4,7 @@
 # the bench suite against vkcl and the GPU's own OpenCL. Each step has its own time limit so one
 # hang costs only its share; logs go to $OUT. Pack first (scripts/device/pack.sh), then call the
 # device tool with carry [".devrun"] and: bash scripts/device/gpu-check.sh [steps...]
-# Steps: tests bench clpeak clblast (default: all, in that order; about 5 minutes on an H100
+# Steps: tests bench clpeak clblast gemmstats (default: the first four, in that order; about 5 minutes on an H100
 # once the machine is up).
 set -u
 out=${OUT:-/tmp/gpu-check}
@@ -36,6 +36,10 @@ for s in $steps; do
     done ;;
   clblast)
     OCL_ICD_VENDORS=/tmp/vendors/vkcl.icd step clblast-xgemm 75 clblast_test_xgemm -precision 32 ;;
+  gemmstats)
+    # The driver's statistics (registers, spills) of the SGEMM kernels, vkcl's own and CLBlast's.
+    OCL_ICD_VENDORS=/tmp/vendors/vkcl.icd VKCL_PIPELINE_STATS=1 \
+      step gemmstats 60 build/bench/vkcl_bench --only SGEMM --gemm-n 4096 --reps 3 ;;
   bench)
     [ -x build/bench/vkcl_bench ] && step bench 240 bench/run-bench.sh build --vendors /tmp/vendors --gemm-n 4096 ;;
   esac

@@ -16,13 +16,25 @@ constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
 }  // namespace
 
 VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
-                        MemoryPlacement placement, std::unique_ptr<Buffer>* out) {
+                        MemoryPlacement placement, std::unique_ptr<Buffer>* out, bool reusable) {
   if (size == 0) return VK_ERROR_UNKNOWN;
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   if (size > device->info().max_allocation_size) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   std::unique_ptr<Buffer> b(new Buffer());
   b->device_ = device;
   b->size_ = size;
+  b->placement_ = placement;
+  Device::Spare spare;
+  if (reusable && device->take_spare(size, placement, &spare)) {
+    b->buffer_ = spare.buffer;
+    b->memory_ = spare.memory;
+    b->address_ = spare.address;
+    b->mapped_ = spare.mapped;
+    b->host_cached_ = spare.host_cached;
+    b->reusable_ = true;
+    *out = std::move(b);
+    return VK_SUCCESS;
+  }
   VkDevice d = device->handle();
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   // Whole 32-bit words: kernels on devices without 8/16-bit storage read the word holding a
@@ -62,6 +74,7 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
     r = vkMapMemory(d, b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_);
     if (r != VK_SUCCESS) return r;
   }
+  b->reusable_ = reusable;
   *out = std::move(b);
   return VK_SUCCESS;
 }
@@ -117,6 +130,10 @@ VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
 
 Buffer::~Buffer() {
   if (!device_ || !vulkan_usable()) return;
+  if (reusable_ && buffer_ && memory_) {
+    device_->keep_spare({buffer_, memory_, size_, placement_, address_, mapped_, host_cached_});
+    return;
+  }
   VkDevice d = device_->handle();
   if (buffer_) vkDestroyBuffer(d, buffer_, nullptr);
   if (memory_) vkFreeMemory(d, memory_, nullptr);

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "exit.h"
 #include "vkcl/vk_backend/vk_backend.h"
 
@@ -112,8 +114,50 @@ Device::~Device() {
   detail::track_device(this, false);
   if (!vulkan_usable()) return;
   vkDeviceWaitIdle(device_);
+  for (const Spare& s : spares_) free_spare(s);
   if (pipeline_cache_) vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
   vkDestroyDevice(device_, nullptr);
+}
+
+void Device::free_spare(const Spare& spare) {
+  vkDestroyBuffer(device_, spare.buffer, nullptr);
+  vkFreeMemory(device_, spare.memory, nullptr);
+}
+
+bool Device::take_spare(VkDeviceSize size, MemoryPlacement placement, Spare* out) {
+  std::lock_guard<std::mutex> lock(spares_mutex_);
+  for (size_t i = spares_.size(); i-- > 0;) {
+    if (spares_[i].size != size || spares_[i].placement != placement) continue;
+    *out = spares_[i];
+    spare_bytes_ -= size;
+    spares_.erase(spares_.begin() + i);
+    return true;
+  }
+  return false;
+}
+
+void Device::keep_spare(const Spare& spare) {
+  // At most an eighth of the largest heap, and 512 MiB, is held this way.
+  VkDeviceSize largest = 0;
+  for (uint32_t i = 0; i < info_.memory.memoryHeapCount; ++i)
+    largest = std::max(largest, info_.memory.memoryHeaps[i].size);
+  const VkDeviceSize limit = std::min<VkDeviceSize>(largest / 8, VkDeviceSize(512) << 20);
+  std::vector<Spare> freed;
+  {
+    std::lock_guard<std::mutex> lock(spares_mutex_);
+    if (spare.size > limit) {
+      freed.push_back(spare);
+    } else {
+      spares_.push_back(spare);
+      spare_bytes_ += spare.size;
+      while (spare_bytes_ > limit || spares_.size() > 64) {
+        freed.push_back(spares_.front());
+        spare_bytes_ -= spares_.front().size;
+        spares_.erase(spares_.begin());
+      }
+    }
+  }
+  for (const Spare& s : freed) free_spare(s);
 }
 
 uint32_t Device::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,

@@ -425,6 +425,39 @@ TEST_P(Kernels, NonUniformWorkGroups) {
   }
 }
 
+// A released buffer's memory is kept for the next buffer of its size (vk::Device::Spare): it
+// must not come back while a command of another queue still writes it, and two live buffers
+// of one size must never share it.
+TEST_P(Kernels, ReleasedBufferMemoryIsReusedOnlyWhenFree) {
+  Program p = build(R"(
+    __kernel void slow_fill(__global uint* out, uint value, uint spin) {
+      uint x = value;
+      for (uint i = 0; i < spin; ++i) x = x * 1664525u + 1013904223u;
+      out[get_global_id(0)] = value + (x & 0u);
+    })");
+  const size_t n = 1 << 16, bytes = n * 4;
+  cl_int err = CL_SUCCESS;
+  Queue other(clCreateCommandQueueWithProperties(context_, device_, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  for (int round = 0; round < 3; ++round) {
+    cl_mem a = clCreateBuffer(context_, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    ASSERT_EQ(CL_SUCCESS, err);
+    Kernel k = kernel(p, "slow_fill");
+    cl_uint value = 7, spin = 20000;
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof a, &a));
+    set_arg(k, 1, value);
+    set_arg(k, 2, spin);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(other.get(), k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    ASSERT_EQ(CL_SUCCESS, clFlush(other.get()));
+    ASSERT_EQ(CL_SUCCESS, clReleaseMemObject(a));  // still written by |other|
+    std::vector<uint32_t> b_data(n, 0x11111111u + round), c_data(n, 0x22222222u + round);
+    Mem b = buffer(bytes, b_data.data()), c = buffer(bytes, c_data.data());
+    ASSERT_EQ(CL_SUCCESS, clFinish(other.get()));
+    EXPECT_TRUE(read<uint32_t>(b, n) == b_data) << "round " << round;
+    EXPECT_TRUE(read<uint32_t>(c, n) == c_data) << "round " << round;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, Kernels, ::testing::Values(std::string(""),
                                                              std::string("-cl-opt-disable")),
                          options_name);

@@ -95,6 +95,11 @@ class Instance {
   bool validation_ = false;
 };
 
+enum class MemoryPlacement {
+  DeviceLocal,   // fastest for the device; host-visible too on unified-memory devices
+  HostVisible,   // host-visible, coherent; for staging and ALLOC_HOST_PTR
+};
+
 // A logical device with one compute queue; shared by every CL object of the device.
 class Device {
  public:
@@ -113,6 +118,21 @@ class Device {
   uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
                             VkMemoryPropertyFlags preferred) const;
 
+  // A buffer and its memory kept after its Buffer went, for the next Buffer of the same size
+  // and placement: clients that make and drop the same temporary on every call (CLBlast's
+  // GEMM, 64 MiB at N = 4096) otherwise pay an allocation, a mapping and a free each time.
+  struct Spare {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceSize size = 0;
+    MemoryPlacement placement = MemoryPlacement::DeviceLocal;
+    uint64_t address = 0;
+    void* mapped = nullptr;
+    bool host_cached = false;
+  };
+  bool take_spare(VkDeviceSize size, MemoryPlacement placement, Spare* out);
+  void keep_spare(const Spare& spare);  // frees the oldest spares beyond the limit
+
  private:
   explicit Device(const DeviceInfo& info) : info_(info) {}
   DeviceInfo info_;
@@ -120,11 +140,10 @@ class Device {
   VkQueue queue_ = VK_NULL_HANDLE;
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   std::mutex queue_mutex_;
-};
-
-enum class MemoryPlacement {
-  DeviceLocal,   // fastest for the device; host-visible too on unified-memory devices
-  HostVisible,   // host-visible, coherent; for staging and ALLOC_HOST_PTR
+  std::mutex spares_mutex_;
+  std::vector<Spare> spares_;  // oldest first
+  VkDeviceSize spare_bytes_ = 0;
+  void free_spare(const Spare& spare);
 };
 
 // A VkBuffer with its own memory, usable as storage, transfer source/destination and through
@@ -132,8 +151,11 @@ enum class MemoryPlacement {
 class Buffer {
  public:
   // VK_ERROR_OUT_OF_DEVICE_MEMORY / VK_ERROR_OUT_OF_HOST_MEMORY when |size| cannot be had.
+  // With |reusable|, its memory goes back to the device when it goes (Device::Spare) and may
+  // come from there: its contents start as a released buffer's, which OpenCL allows.
   static VkResult create(std::shared_ptr<Device> device, VkDeviceSize size,
-                         MemoryPlacement placement, std::unique_ptr<Buffer>* out);
+                         MemoryPlacement placement, std::unique_ptr<Buffer>* out,
+                         bool reusable = false);
   // Wraps |host_pointer| (|size| bytes, both aligned to min_imported_host_pointer_alignment)
   // with VK_EXT_external_memory_host. VK_ERROR_FEATURE_NOT_PRESENT when that cannot be done.
   static VkResult import_host(std::shared_ptr<Device> device, void* host_pointer,
@@ -161,6 +183,8 @@ class Buffer {
   uint64_t address_ = 0;
   void* mapped_ = nullptr;
   bool host_cached_ = false;
+  bool reusable_ = false;
+  MemoryPlacement placement_ = MemoryPlacement::DeviceLocal;
 };
 
 struct SpecConstant {

@@ -42,7 +42,7 @@ struct CommandStream::Impl {
   int64_t host_offset_ns = 0;  // host = ticks * tick_ns + offset
   bool calibrated = false;
   uint64_t calibrated_at_ns = 0;  // host time of the last calibration (calibrated timestamps)
-  std::mutex mutex;            // guards query reads against pool growth
+  std::mutex mutex;            // guards query reads against pool growth, and the clock offset
 };
 
 VkResult CommandStream::create(std::shared_ptr<Device> device,
@@ -260,6 +260,8 @@ uint64_t CommandStream::read_timestamp(uint32_t slot) const {
                         &ticks, sizeof(ticks), VK_QUERY_RESULT_64_BIT);
   uint32_t bits = device_->info().timestamp_valid_bits;
   if (bits && bits < 64) ticks &= (1ull << bits) - 1;
+  // Events of one queue complete on whichever threads look at them.
+  std::lock_guard<std::mutex> lock(impl_->mutex);
   if (impl_->calibrated_at_ns && host_now_ns() - impl_->calibrated_at_ns > 10000000)
     calibrate_clocks(*device_, *impl_);
   if (!impl_->calibrated) {

@@ -53,11 +53,29 @@ bool read_file(const std::string& path, std::string* out) {
   return !in.bad();
 }
 
-// Keeps the folder under $VKCL_CACHE_MAX_MB (default 1024): the least recently used entries
-// go first, down to three quarters of the limit.
-void prune(const std::string& dir) {
+uint64_t size_limit() {
   const char* limit_text = std::getenv("VKCL_CACHE_MAX_MB");
-  const uint64_t limit = (limit_text ? std::strtoull(limit_text, nullptr, 10) : 1024) << 20;
+  return (limit_text ? std::strtoull(limit_text, nullptr, 10) : 1024) << 20;
+}
+
+// The folder's size as last counted plus what was written since, in ".size" (a hint, shared
+// by the processes using the folder without a lock: a lost update is corrected at the next
+// prune). Counting on every write would stat every entry: 9000 entries cost a first build
+// ~15 ms.
+uint64_t read_tally(const std::string& dir) {
+  std::string text;
+  return read_file(dir + "/.size", &text) ? std::strtoull(text.c_str(), nullptr, 10) : UINT64_MAX;
+}
+
+void write_tally(const std::string& dir, uint64_t total) {
+  const std::string temporary = dir + "/.size." + std::to_string(getpid());
+  std::ofstream(temporary, std::ios::trunc) << total;
+  if (std::rename(temporary.c_str(), (dir + "/.size").c_str()) != 0) std::remove(temporary.c_str());
+}
+
+// Keeps the folder under $VKCL_CACHE_MAX_MB (default 1024): the least recently used entries
+// go first, down to three quarters of the limit. Returns the size left.
+uint64_t prune(const std::string& dir, uint64_t limit) {
   std::vector<std::tuple<int64_t, uint64_t, std::string>> entries;  // (mtime ns, size, path)
   uint64_t total = 0;
   if (DIR* d = opendir(dir.c_str())) {
@@ -71,12 +89,22 @@ void prune(const std::string& dir) {
     }
     closedir(d);
   }
-  if (total <= limit) return;
+  if (total <= limit) return total;
   std::sort(entries.begin(), entries.end());
   for (const auto& [when, size, path] : entries) {
     if (total <= limit / 4 * 3) break;
     if (std::remove(path.c_str()) == 0) total -= size;
   }
+  return total;
+}
+
+// After an entry of |size| bytes was written: the tally grows, and the folder is counted (and
+// pruned) when the tally passes the limit or is missing.
+void account(const std::string& dir, uint64_t size) {
+  const uint64_t limit = size_limit();
+  uint64_t tally = read_tally(dir);
+  tally = tally == UINT64_MAX || tally + size > limit ? prune(dir, limit) : tally + size;
+  write_tally(dir, tally);
 }
 
 }  // namespace
@@ -215,9 +243,7 @@ void write_blob(const std::string& k, const std::string& bytes) {
     }
   }
   if (std::rename(temporary.c_str(), (dir + "/" + k).c_str()) != 0) std::remove(temporary.c_str());
-  // The folder's size, looked at on a process's first write and every 256th after.
-  static std::atomic<uint32_t> writes{0};
-  if (writes++ % 256 == 0) prune(dir);
+  account(dir, entry.size());
 }
 
 }  // namespace vkcl::compiler::cache

@@ -11,6 +11,7 @@
 #include "ir/module.h"
 #include "input_checks.h"
 #include "passes/pass.h"
+#include "side_effects.h"
 
 namespace vkcl::k2s {
 
@@ -425,6 +426,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   if (caps.loop_iteration_limit && caps.resumable_loops)
     attempts.insert(attempts.begin(), {Attempt{true, false, true}, Attempt{true, false, false}});
   const ir::Module input = module;
+  const bool rerunnable = writes_only_local_memory_and_images(input);
   PassContext context;
   std::string first_failure;
   for (size_t a = 0; a < attempts.size(); ++a) {
@@ -454,6 +456,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     for (size_t k = 0; log.empty() && k < module.entry_points.size(); ++k) {
       TranslatedKernel kernel;
       kernel.interface = context.kernels[k];
+      kernel.interface.rerunnable = rerunnable;
       if (!extract_kernel(module, k, context, &kernel.shader,
                           &kernel.interface.static_local_memory_size, &log)) {
         if (log.empty()) log = "internal error: kernel " + kernel.interface.name + " not extracted\n";

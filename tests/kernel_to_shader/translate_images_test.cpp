@@ -145,5 +145,51 @@ TEST(TranslateImagesErrors, OneImageReadAsFloatAndIntIsABuildError) {
   EXPECT_NE(r.log.find("image used both as float"), std::string::npos) << r.log;
 }
 
+// KernelInterface::rerunnable: a module whose code writes only local memory and write_only
+// images may run again from the start; any global write, global atomic, read_write image
+// write or printf anywhere in it, at -O2 or -O0, makes every kernel of it not rerunnable.
+TEST(TranslateImages, RerunnableOnlyWithoutWritesOutsideLocalMemoryAndImages) {
+  const char* blur = R"(
+    __kernel void blur(read_only image2d_t in, write_only image2d_t out, __global const float* w,
+                       int radius) {
+      int2 p = (int2)(get_global_id(0), get_global_id(1));
+      __local float l[64];
+      l[get_local_id(0) % 64] = w[0];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      float4 sum = 0;
+      for (int k = -radius; k <= radius; ++k) sum += read_imagef(in, p + (int2)(k, 0)) * l[0];
+      write_imagef(out, p, sum);
+    }
+  )";
+  const std::pair<const char*, const char*> writers[] = {
+      {"global store", "__kernel void x(__global float* o) { o[get_global_id(0)] = 1.0f; }"},
+      {"global atomic", "__kernel void x(__global int* o) { atomic_add(o, 1); }"},
+      {"vstore to global", "__kernel void x(__global float* o) { vstore4((float4)(1.0f), 0, o); }"},
+      {"read_write image", "__kernel void x(read_write image2d_t i) { write_imagef(i, (int2)(0, 0), (float4)(0)); }"},
+      {"printf", "__kernel void x() { printf(\"%d\\n\", 1); }"},
+      {"through a helper", "void put(__global int* p) { *p = 2; } __kernel void x(__global int* o) { put(o); }"},
+  };
+  for (const char* options : {"-cl-std=CL3.0", "-cl-std=CL3.0 -cl-opt-disable"}) {
+    auto translate = [&](const std::string& source) {
+      auto compiled = compiler::compile(source, options, image_features());
+      EXPECT_TRUE(compiled.ok) << compiled.log;
+      k2s::TranslateResult r = k2s::translate(compiled.spirv, image_caps());
+      EXPECT_TRUE(r.ok) << r.log;
+      return r;
+    };
+    k2s::TranslateResult r = translate(std::string(blur) +
+                                       "__kernel void local_atomics(__local int* c) { atomic_inc(c); }");
+    ASSERT_EQ(2u, r.kernels.size());
+    EXPECT_TRUE(r.kernels[0].interface.rerunnable) << options;
+    EXPECT_TRUE(r.kernels[1].interface.rerunnable) << options;
+    for (const auto& [what, source] : writers) {
+      k2s::TranslateResult w = translate(std::string(blur) + source);
+      ASSERT_EQ(2u, w.kernels.size()) << what;
+      EXPECT_FALSE(w.kernels[0].interface.rerunnable) << what << " " << options;
+      EXPECT_FALSE(w.kernels[1].interface.rerunnable) << what << " " << options;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vkcl::test

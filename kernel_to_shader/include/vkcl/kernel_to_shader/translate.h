@@ -230,6 +230,13 @@ struct KernelInterface {
   uint32_t resume_area_offset = UINT32_MAX;
   uint32_t resume_record_size = 0;
   bool resume_group_records = false;
+  // Running the kernel a second time from the start gives what running it once does: it
+  // writes no global memory (buffers, program-scope variables, read_write images), no atomics
+  // outside local memory, no printf; only write_only images and local memory. A launch that
+  // the driver cut short can then simply run again (resumable form) instead of always taking
+  // the slower resumable form (whole module, conservatively: any function that writes makes
+  // every kernel of the module not rerunnable).
+  bool rerunnable = false;
   std::optional<std::array<uint32_t, 3>> required_work_group_size;  // reqd_work_group_size
   std::optional<std::array<uint32_t, 3>> work_group_size_hint;
   uint32_t compile_num_sub_groups = 0;  // SubgroupsPerWorkgroup(Id), 0 when not given

@@ -429,6 +429,46 @@ _cl_command_queue::More more_rounds(_cl_command_queue* queue, std::shared_ptr<La
   };
 }
 
+// Records a launch's dispatches: per region its first dispatch, and where it resumes the
+// rounds after it; then writes back the 2D images from buffers it may have written.
+cl_int record_launch(_cl_command_queue& queue, LaunchPlan& plan) {
+  auto address = queue.argument_block(plan.arguments.data(), plan.arguments.size());
+  if (!address) return address.error();
+  Push push(plan);
+  for (auto& [image, written] : plan.images_from_buffers)
+    if (cl_int e = cl::sync_from_buffer(queue, *image); e != CL_SUCCESS) return e;
+  for (LaunchRegion& region : plan.regions) {
+    region.dispatch.argument_block_address = *address;
+    push.set(region.dispatch);
+    const vk::ComputePipeline& first = region.first_round ? *region.first_round : *region.pipeline;
+    VkResult vr = vk::bind_image_descriptors(*queue.stream, queue.vk, first, plan.images, &plan.image_set);
+    if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
+    vr = queue.stream->dispatch(first, push.bytes, push.size, region.groups[0], region.groups[1],
+                                region.groups[2]);
+    if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
+    if (!plan.resume_arguments) continue;
+    cl_int e = record_rounds(queue, plan, region, 1, region.first_round != nullptr);
+    if (e != CL_SUCCESS) return e;
+  }
+  return write_back_images(queue, plan);
+}
+
+// After the plain first attempt of a rerunnable kernel: done, or, where the driver cut its
+// loops, the whole launch again in the resumable form (and its rounds as long as needed).
+_cl_command_queue::More rerun_if_cut(_cl_command_queue* queue, std::shared_ptr<LaunchPlan> plain,
+                                     std::shared_ptr<LaunchPlan> plan,
+                                     std::shared_ptr<cl::LoopLimitStatus> status) {
+  return [queue, plain, plan, status, rounds = _cl_command_queue::More()]() mutable -> cl::Result<bool> {
+    if (rounds) return rounds();
+    if (!plain->loop_limit_status->cut_for_rerun()) return false;
+    VkResult vr = queue->stream->barrier();
+    if (vr != VK_SUCCESS) return cl::Error{cl::cl_error_from(vr)};
+    if (cl_int e = record_launch(*queue, *plan); e != CL_SUCCESS) return cl::Error{e};
+    rounds = more_rounds(queue, plan, status);
+    return true;
+  };
+}
+
 cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                                         const size_t* offset, const size_t* global,
                                         const size_t* local, cl_uint num_events,
@@ -465,33 +505,27 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
     gpu_status = [status = shared->loop_limit_status] { return status->command_status(); };
     keep.push_back(std::move(shared->loop_limit_status));
   }
+  // A rerunnable kernel that resumes runs its plain form first (not the slower resumable
+  // one), and again resumable only if the driver cut its loops.
+  std::shared_ptr<LaunchPlan> plain;
+  if (shared->resume_arguments && kernel->translated(queue->device, true)) {
+    auto p = kernel->plan_launch(queue->device, work_dim, offset, global, local, true);
+    if (!p) return p.error();
+    if (p->loop_limit_status && !p->regions.empty()) plain = std::make_shared<LaunchPlan>(std::move(*p));
+  }
+  if (plain) keep.push_back(plain);
   auto r = queue->enqueue(CL_COMMAND_NDRANGE_KERNEL, waits, true,
-                          [queue, shared, status] {
+                          [queue, shared, status, plain] {
                             if (shared->regions.empty()) return CL_SUCCESS;
-                            auto address = queue->argument_block(shared->arguments.data(),
-                                                                 shared->arguments.size());
-                            if (!address) return address.error();
-                            Push push(*shared);
-                            for (auto& [image, written] : shared->images_from_buffers)
-                              if (cl_int e = cl::sync_from_buffer(*queue, *image); e != CL_SUCCESS) return e;
-                            for (LaunchRegion& region : shared->regions) {
-                              region.dispatch.argument_block_address = *address;
-                              push.set(region.dispatch);
-                              const vk::ComputePipeline& first =
-                                  region.first_round ? *region.first_round : *region.pipeline;
-                              VkResult vr = vk::bind_image_descriptors(*queue->stream, queue->vk, first,
-                                                                       shared->images, &shared->image_set);
-                              if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
-                              vr = queue->stream->dispatch(first, push.bytes, push.size,
-                                                           region.groups[0], region.groups[1], region.groups[2]);
-                              if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
-                              if (!shared->resume_arguments) continue;
-                              cl_int e = record_rounds(*queue, *shared, region, 1, region.first_round != nullptr);
-                              if (e != CL_SUCCESS) return e;
+                            if (!plain) {
+                              cl_int e = record_launch(*queue, *shared);
+                              if (e == CL_SUCCESS && shared->resume_arguments)
+                                queue->continue_with(more_rounds(queue, shared, status));
+                              return e;
                             }
-                            if (cl_int e = write_back_images(*queue, *shared); e != CL_SUCCESS) return e;
-                            if (shared->resume_arguments) queue->continue_with(more_rounds(queue, shared, status));
-                            return CL_SUCCESS;
+                            cl_int e = record_launch(*queue, *plain);
+                            if (e == CL_SUCCESS) queue->continue_with(rerun_if_cut(queue, plain, shared, status));
+                            return e;
                           },
                           std::move(keep), std::move(gpu_status));
   return finish_enqueue(std::move(r), false, event);

@@ -108,9 +108,11 @@ const cl::PrecisionProbe& _cl_device_id::precision() const {
   return precision_;
 }
 
-std::shared_ptr<const k2s::TranslateResult> _cl_device_id::translate(const std::vector<uint32_t>& spirv) {
+std::shared_ptr<const k2s::TranslateResult> _cl_device_id::translate(const std::vector<uint32_t>& spirv,
+                                                                     bool plain) {
   constexpr size_t kKept = 16;
-  const k2s::TargetCaps caps = target_caps();
+  k2s::TargetCaps caps = target_caps();
+  if (plain) caps.resumable_loops = caps.resumable_barrier_loops = false;
   {
     std::lock_guard<std::mutex> lock(translations_mutex_);
     for (auto it = translations_.begin(); it != translations_.end(); ++it)

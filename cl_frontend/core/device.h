@@ -56,7 +56,10 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
 
   // |spirv| (Kernel SPIR-V, specialized) translated for this device: the same module again
   // (a program built twice, the same source in several programs) reuses the translation.
-  std::shared_ptr<const vkcl::k2s::TranslateResult> translate(const std::vector<uint32_t>& spirv);
+  // With |plain|, as if kernels could not resume (loops only checked): the first attempt of a
+  // rerunnable kernel (KernelInterface::rerunnable) on a driver that cuts loops short.
+  std::shared_ptr<const vkcl::k2s::TranslateResult> translate(const std::vector<uint32_t>& spirv,
+                                                              bool plain = false);
 
  private:
   // What the device reports before (|probed| false) and after the precision probe decides

@@ -38,10 +38,10 @@ _cl_kernel::~_cl_kernel() {
   if (program) program->kernels_attached--;
 }
 
-const k2s::TranslatedKernel* _cl_kernel::translated(_cl_device_id* device) const {
+const k2s::TranslatedKernel* _cl_kernel::translated(_cl_device_id* device, bool plain) const {
   const _cl_program::Build* b = program->build_for(device);
   if (!b || b->status != CL_BUILD_SUCCESS) return nullptr;
-  for (const auto& k : b->kernels)
+  for (const auto& k : plain ? b->plain_kernels : b->kernels)
     if (k.interface.name == name) return &k;
   return nullptr;
 }
@@ -206,13 +206,13 @@ uint64_t _cl_kernel::local_memory_size() const {
 
 cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
                                                       const std::array<uint32_t, 3>& local,
-                                                      uint32_t words, bool first_round) {
+                                                      uint32_t words, bool first_round, bool plain) {
   const _cl_program::Build* b = program->build_for(device);
-  const k2s::TranslatedKernel* t = translated(device);
+  const k2s::TranslatedKernel* t = translated(device, plain);
   if (!b || !t) return cl::Error{CL_INVALID_PROGRAM_EXECUTABLE};
   _cl_program::Build::Pipelines& cache = *b->pipelines;
   std::lock_guard<std::mutex> lock(cache.mutex);
-  auto key = std::make_tuple(name, local[0], local[1], local[2], words, first_round);
+  auto key = std::make_tuple(name, local[0], local[1], local[2], words, first_round, plain);
   auto it = cache.by_kernel.find(key);
   if (it != cache.by_kernel.end()) return it->second.get();
   auto vkdev = device->vk_device();
@@ -238,8 +238,8 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
 
 cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint work_dim,
                                               const size_t* offset, const size_t* global,
-                                              const size_t* local) {
-  const k2s::TranslatedKernel* t = translated(device);
+                                              const size_t* local, bool plain) {
+  const k2s::TranslatedKernel* t = translated(device, plain);
   // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program executable
   // available for device associated with command_queue.
   if (!t) return cl::Error{CL_INVALID_PROGRAM_EXECUTABLE};
@@ -405,7 +405,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     for (const Span& y : spans[1])
       for (const Span& z : spans[2]) {
         LaunchRegion r{};
-        auto p = pipeline(device, {x.local, y.local, z.local}, words);
+        auto p = pipeline(device, {x.local, y.local, z.local}, words, false, plain);
         if (!p) return cl::Error{p.error()};
         r.pipeline = *p;
         // A second pipeline costs a second build in the driver: only for small kernels

@@ -70,19 +70,21 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   ~_cl_kernel();
 
   // The translated kernel for |device|, or nullptr when the program is not built for it.
-  const vkcl::k2s::TranslatedKernel* translated(_cl_device_id* device) const;
+  // With |plain|, its plain form (Build::plain_kernels), or nullptr when it has none.
+  const vkcl::k2s::TranslatedKernel* translated(_cl_device_id* device, bool plain = false) const;
   const vkcl::k2s::KernelInterface& interface() const { return *interface_; }
   const vkcl::compiler::KernelInfo* source_info() const;
   vkcl::cl::Result<void> set_arg(cl_uint index, size_t size, const void* value);
   uint64_t local_memory_size() const;  // static plus the __local arguments set now
   vkcl::cl::Result<LaunchPlan> plan_launch(_cl_device_id* device, cl_uint work_dim,
                                           const size_t* offset, const size_t* global,
-                                          const size_t* local);
+                                          const size_t* local, bool plain = false);
 
  private:
   vkcl::cl::Result<vkcl::vk::ComputePipeline*> pipeline(_cl_device_id* device,
                                                         const std::array<uint32_t, 3>& local,
-                                                        uint32_t local_words, bool first_round = false);
+                                                        uint32_t local_words, bool first_round = false,
+                                                        bool plain = false);
   const vkcl::k2s::KernelInterface* interface_ = nullptr;
   std::mutex mutex_;
   std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();

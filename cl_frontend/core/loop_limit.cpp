@@ -127,6 +127,12 @@ cl_int LoopLimitStatus::command_status() {
   return status_;
 }
 
+bool LoopLimitStatus::cut_for_rerun() {
+  bool cut = false;
+  std::call_once(read_, [&] { cut = word_.read() != 0; });
+  return cut;
+}
+
 LoopLimitStatus::~LoopLimitStatus() {
   // The command has completed by now (the queue lets go of it when it retires, the event
   // when it completes): a launch whose event nobody asked about still reports.

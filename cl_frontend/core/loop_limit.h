@@ -106,6 +106,9 @@ class LoopLimitStatus {
   // loops were cut short (a kernel that cannot resume), which the first call also says on
   // stderr.
   cl_int command_status();
+  // Instead, for a first attempt that runs again resumable when its loops were cut
+  // (k2s::KernelInterface::rerunnable): whether they were; the attempt then fails nothing.
+  bool cut_for_rerun();
 
  private:
   StatusWordPool::Word word_;

@@ -28,6 +28,9 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
     std::vector<uint32_t> spirv;  // Kernel SPIR-V
     cl_program_binary_type binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
     std::vector<vkcl::k2s::TranslatedKernel> kernels;
+    // Where the driver cuts loops short: the rerunnable kernels that resume, translated without
+    // resuming, for a first attempt that runs again resumable only if its loops were cut.
+    std::vector<vkcl::k2s::TranslatedKernel> plain_kernels;
     std::vector<vkcl::compiler::KernelInfo> kernel_info;  // source programs only
     int language_version = 120;
     bool uniform_work_group_size = false;
@@ -39,9 +42,9 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
     // (clients that create a kernel object per launch would build one each time).
     struct Pipelines {
       std::mutex mutex;
-      std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, bool>,
+      std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, bool, bool>,
                std::unique_ptr<vkcl::vk::ComputePipeline>>
-          by_kernel;  // (name, local size, local memory words, first round only)
+          by_kernel;  // (name, local size, local memory words, first round only, plain)
     };
     std::shared_ptr<Pipelines> pipelines = std::make_shared<Pipelines>();
   };

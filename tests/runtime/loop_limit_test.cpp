@@ -528,6 +528,56 @@ TEST_P(LoopLimit, NoAlarmWithoutLongLoops) {
   EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
 }
 
+// A kernel that writes only a write_only image (k2s::KernelInterface::rerunnable) runs its
+// plain form first; where the driver cut its loops (80000 iterations a loop), the launch runs
+// again resumable: exact results either way, no alarm.
+TEST_P(LoopLimit, RerunnableKernelsRunAgainWhenCut) {
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  if (!images) GTEST_SKIP() << "no images";
+  Program p = build(R"(
+    __kernel void two_loops(__global const uint* a, write_only image2d_t out, uint n) {
+      uint c = 0;
+      for (uint i = 0; i < n; i++) c += a[i & 7] & 1 ? 2 : 1;
+      for (uint i = 0; i < n; i++) c += a[(i + 3) & 7] & 1 ? 3 : 1;
+      write_imageui(out, (int2)(get_global_id(0), get_global_id(1)), (uint4)(c, 0, 0, 0));
+    })", "-cl-std=CL3.0");
+  Kernel k = kernel(p, "two_loops");
+  std::vector<uint32_t> a(8);
+  for (auto& x : a) x = uint32_t(rng_());
+  Mem da = buffer(a.size() * 4, a.data());
+  const size_t w = 8, h = 4;
+  cl_image_format format{CL_R, CL_UNSIGNED_INT32};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = w;
+  desc.image_height = h;
+  for (uint32_t n : {15000u, 80000u}) {
+    cl_int err = CL_SUCCESS;
+    Mem img(clCreateImage(context_, CL_MEM_WRITE_ONLY, &format, &desc, nullptr, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    cl_mem img_h = img.get();
+    set_mem_arg(k, 0, da);
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, sizeof img_h, &img_h));
+    set_arg(k, 2, n);
+    size_t global[2] = {w, h}, local[2] = {w, h};
+    cl_event e = nullptr;
+    testing::internal::CaptureStderr();
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 2, nullptr, global, local, 0, nullptr, &e));
+    Event event(e);
+    EXPECT_EQ(CL_SUCCESS, clWaitForEvents(1, &e)) << n;
+    EXPECT_EQ(status_of(e), CL_COMPLETE) << n;
+    std::vector<uint32_t> out(w * h, 0xdeadbeef);
+    size_t origin[3] = {0, 0, 0}, region[3] = {w, h, 1};
+    ASSERT_EQ(CL_SUCCESS, clEnqueueReadImage(queue_, img_h, CL_TRUE, origin, region, 0, 0, out.data(), 0,
+                                             nullptr, nullptr));
+    std::string said = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
+    const uint32_t want = two_loops_reference(a, n);
+    for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], want) << "n " << n << " work-item " << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, LoopLimit,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

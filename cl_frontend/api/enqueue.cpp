@@ -453,16 +453,45 @@ cl_int record_launch(_cl_command_queue& queue, LaunchPlan& plan) {
   return write_back_images(queue, plan);
 }
 
+// The first attempt of a rerunnable kernel keeps a copy of every image it may write: where
+// the driver cut its loops, what it wrote may not be what a whole run writes (a texel a
+// data-dependent branch writes, or one at a computed place), and the rerun starts from the
+// copies (one copy per written image and launch, from the device's kept buffer memory).
+cl_int snapshot_written_images(_cl_command_queue& queue, LaunchPlan& plan) {
+  for (_cl_mem* m : plan.written_images) {
+    const cl::Image& image = *m->image;
+    std::unique_ptr<vk::Buffer> copy;
+    const size_t origin[3] = {0, 0, 0}, region[3] = {image.width(), image.height(), image.depth()};
+    VkResult r = vk::Buffer::create(queue.vk, image.size(), vk::MemoryPlacement::DeviceLocal, &copy, true);
+    if (r == VK_SUCCESS) r = vk::copy_image_to_buffer(*queue.stream, *image.storage, image.vk_region(origin, region), *copy, 0, 0, 0);
+    if (r != VK_SUCCESS) return cl::cl_error_from(r);
+    plan.snapshots.push_back(std::move(copy));
+  }
+  return cl::cl_error_from(queue.stream->barrier());
+}
+
+cl_int restore_written_images(_cl_command_queue& queue, LaunchPlan& plan) {
+  VkResult r = queue.stream->barrier();
+  for (size_t i = 0; r == VK_SUCCESS && i < plan.written_images.size(); ++i) {
+    const cl::Image& image = *plan.written_images[i]->image;
+    const size_t origin[3] = {0, 0, 0}, region[3] = {image.width(), image.height(), image.depth()};
+    r = vk::copy_buffer_to_image(*queue.stream, *plan.snapshots[i], 0, 0, 0, *image.storage,
+                                 image.vk_region(origin, region));
+  }
+  if (r == VK_SUCCESS) r = queue.stream->barrier();
+  return cl::cl_error_from(r);
+}
+
 // After the plain first attempt of a rerunnable kernel: done, or, where the driver cut its
-// loops, the whole launch again in the resumable form (and its rounds as long as needed).
+// loops, the written images as they were and the whole launch again in the resumable form
+// (and its rounds as long as needed).
 _cl_command_queue::More rerun_if_cut(_cl_command_queue* queue, std::shared_ptr<LaunchPlan> plain,
                                      std::shared_ptr<LaunchPlan> plan,
                                      std::shared_ptr<cl::LoopLimitStatus> status) {
   return [queue, plain, plan, status, rounds = _cl_command_queue::More()]() mutable -> cl::Result<bool> {
     if (rounds) return rounds();
     if (!plain->loop_limit_status->cut_for_rerun()) return false;
-    VkResult vr = queue->stream->barrier();
-    if (vr != VK_SUCCESS) return cl::Error{cl::cl_error_from(vr)};
+    if (cl_int e = restore_written_images(*queue, *plain); e != CL_SUCCESS) return cl::Error{e};
     if (cl_int e = record_launch(*queue, *plan); e != CL_SUCCESS) return cl::Error{e};
     rounds = more_rounds(queue, plan, status);
     return true;
@@ -511,7 +540,9 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
   if (shared->resume_arguments && kernel->translated(queue->device, true)) {
     auto p = kernel->plan_launch(queue->device, work_dim, offset, global, local, true);
     if (!p) return p.error();
-    if (p->loop_limit_status && !p->regions.empty()) plain = std::make_shared<LaunchPlan>(std::move(*p));
+    bool copyable = true;  // (a 1D buffer image's memory is a buffer's: no image to copy)
+    for (_cl_mem* m : p->written_images) copyable = copyable && m->image->storage && !m->image->is_buffer();
+    if (p->loop_limit_status && !p->regions.empty() && copyable) plain = std::make_shared<LaunchPlan>(std::move(*p));
   }
   if (plain) keep.push_back(plain);
   auto r = queue->enqueue(CL_COMMAND_NDRANGE_KERNEL, waits, true,
@@ -523,7 +554,8 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
                                 queue->continue_with(more_rounds(queue, shared, status));
                               return e;
                             }
-                            cl_int e = record_launch(*queue, *plain);
+                            cl_int e = snapshot_written_images(*queue, *plain);
+                            if (e == CL_SUCCESS) e = record_launch(*queue, *plain);
                             if (e == CL_SUCCESS) queue->continue_with(rerun_if_cut(queue, plain, shared, status));
                             return e;
                           },

@@ -338,6 +338,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         if (a.binding != UINT32_MAX)
           plan.images.push_back({a.binding, descriptor_type(a), mem->image->storage.get(),
                                  mem->image->texel_view ? mem->image->texel_view->handle() : VK_NULL_HANDLE});
+        if (a.binding != UINT32_MAX && a.image_access != k2s::ImageAccess::ReadOnly)
+          plan.written_images.push_back(mem.get());
         if (a.binding != UINT32_MAX && mem->image->from_buffer())
           plan.images_from_buffers.push_back({mem.get(), a.image_access != k2s::ImageAccess::ReadOnly});
         plan.buffers.push_back(std::move(mem));

@@ -42,6 +42,10 @@ struct LaunchPlan {
   // Its 2D images from buffers (in |buffers| too), and whether the kernel may write each:
   // their copies are made current before the launch and written back after it.
   std::vector<std::pair<_cl_mem*, bool>> images_from_buffers;
+  // The images it may write (in |buffers| too), and, for a first attempt that may run again
+  // (api/enqueue.cpp), their contents before it.
+  std::vector<_cl_mem*> written_images;
+  std::vector<std::unique_ptr<vkcl::vk::Buffer>> snapshots;
   std::unique_ptr<vkcl::vk::DescriptorSet> image_set;
   std::shared_ptr<vkcl::vk::Buffer> program_data;
   std::shared_ptr<vkcl::cl::PrintfOutput> printf_output;  // printed when the command retires

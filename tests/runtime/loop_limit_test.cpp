@@ -530,7 +530,7 @@ TEST_P(LoopLimit, NoAlarmWithoutLongLoops) {
 
 // A kernel that writes only a write_only image (k2s::KernelInterface::rerunnable) runs its
 // plain form first; where the driver cut its loops (80000 iterations a loop), the launch runs
-// again resumable: exact results either way, no alarm.
+// again resumable, from the image as it was: exact results either way, no alarm.
 TEST_P(LoopLimit, RerunnableKernelsRunAgainWhenCut) {
   cl_bool images = CL_FALSE;
   clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
@@ -575,6 +575,34 @@ TEST_P(LoopLimit, RerunnableKernelsRunAgainWhenCut) {
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
     const uint32_t want = two_loops_reference(a, n);
     for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], want) << "n " << n << " work-item " << i;
+  }
+  // A write that only a cut run makes (its count comes out wrong): the rerun starts from the
+  // image as it was, so the texels keep their 7s.
+  Program q = build(R"(
+    __kernel void wrong_count_writes(__global const uint* a, write_only image2d_t out, uint n, uint want) {
+      uint c = 0;
+      for (uint i = 0; i < n; i++) c += a[i & 7] & 1 ? 2 : 1;
+      for (uint i = 0; i < n; i++) c += a[(i + 3) & 7] & 1 ? 3 : 1;
+      if (c != want) write_imageui(out, (int2)(get_global_id(0), get_global_id(1)), (uint4)(1, 0, 0, 0));
+    })", "-cl-std=CL3.0");
+  Kernel c = kernel(q, "wrong_count_writes");
+  for (uint32_t n : {15000u, 80000u}) {
+    std::vector<uint32_t> sevens(w * h, 7);
+    cl_int err = CL_SUCCESS;
+    Mem img(clCreateImage(context_, CL_MEM_WRITE_ONLY | CL_MEM_COPY_HOST_PTR, &format, &desc, sevens.data(), &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    cl_mem img_h = img.get();
+    set_mem_arg(c, 0, da);
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArg(c, 1, sizeof img_h, &img_h));
+    set_arg(c, 2, n);
+    set_arg(c, 3, two_loops_reference(a, n));
+    size_t global[2] = {w, h}, local[2] = {w, h};
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, c, 2, nullptr, global, local, 0, nullptr, nullptr));
+    std::vector<uint32_t> out(w * h, 0xdeadbeef);
+    size_t origin[3] = {0, 0, 0}, region[3] = {w, h, 1};
+    ASSERT_EQ(CL_SUCCESS, clEnqueueReadImage(queue_, img_h, CL_TRUE, origin, region, 0, 0, out.data(), 0,
+                                             nullptr, nullptr));
+    EXPECT_EQ(out, sevens) << "n " << n;
   }
 }
 

@@ -25,7 +25,7 @@ void write_interface(ByteWriter& o, const KernelInterface& k) {
   o.u32(uint32_t(k.args.size()));
   for (const KernelArg& a : k.args) {
     for (uint32_t v : {uint32_t(a.kind), a.offset, a.size, a.address_space, a.binding, uint32_t(a.image_dim),
-                       uint32_t(a.image_access), uint32_t(a.image_texel), uint32_t(a.image_texel_used)})
+                       uint32_t(a.image_access), uint32_t(a.image_texel), uint32_t(a.image_texel_used), uint32_t(a.read_only)})
       o.u32(v);
   }
   for (uint32_t v : {k.argument_block_size, k.push_constant_size, k.pushed_arguments_offset,
@@ -45,7 +45,8 @@ void write_interface(ByteWriter& o, const KernelInterface& k) {
     }
   }
   for (uint32_t v : {k.printf_max_record, k.loop_limit_status_offset, k.resume_area_offset,
-                     k.resume_record_size, uint32_t(k.resume_group_records), uint32_t(k.rerunnable)})
+                     k.resume_record_size, uint32_t(k.resume_group_records), uint32_t(k.rerunnable),
+                     uint32_t(k.rerunnable_restoring_buffers)})
     o.u32(v);
   put_triple(o, k.required_work_group_size);
   put_triple(o, k.work_group_size_hint);
@@ -67,6 +68,7 @@ KernelInterface read_interface(ByteReader& in) {
     a.image_access = ImageAccess(in.u32());
     a.image_texel = ImageTexel(in.u32());
     a.image_texel_used = in.u32() != 0;
+    a.read_only = in.u32() != 0;
   }
   k.argument_block_size = in.u32();
   k.push_constant_size = in.u32();
@@ -94,6 +96,7 @@ KernelInterface read_interface(ByteReader& in) {
   k.resume_record_size = in.u32();
   k.resume_group_records = in.u32() != 0;
   k.rerunnable = in.u32() != 0;
+  k.rerunnable_restoring_buffers = in.u32() != 0;
   k.required_work_group_size = get_triple(in);
   k.work_group_size_hint = get_triple(in);
   k.compile_num_sub_groups = in.u32();

@@ -90,4 +90,75 @@ bool writes_only_local_memory_and_images(const ir::Module& module) {
   return true;
 }
 
+bool writes_global_only_through_parameters(const ir::Module& module,
+                                           std::vector<std::vector<bool>>* read_only) {
+  using spv::Op;
+  std::unordered_map<uint32_t, const ir::Instruction*> globals;
+  for (const ir::Instruction& i : module.globals) {
+    if (i.result_id) globals[i.result_id] = &i;
+    if (i.opcode == Op::OpVariable && spv::StorageClass(i.operands[0]) == spv::StorageClass::CrossWorkgroup)
+      return false;
+  }
+  auto global_pointer = [&](uint32_t type) {
+    auto t = globals.find(type);
+    if (t == globals.end() || t->second->opcode != Op::OpTypePointer) return false;
+    auto s = spv::StorageClass(t->second->operands[0]);
+    return s == spv::StorageClass::CrossWorkgroup || s == spv::StorageClass::Generic;
+  };
+  std::unordered_set<uint32_t> defined, opencl_std;
+  for (const ir::Instruction& i : module.ext_inst_imports) {
+    std::string name;
+    for (uint32_t w : i.operands)
+      for (int b = 0; b < 4 && char(w >> (8 * b)); ++b) name += char(w >> (8 * b));
+    if (name == "OpenCL.std") opencl_std.insert(i.result_id);
+  }
+  std::unordered_map<uint32_t, uint32_t> type_of;
+  for (const ir::Function& f : module.functions) {
+    if (!f.blocks.empty()) defined.insert(f.id());
+    for (const ir::Instruction& p : f.parameters) type_of[p.result_id] = p.type_id;
+    for (const ir::Block& b : f.blocks)
+      for (const ir::Instruction& i : b.instructions) type_of[i.result_id] = i.type_id;
+  }
+  auto is_pointer = [&](uint32_t id) {
+    auto t = globals.find(type_of[id]);
+    return t != globals.end() && t->second->opcode == Op::OpTypePointer;
+  };
+  for (const ir::Function& f : module.functions)
+    for (const ir::Block& b : f.blocks)
+      for (const ir::Instruction& i : b.instructions) {
+        // A global pointer from memory or from an integer: where it points is not known.
+        const bool from_memory = i.opcode == Op::OpLoad || i.opcode == Op::OpAtomicLoad ||
+                                 i.opcode == Op::OpAtomicExchange || i.opcode == Op::OpAtomicCompareExchange;
+        const bool from_integer = i.opcode == Op::OpConvertUToPtr ||
+                                  (i.opcode == Op::OpBitcast && !is_pointer(i.operands[0]));
+        if ((from_memory || from_integer) && global_pointer(i.type_id)) return false;
+        if (i.opcode == Op::OpFunctionCall && !defined.count(i.operands[0])) return false;
+        if (i.opcode == Op::OpExtInst &&
+            (!opencl_std.count(i.operands[0]) || OpenCLLIB::Entrypoints(i.operands[1]) == OpenCLLIB::Printf))
+          return false;
+      }
+  // FuncParamAttr decorations of each parameter.
+  std::unordered_map<uint32_t, std::unordered_set<uint32_t>> attributes;
+  for (const ir::Instruction& a : module.annotations)
+    if (a.opcode == Op::OpDecorate && a.operands.size() >= 3 &&
+        spv::Decoration(a.operands[1]) == spv::Decoration::FuncParamAttr)
+      attributes[a.operands[0]].insert(a.operands[2]);
+  read_only->clear();
+  for (const ir::Instruction& entry : module.entry_points) {
+    const ir::Function* f = nullptr;
+    for (const ir::Function& g : module.functions)
+      if (g.id() == entry.operands[1]) f = &g;
+    if (!f) return false;
+    std::vector<bool> flags;
+    for (const ir::Instruction& p : f->parameters) {
+      const auto& attr = attributes[p.result_id];
+      if (global_pointer(p.type_id) && !attr.count(uint32_t(spv::FunctionParameterAttribute::NoCapture)))
+        return false;
+      flags.push_back(global_pointer(p.type_id) && attr.count(uint32_t(spv::FunctionParameterAttribute::NoWrite)));
+    }
+    read_only->push_back(std::move(flags));
+  }
+  return true;
+}
+
 }  // namespace vkcl::k2s

@@ -427,6 +427,8 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     attempts.insert(attempts.begin(), {Attempt{true, false, true}, Attempt{true, false, false}});
   const ir::Module input = module;
   const bool rerunnable = writes_only_local_memory_and_images(input);
+  std::vector<std::vector<bool>> read_only;
+  const bool restoring = !rerunnable && writes_global_only_through_parameters(input, &read_only);
   PassContext context;
   std::string first_failure;
   for (size_t a = 0; a < attempts.size(); ++a) {
@@ -457,6 +459,10 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
       TranslatedKernel kernel;
       kernel.interface = context.kernels[k];
       kernel.interface.rerunnable = rerunnable;
+      if (restoring && k < read_only.size() && read_only[k].size() == kernel.interface.args.size()) {
+        kernel.interface.rerunnable_restoring_buffers = true;
+        for (size_t a = 0; a < read_only[k].size(); ++a) kernel.interface.args[a].read_only = read_only[k][a];
+      }
       if (!extract_kernel(module, k, context, &kernel.shader,
                           &kernel.interface.static_local_memory_size, &log)) {
         if (log.empty()) log = "internal error: kernel " + kernel.interface.name + " not extracted\n";

@@ -453,11 +453,13 @@ cl_int record_launch(_cl_command_queue& queue, LaunchPlan& plan) {
   return write_back_images(queue, plan);
 }
 
-// The first attempt of a rerunnable kernel keeps a copy of every image it may write: where
-// the driver cut its loops, what it wrote may not be what a whole run writes (a texel a
-// data-dependent branch writes, or one at a computed place), and the rerun starts from the
-// copies (one copy per written image and launch, from the device's kept buffer memory).
-cl_int snapshot_written_images(_cl_command_queue& queue, LaunchPlan& plan) {
+// The first attempt of a rerunnable kernel keeps a copy of every image it may write, and of
+// every buffer argument it may write where it is rerunnable restoring buffers: where the
+// driver cut its loops, what it wrote may not be what a whole run writes (a texel a
+// data-dependent branch writes, one at a computed place, a sum into its own input), and the
+// rerun starts from the copies (one per written object and launch, from the device's kept
+// buffer memory).
+cl_int snapshot_written(_cl_command_queue& queue, LaunchPlan& plan) {
   for (_cl_mem* m : plan.written_images) {
     const cl::Image& image = *m->image;
     std::unique_ptr<vk::Buffer> copy;
@@ -467,16 +469,28 @@ cl_int snapshot_written_images(_cl_command_queue& queue, LaunchPlan& plan) {
     if (r != VK_SUCCESS) return cl::cl_error_from(r);
     plan.snapshots.push_back(std::move(copy));
   }
+  for (_cl_mem* m : plan.written_buffers) {
+    std::unique_ptr<vk::Buffer> copy;
+    VkResult r = vk::Buffer::create(queue.vk, m->size, vk::MemoryPlacement::DeviceLocal, &copy, true);
+    if (r == VK_SUCCESS) r = queue.stream->copy_buffer(*m->storage, m->offset, *copy, 0, m->size);
+    if (r != VK_SUCCESS) return cl::cl_error_from(r);
+    plan.snapshots.push_back(std::move(copy));
+  }
   return cl::cl_error_from(queue.stream->barrier());
 }
 
-cl_int restore_written_images(_cl_command_queue& queue, LaunchPlan& plan) {
+cl_int restore_written(_cl_command_queue& queue, LaunchPlan& plan) {
   VkResult r = queue.stream->barrier();
   for (size_t i = 0; r == VK_SUCCESS && i < plan.written_images.size(); ++i) {
     const cl::Image& image = *plan.written_images[i]->image;
     const size_t origin[3] = {0, 0, 0}, region[3] = {image.width(), image.height(), image.depth()};
     r = vk::copy_buffer_to_image(*queue.stream, *plan.snapshots[i], 0, 0, 0, *image.storage,
                                  image.vk_region(origin, region));
+  }
+  const size_t images = plan.written_images.size();
+  for (size_t i = 0; r == VK_SUCCESS && i < plan.written_buffers.size(); ++i) {
+    _cl_mem* m = plan.written_buffers[i];
+    r = queue.stream->copy_buffer(*plan.snapshots[images + i], 0, *m->storage, m->offset, m->size);
   }
   if (r == VK_SUCCESS) r = queue.stream->barrier();
   return cl::cl_error_from(r);
@@ -491,7 +505,7 @@ _cl_command_queue::More rerun_if_cut(_cl_command_queue* queue, std::shared_ptr<L
   return [queue, plain, plan, status, rounds = _cl_command_queue::More()]() mutable -> cl::Result<bool> {
     if (rounds) return rounds();
     if (!plain->loop_limit_status->cut_for_rerun()) return false;
-    if (cl_int e = restore_written_images(*queue, *plain); e != CL_SUCCESS) return cl::Error{e};
+    if (cl_int e = restore_written(*queue, *plain); e != CL_SUCCESS) return cl::Error{e};
     if (cl_int e = record_launch(*queue, *plan); e != CL_SUCCESS) return cl::Error{e};
     rounds = more_rounds(queue, plan, status);
     return true;
@@ -542,6 +556,11 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
     if (!p) return p.error();
     bool copyable = true;  // (a 1D buffer image's memory is a buffer's: no image to copy)
     for (_cl_mem* m : p->written_images) copyable = copyable && m->image->storage && !m->image->is_buffer();
+    // Copying more than this per launch would cost about what resuming does.
+    constexpr size_t kMostCopied = size_t(64) << 20;
+    size_t copied = 0;
+    for (_cl_mem* m : p->written_buffers) copied += m->size;
+    copyable = copyable && copied <= kMostCopied;
     if (p->loop_limit_status && !p->regions.empty() && copyable) plain = std::make_shared<LaunchPlan>(std::move(*p));
   }
   if (plain) keep.push_back(plain);
@@ -554,7 +573,7 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
                                 queue->continue_with(more_rounds(queue, shared, status));
                               return e;
                             }
-                            cl_int e = snapshot_written_images(*queue, *plain);
+                            cl_int e = snapshot_written(*queue, *plain);
                             if (e == CL_SUCCESS) e = record_launch(*queue, *plain);
                             if (e == CL_SUCCESS) queue->continue_with(rerun_if_cut(queue, plain, shared, status));
                             return e;

@@ -322,6 +322,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         if (v.mem && !mem) return cl::Error{CL_INVALID_KERNEL_ARGS};
         uint64_t address = mem ? mem->device_address() : 0;
         std::memcpy(&plan.arguments[a.offset], &address, 8);
+        if (mem && ki.rerunnable_restoring_buffers && !a.read_only) plan.written_buffers.push_back(mem.get());
         if (mem) plan.buffers.push_back(std::move(mem));
       } else if (a.kind == k2s::ArgKind::Image) {
         cl::Ref<_cl_mem> mem = v.mem.lock();

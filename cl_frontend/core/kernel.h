@@ -45,6 +45,7 @@ struct LaunchPlan {
   // The images it may write (in |buffers| too), and, for a first attempt that may run again
   // (api/enqueue.cpp), their contents before it.
   std::vector<_cl_mem*> written_images;
+  std::vector<_cl_mem*> written_buffers;  // where the kernel is rerunnable restoring buffers
   std::vector<std::unique_ptr<vkcl::vk::Buffer>> snapshots;
   std::unique_ptr<vkcl::vk::DescriptorSet> image_set;
   std::shared_ptr<vkcl::vk::Buffer> program_data;

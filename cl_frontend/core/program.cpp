@@ -176,13 +176,15 @@ bool _cl_program::make_executable(Build& b, _cl_device_id* device) {
   // Rerunnable kernels that resume get a plain form too (same module, same program data).
   bool wanted = false;
   for (const k2s::TranslatedKernel& k : t.kernels)
-    wanted = wanted || (k.interface.rerunnable && k.interface.resume_area_offset != UINT32_MAX);
+    wanted = wanted || ((k.interface.rerunnable || k.interface.rerunnable_restoring_buffers) &&
+                        k.interface.resume_area_offset != UINT32_MAX);
   b.plain_kernels.clear();
   if (wanted) {
     std::shared_ptr<const k2s::TranslateResult> plain = device->translate(k2s::specialize(b.spirv, spec), true);
     if (plain->ok && plain->program_data == t.program_data && plain->program_relocations == t.program_relocations)
       for (size_t i = 0; i < plain->kernels.size() && i < t.kernels.size(); ++i)
-        if (t.kernels[i].interface.rerunnable && t.kernels[i].interface.resume_area_offset != UINT32_MAX &&
+        if ((t.kernels[i].interface.rerunnable || t.kernels[i].interface.rerunnable_restoring_buffers) &&
+            t.kernels[i].interface.resume_area_offset != UINT32_MAX &&
             plain->kernels[i].interface.name == t.kernels[i].interface.name &&
             plain->kernels[i].interface.resume_area_offset == UINT32_MAX)
           b.plain_kernels.push_back(plain->kernels[i]);

@@ -191,5 +191,42 @@ TEST(TranslateImages, RerunnableOnlyWithoutWritesOutsideLocalMemoryAndImages) {
   }
 }
 
+// KernelInterface::rerunnable_restoring_buffers: at -O2 LLVM marks the pointer parameters
+// NoCapture and the read ones NoWrite; a pointer loaded from memory or made from an integer
+// makes the module's writes unknown.
+TEST(TranslateImages, RestoringBuffersNeedsWritesThroughParametersOnly) {
+  auto translate = [](const char* source) {
+    compiler::DeviceFeatures features = image_features();
+    features.features.push_back("__opencl_c_program_scope_global_variables");
+    auto compiled = compiler::compile(source, "-cl-std=CL3.0", features);
+    EXPECT_TRUE(compiled.ok) << compiled.log;
+    k2s::TranslateResult r = k2s::translate(compiled.spirv, image_caps());
+    EXPECT_TRUE(r.ok) << r.log;
+    return r;
+  };
+  k2s::TranslateResult r = translate(R"(
+    __kernel void mm(int n, __global const float* a, __global const float* b, __global float* c) {
+      float s = 0;
+      for (int k = 0; k < n; ++k) s += a[get_global_id(0) * n + k] * b[k];
+      c[get_global_id(0)] += s;
+    })");
+  ASSERT_EQ(1u, r.kernels.size());
+  const k2s::KernelInterface& ki = r.kernels[0].interface;
+  EXPECT_FALSE(ki.rerunnable);
+  EXPECT_TRUE(ki.rerunnable_restoring_buffers);
+  ASSERT_EQ(4u, ki.args.size());
+  EXPECT_TRUE(ki.args[1].read_only);
+  EXPECT_TRUE(ki.args[2].read_only);
+  EXPECT_FALSE(ki.args[3].read_only);
+  for (const char* source : {
+           "__kernel void k(__global int* __global* p) { *p[0] = 1; }",
+           "__kernel void k(ulong address) { *(__global int*)address = 1; }",
+           "__global int g; __kernel void k(__global int* o) { g = 1; o[0] = 2; }"}) {
+    k2s::TranslateResult w = translate(source);
+    ASSERT_EQ(1u, w.kernels.size()) << source;
+    EXPECT_FALSE(w.kernels[0].interface.rerunnable_restoring_buffers) << source;
+  }
+}
+
 }  // namespace
 }  // namespace vkcl::test

@@ -606,6 +606,39 @@ TEST_P(LoopLimit, RerunnableKernelsRunAgainWhenCut) {
   }
 }
 
+// A kernel that adds into its own buffer and writes global memory only through its
+// arguments (k2s::KernelInterface::rerunnable_restoring_buffers at -O2): a first attempt the
+// driver cut leaves wrong sums in the buffer, and the rerun starts from a copy of it.
+TEST_P(LoopLimit, SumsIntoItsOwnBufferAcrossARerun) {
+  Program p = build(R"(
+    __kernel void add_loops(__global const uint* a, __global uint* io, uint n) {
+      uint c = 0;
+      for (uint i = 0; i < n; i++) c += a[i & 7] & 1 ? 2 : 1;
+      for (uint i = 0; i < n; i++) c += a[(i + 3) & 7] & 1 ? 3 : 1;
+      io[get_global_id(0)] += c;
+    })");
+  Kernel k = kernel(p, "add_loops");
+  std::vector<uint32_t> a(8);
+  for (auto& x : a) x = uint32_t(rng_());
+  Mem da = buffer(a.size() * 4, a.data());
+  const size_t items = 16;
+  for (uint32_t n : {15000u, 80000u}) {
+    std::vector<uint32_t> start(items);
+    for (auto& x : start) x = uint32_t(rng_() % 1000);
+    Mem io = buffer(items * 4, start.data());
+    set_mem_arg(k, 0, da);
+    set_mem_arg(k, 1, io);
+    set_arg(k, 2, n);
+    testing::internal::CaptureStderr();
+    run(k, 1, &items, &items);
+    std::vector<uint32_t> out = read<uint32_t>(io, items);
+    std::string said = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
+    const uint32_t want = two_loops_reference(a, n);
+    for (size_t i = 0; i < items; ++i) ASSERT_EQ(out[i], start[i] + want) << "n " << n << " work-item " << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, LoopLimit,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

@@ -172,6 +172,7 @@ struct KernelArg {
   ImageAccess image_access = ImageAccess::ReadOnly;
   ImageTexel image_texel = ImageTexel::Float;
   bool image_texel_used = false;  // false: the kernel only queries the image (any format fits)
+  bool read_only = false;  // a global pointer LLVM proved never written through (NoWrite)
 };
 
 // One printf call site. Records in the printf buffer are [u32 call index][arguments], each
@@ -237,6 +238,9 @@ struct KernelInterface {
   // the slower resumable form (whole module, conservatively: any function that writes makes
   // every kernel of the module not rerunnable).
   bool rerunnable = false;
+  // Or rerunnable once the buffers of its pointer arguments that are not read_only are as
+  // they were: the module writes global memory only through its kernels' parameters.
+  bool rerunnable_restoring_buffers = false;
   std::optional<std::array<uint32_t, 3>> required_work_group_size;  // reqd_work_group_size
   std::optional<std::array<uint32_t, 3>> work_group_size_hint;
   uint32_t compile_num_sub_groups = 0;  // SubgroupsPerWorkgroup(Id), 0 when not given

@@ -8,18 +8,24 @@
 
 namespace vkcl::k2s {
 
+namespace {
+
+// The ids of the module's OpExtInstImport "OpenCL.std".
+std::unordered_set<uint32_t> opencl_std_imports(const ir::Module& module) {
+  std::unordered_set<uint32_t> ids;
+  for (const ir::Instruction& i : module.ext_inst_imports)
+    if (ir::decode_string(i.operands, 0) == "OpenCL.std") ids.insert(i.result_id);
+  return ids;
+}
+
+}  // namespace
+
 bool writes_only_local_memory_and_images(const ir::Module& module) {
   using spv::Op;
   std::unordered_map<uint32_t, const ir::Instruction*> defs;
   for (const ir::Instruction& i : module.globals)
     if (i.result_id) defs[i.result_id] = &i;
-  std::unordered_set<uint32_t> defined, opencl_std;
-  for (const ir::Instruction& i : module.ext_inst_imports) {
-    std::string name;
-    for (uint32_t w : i.operands)
-      for (int b = 0; b < 4 && char(w >> (8 * b)); ++b) name += char(w >> (8 * b));
-    if (name == "OpenCL.std") opencl_std.insert(i.result_id);
-  }
+  std::unordered_set<uint32_t> defined, opencl_std = opencl_std_imports(module);
   for (const ir::Function& f : module.functions) {
     if (!f.blocks.empty()) defined.insert(f.id());
     for (const ir::Instruction& p : f.parameters) defs[p.result_id] = &p;
@@ -105,13 +111,7 @@ bool writes_global_only_through_parameters(const ir::Module& module,
     auto s = spv::StorageClass(t->second->operands[0]);
     return s == spv::StorageClass::CrossWorkgroup || s == spv::StorageClass::Generic;
   };
-  std::unordered_set<uint32_t> defined, opencl_std;
-  for (const ir::Instruction& i : module.ext_inst_imports) {
-    std::string name;
-    for (uint32_t w : i.operands)
-      for (int b = 0; b < 4 && char(w >> (8 * b)); ++b) name += char(w >> (8 * b));
-    if (name == "OpenCL.std") opencl_std.insert(i.result_id);
-  }
+  std::unordered_set<uint32_t> defined, opencl_std = opencl_std_imports(module);
   std::unordered_map<uint32_t, uint32_t> type_of;
   for (const ir::Function& f : module.functions) {
     if (!f.blocks.empty()) defined.insert(f.id());

@@ -463,9 +463,8 @@ cl_int snapshot_written(_cl_command_queue& queue, LaunchPlan& plan) {
   for (_cl_mem* m : plan.written_images) {
     const cl::Image& image = *m->image;
     std::unique_ptr<vk::Buffer> copy;
-    const size_t origin[3] = {0, 0, 0}, region[3] = {image.width(), image.height(), image.depth()};
     VkResult r = vk::Buffer::create(queue.vk, image.size(), vk::MemoryPlacement::DeviceLocal, &copy, true);
-    if (r == VK_SUCCESS) r = vk::copy_image_to_buffer(*queue.stream, *image.storage, image.vk_region(origin, region), *copy, 0, 0, 0);
+    if (r == VK_SUCCESS) r = vk::copy_image_to_buffer(*queue.stream, *image.storage, image.whole(), *copy, 0, 0, 0);
     if (r != VK_SUCCESS) return cl::cl_error_from(r);
     plan.snapshots.push_back(std::move(copy));
   }
@@ -483,9 +482,7 @@ cl_int restore_written(_cl_command_queue& queue, LaunchPlan& plan) {
   VkResult r = queue.stream->barrier();
   for (size_t i = 0; r == VK_SUCCESS && i < plan.written_images.size(); ++i) {
     const cl::Image& image = *plan.written_images[i]->image;
-    const size_t origin[3] = {0, 0, 0}, region[3] = {image.width(), image.height(), image.depth()};
-    r = vk::copy_buffer_to_image(*queue.stream, *plan.snapshots[i], 0, 0, 0, *image.storage,
-                                 image.vk_region(origin, region));
+    r = vk::copy_buffer_to_image(*queue.stream, *plan.snapshots[i], 0, 0, 0, *image.storage, image.whole());
   }
   const size_t images = plan.written_images.size();
   for (size_t i = 0; r == VK_SUCCESS && i < plan.written_buffers.size(); ++i) {

@@ -26,6 +26,11 @@ size_t Image::depth() const {
   }
 }
 
+vk::ImageRegion Image::whole() const {
+  const size_t zero[3] = {0, 0, 0}, all[3] = {width(), height(), depth()};
+  return vk_region(zero, all);
+}
+
 vk::ImageRegion Image::vk_region(const size_t* origin, const size_t* region) const {
   vk::ImageRegion r;
   r.offset = {int32_t(origin[0]), 0, 0};
@@ -220,22 +225,20 @@ Rows buffer_rows(const Image& image, const size_t* origin, const size_t* region)
 
 cl_int sync_from_buffer(Queue& queue, Mem& mem) {
   const Image& image = *mem.image;
-  const size_t zero[3] = {0, 0, 0}, all[3] = {image.width(), image.height(), 1};
   VkResult r = queue.stream->barrier();
   if (r == VK_SUCCESS)
     r = vk::copy_buffer_to_image(*queue.stream, *mem.parent->storage, mem.parent->offset,
                                  uint32_t(image.desc.image_row_pitch / image.element_size), 0, *image.storage,
-                                 image.vk_region(zero, all));
+                                 image.whole());
   if (r == VK_SUCCESS) r = queue.stream->barrier();
   return cl_error_from(r);
 }
 
 cl_int sync_to_buffer(Queue& queue, Mem& mem) {
   const Image& image = *mem.image;
-  const size_t zero[3] = {0, 0, 0}, all[3] = {image.width(), image.height(), 1};
   VkResult r = queue.stream->barrier();
   if (r == VK_SUCCESS)
-    r = vk::copy_image_to_buffer(*queue.stream, *image.storage, image.vk_region(zero, all), *mem.parent->storage,
+    r = vk::copy_image_to_buffer(*queue.stream, *image.storage, image.whole(), *mem.parent->storage,
                                  mem.parent->offset, uint32_t(image.desc.image_row_pitch / image.element_size), 0);
   return cl_error_from(r);
 }

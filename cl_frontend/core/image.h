@@ -52,6 +52,7 @@ struct Image {
   bool is_1d_array() const { return desc.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY; }
   // Where |origin| and |region| (API coordinates) lie in the Vulkan image.
   vk::ImageRegion vk_region(const size_t* origin, const size_t* region) const;
+  vk::ImageRegion whole() const;  // every texel of every layer
   // The host layout the API means by |row_pitch| and |slice_pitch| for |region| (0 means
   // tightly packed): the byte step between rows (y) and slices (z) of the region.
   void host_steps(const size_t* region, size_t row_pitch, size_t slice_pitch, size_t* y_step,

@@ -115,7 +115,7 @@ std::string describe_caps(const TargetCaps& c) {
                  c.subgroup_extended_types, c.device_clock, c.subgroup_clock, c.preserve_inf_nan32,
                  c.preserve_inf_nan64, c.widen_half_from_bits, c.snap_packed_unorm, c.exact_fma, c.full_range_divide,
                  c.close_sqrt, c.exact_float64, c.exact_fma64, c.exact_sqrt64, c.vulkan_memory_model,
-                 c.images, c.storage_image_write_without_format, c.storage_image_read_without_format})
+                 c.images, c.storage_image_write_without_format, c.read_write_images})
     o.u32(b);
   for (uint32_t v : {c.subgroup_features, c.max_push_constant_size, c.max_work_group_size, c.subgroup_size})
     o.u32(v);

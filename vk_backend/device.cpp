@@ -26,9 +26,12 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   features.features.shaderInt64 = info.features.shaderInt64;
   features.features.shaderInt16 = info.features.shaderInt16;
   features.features.shaderFloat64 = info.features.shaderFloat64;
-  // Kernels bind any image to one shader, so its storage images have format Unknown.
+  // Kernels bind any image to one shader, so its storage images have format Unknown; where
+  // a device cannot read those, read_write images name their format (R8, Rg16, ... are
+  // extended formats).
   features.features.shaderStorageImageReadWithoutFormat = info.features.shaderStorageImageReadWithoutFormat;
   features.features.shaderStorageImageWriteWithoutFormat = info.features.shaderStorageImageWriteWithoutFormat;
+  features.features.shaderStorageImageExtendedFormats = info.features.shaderStorageImageExtendedFormats;
   std::vector<const char*> extensions;
   VkPhysicalDeviceZeroInitializeWorkgroupMemoryFeatures zero{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ZERO_INITIALIZE_WORKGROUP_MEMORY_FEATURES};

@@ -82,7 +82,7 @@ k2s::TargetCaps _cl_device_id::unprobed_caps() const {
   if (has_subgroups()) caps.subgroup_size = subgroup_size();
   caps.images = images();
   caps.storage_image_write_without_format = info_.features.shaderStorageImageWriteWithoutFormat;
-  caps.storage_image_read_without_format = info_.features.shaderStorageImageReadWithoutFormat;
+  caps.read_write_images = read_write_images();
   return caps;
 }
 
@@ -303,20 +303,21 @@ std::vector<std::string> _cl_device_id::feature_list(bool probed) const {
   }
   if (info_.features.shaderInt64) v.push_back("__opencl_c_int64");
   if (has_subgroups()) v.push_back("__opencl_c_subgroups");
-  // Images: written images need shaderStorageImageWriteWithoutFormat, read_write ones
-  // ...ReadWithoutFormat too.
+  // Images: written images need shaderStorageImageWriteWithoutFormat; read_write ones are
+  // storage images of the bound image's format where the device cannot read format Unknown.
   if (images()) {
     v.push_back("__opencl_c_images");
-    if (info_.features.shaderStorageImageWriteWithoutFormat) {
-      v.push_back("__opencl_c_3d_image_writes");
-      if (info_.features.shaderStorageImageReadWithoutFormat) v.push_back("__opencl_c_read_write_images");
-    }
+    if (info_.features.shaderStorageImageWriteWithoutFormat) v.push_back("__opencl_c_3d_image_writes");
+    if (read_write_images()) v.push_back("__opencl_c_read_write_images");
   }
   return v;
 }
 
 bool _cl_device_id::images() const {
-  std::call_once(image_formats_checked_, [&] { backs_image_formats_ = cl::backs_minimum_image_formats(info_); });
+  std::call_once(image_formats_checked_, [&] {
+    backs_image_formats_ = cl::backs_minimum_image_formats(info_);
+    backs_read_write_images_ = backs_image_formats_ && cl::backs_read_write_images(info_);
+  });
   return backs_image_formats_ && !cl::images_hidden();
 }
 
@@ -450,12 +451,12 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_MAX_READ_IMAGE_ARGS:
       return out(cl_uint(images() ? std::min(l.maxPerStageDescriptorSampledImages, l.maxDescriptorSetSampledImages) : 0));
     // Written images are storage images of format Unknown: writes need
-    // shaderStorageImageWriteWithoutFormat, read_write images also ...ReadWithoutFormat
-    // (which lavapipe lacks: it has no read_write images).
+    // shaderStorageImageWriteWithoutFormat. read_write images: read_write_images().
     case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
     case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS: {
-      bool storage = images() && info_.features.shaderStorageImageWriteWithoutFormat &&
-                     (param == CL_DEVICE_MAX_WRITE_IMAGE_ARGS || info_.features.shaderStorageImageReadWithoutFormat);
+      bool storage = param == CL_DEVICE_MAX_WRITE_IMAGE_ARGS
+                         ? images() && info_.features.shaderStorageImageWriteWithoutFormat
+                         : read_write_images();
       return out(cl_uint(storage ? std::min(l.maxPerStageDescriptorStorageImages, l.maxDescriptorSetStorageImages) : 0));
     }
     case CL_DEVICE_MAX_SAMPLERS:

@@ -47,6 +47,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   // CL_DEVICE_IMAGE_SUPPORT: where the Vulkan device backs the minimum image formats, unless
   // VKCL_WITHOUT_FEATURES hides images.
   bool images() const;
+  // read_write images (__opencl_c_read_write_images): OpenCL 3.0's minimum formats for them.
+  bool read_write_images() const { return images() && backs_read_write_images_; }
   std::string extensions() const;
   std::vector<std::string> extension_list() const { return extension_list(true); }  // CL_DEVICE_EXTENSIONS
   std::vector<std::string> feature_list() const { return feature_list(true); }  // CL_DEVICE_OPENCL_C_FEATURES
@@ -78,6 +80,7 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   mutable std::once_flag precision_probed_;
   mutable std::once_flag image_formats_checked_;
   mutable bool backs_image_formats_ = false;
+  mutable bool backs_read_write_images_ = false;
   mutable std::once_flag depth_formats_checked_;  // cl_khr_depth_images, asked at every build
   mutable bool backs_depth_images_ = false;
   mutable vkcl::cl::PrecisionProbe precision_;

@@ -6,6 +6,9 @@
 #include <cstring>
 #include <string>
 
+#include <spirv/unified1/spirv.hpp11>
+
+#include "vkcl/kernel_to_shader/translate.h"
 #include "vkcl/vk_backend/image.h"
 
 namespace vkcl::cl {
@@ -223,9 +226,9 @@ bool format_supported(const vk::DeviceInfo& device, cl_mem_flags flags, cl_mem_o
     // read_write) through a storage one of format Unknown.
     if (vf.swizzled || format.image_channel_order == CL_DEPTH) return false;
     if (reads && !read_write && !s.uniform_texel_buffer) return false;
-    if ((writes || read_write) && (!s.storage_texel_buffer || !device.features.shaderStorageImageWriteWithoutFormat))
+    if (writes && !read_write && (!s.storage_texel_buffer || !device.features.shaderStorageImageWriteWithoutFormat))
       return false;
-    if (read_write && !device.features.shaderStorageImageReadWithoutFormat) return false;
+    if (read_write && (!s.storage_texel_buffer || !read_write_runs(device, type, vf.format))) return false;
     // And only formats 1D images have too: the conformance tests compare the two (lavapipe
     // has texel buffers of 3-byte CL_sRGB, not images).
     return format_supported(device, flags, CL_MEM_OBJECT_IMAGE1D, format);
@@ -244,8 +247,10 @@ bool format_supported(const vk::DeviceInfo& device, cl_mem_flags flags, cl_mem_o
     usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
   }
   if (writes || read_write) {
-    if (vf.swizzled || !s.storage || !s.storage_write_without_format) return false;
-    if (read_write && !s.storage_read_without_format) return false;
+    if (vf.swizzled || !s.storage) return false;
+    if (!read_write && !s.storage_write_without_format) return false;
+    // read_write images without the device's formatless storage reads name their format.
+    if (read_write && !read_write_runs(device, type, vf.format)) return false;
     usage |= VK_IMAGE_USAGE_STORAGE_BIT;
   }
   VkImageFormatProperties limits;
@@ -394,6 +399,75 @@ bool backs_minimum_image_formats(const vk::DeviceInfo& device) {
     for (cl_mem_flags flags : {CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY})
       if (!format_supported(device, flags, CL_MEM_OBJECT_IMAGE2D, f)) return false;
   return true;
+}
+
+bool backs_read_write_images(const vk::DeviceInfo& device) {
+  const cl_channel_type types[] = {CL_UNORM_INT8,   CL_SIGNED_INT8,    CL_SIGNED_INT16,   CL_SIGNED_INT32, CL_UNSIGNED_INT8,
+                                   CL_UNSIGNED_INT16, CL_UNSIGNED_INT32, CL_HALF_FLOAT, CL_FLOAT};
+  for (cl_channel_order o : {CL_R, CL_RGBA})
+    for (cl_channel_type t : types)
+      if (!format_supported(device, CL_MEM_READ_WRITE | CL_MEM_KERNEL_READ_AND_WRITE, CL_MEM_OBJECT_IMAGE2D, {o, t}))
+        return false;
+  return true;
+}
+
+bool read_write_runs(const vk::DeviceInfo& device, cl_mem_object_type type, VkFormat format) {
+  if (!read_write_typed(device, type, format)) return true;
+  uint32_t spirv = spirv_image_format(format);
+  return spirv && (!k2s::extended_storage_format(spirv) || device.features.shaderStorageImageExtendedFormats);
+}
+
+bool read_write_typed(const vk::DeviceInfo& device, cl_mem_object_type type, VkFormat format) {
+  if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER)
+    return !device.features.shaderStorageImageReadWithoutFormat ||
+           !device.features.shaderStorageImageWriteWithoutFormat;
+  vk::FormatSupport s = vk::format_support(device, format);
+  return !s.storage_read_without_format || !s.storage_write_without_format;
+}
+
+uint32_t spirv_image_format(VkFormat format) {
+  using F = spv::ImageFormat;
+  switch (format) {
+    case VK_FORMAT_R32G32B32A32_SFLOAT: return uint32_t(F::Rgba32f);
+    case VK_FORMAT_R16G16B16A16_SFLOAT: return uint32_t(F::Rgba16f);
+    case VK_FORMAT_R32_SFLOAT: return uint32_t(F::R32f);
+    case VK_FORMAT_R8G8B8A8_UNORM: return uint32_t(F::Rgba8);
+    case VK_FORMAT_R8G8B8A8_SNORM: return uint32_t(F::Rgba8Snorm);
+    case VK_FORMAT_R32G32_SFLOAT: return uint32_t(F::Rg32f);
+    case VK_FORMAT_R16G16_SFLOAT: return uint32_t(F::Rg16f);
+    case VK_FORMAT_R16_SFLOAT: return uint32_t(F::R16f);
+    case VK_FORMAT_R16G16B16A16_UNORM: return uint32_t(F::Rgba16);
+    case VK_FORMAT_A2B10G10R10_UNORM_PACK32: return uint32_t(F::Rgb10A2);
+    case VK_FORMAT_R16G16_UNORM: return uint32_t(F::Rg16);
+    case VK_FORMAT_R8G8_UNORM: return uint32_t(F::Rg8);
+    case VK_FORMAT_R16_UNORM: return uint32_t(F::R16);
+    case VK_FORMAT_R8_UNORM: return uint32_t(F::R8);
+    case VK_FORMAT_R16G16B16A16_SNORM: return uint32_t(F::Rgba16Snorm);
+    case VK_FORMAT_R16G16_SNORM: return uint32_t(F::Rg16Snorm);
+    case VK_FORMAT_R8G8_SNORM: return uint32_t(F::Rg8Snorm);
+    case VK_FORMAT_R16_SNORM: return uint32_t(F::R16Snorm);
+    case VK_FORMAT_R8_SNORM: return uint32_t(F::R8Snorm);
+    case VK_FORMAT_R32G32B32A32_SINT: return uint32_t(F::Rgba32i);
+    case VK_FORMAT_R16G16B16A16_SINT: return uint32_t(F::Rgba16i);
+    case VK_FORMAT_R8G8B8A8_SINT: return uint32_t(F::Rgba8i);
+    case VK_FORMAT_R32_SINT: return uint32_t(F::R32i);
+    case VK_FORMAT_R32G32_SINT: return uint32_t(F::Rg32i);
+    case VK_FORMAT_R16G16_SINT: return uint32_t(F::Rg16i);
+    case VK_FORMAT_R8G8_SINT: return uint32_t(F::Rg8i);
+    case VK_FORMAT_R16_SINT: return uint32_t(F::R16i);
+    case VK_FORMAT_R8_SINT: return uint32_t(F::R8i);
+    case VK_FORMAT_R32G32B32A32_UINT: return uint32_t(F::Rgba32ui);
+    case VK_FORMAT_R16G16B16A16_UINT: return uint32_t(F::Rgba16ui);
+    case VK_FORMAT_R8G8B8A8_UINT: return uint32_t(F::Rgba8ui);
+    case VK_FORMAT_R32_UINT: return uint32_t(F::R32ui);
+    case VK_FORMAT_A2B10G10R10_UINT_PACK32: return uint32_t(F::Rgb10a2ui);
+    case VK_FORMAT_R32G32_UINT: return uint32_t(F::Rg32ui);
+    case VK_FORMAT_R16G16_UINT: return uint32_t(F::Rg16ui);
+    case VK_FORMAT_R8G8_UINT: return uint32_t(F::Rg8ui);
+    case VK_FORMAT_R16_UINT: return uint32_t(F::R16ui);
+    case VK_FORMAT_R8_UINT: return uint32_t(F::R8ui);
+    default: return 0;
+  }
 }
 
 bool backs_depth_images(const vk::DeviceInfo& device) {

@@ -53,6 +53,20 @@ VulkanFormat vulkan_format(const cl_image_format& format);
 // w) in a kernel: identity unless VulkanFormat::swizzled.
 VkComponentMapping kernel_swizzle(const cl_image_format& format);
 
+// The SPIR-V image format (spv::ImageFormat) naming |format| in a storage image's type; 0
+// (Unknown) where SPIR-V has none (BGRA, packed 5-6-5, sRGB, three channels).
+uint32_t spirv_image_format(VkFormat format);
+// Whether a read_write image of |format| and |type| is a storage image of its SPIR-V format
+// on |device| (which cannot read or write a storage image of format Unknown of it; where it
+// can, the translated kernel's Unknown format is kept).
+bool read_write_typed(const vk::DeviceInfo& device, cl_mem_object_type type, VkFormat format);
+// Whether |device| can run a read_write image of |format| and |type|: without a format, or
+// as a storage image of a SPIR-V format it supports.
+bool read_write_runs(const vk::DeviceInfo& device, cl_mem_object_type type, VkFormat format);
+// Whether |device| backs OpenCL 3.0's minimum list for read_write images (CL_R and CL_RGBA
+// of CL_UNORM_INT8, the six integer types, CL_HALF_FLOAT and CL_FLOAT, as 2D images).
+bool backs_read_write_images(const vk::DeviceInfo& device);
+
 // The formats of the spec's tables that |device| supports for images of |type| used as
 // |flags| says (CL_MEM_READ_ONLY: sampled; CL_MEM_WRITE_ONLY: written as storage;
 // CL_MEM_READ_WRITE: both; CL_MEM_KERNEL_READ_AND_WRITE: read and written as storage).

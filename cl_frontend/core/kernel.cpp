@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/image_format.h"
 #include "core/sampler.h"
 
 using namespace vkcl;
@@ -163,6 +164,12 @@ cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* val
       // undefined; Vulkan forbids binding such a view, so vkcl refuses it here.
       if (arg.image_texel_used && texel_of(m->image->format.image_channel_data_type) != arg.image_texel)
         return cl::Error{CL_INVALID_ARG_VALUE};
+      // A read_write image is a storage image of its format where the devices cannot read
+      // format Unknown: one SPIR-V has no name for (CL_BGRA, ...) cannot be one.
+      if (arg.image_access == k2s::ImageAccess::ReadWrite && arg.image_texel_used)
+        for (const auto& d : program->context->devices)
+          if (!cl::read_write_runs(d->vk_info(), m->image->desc.image_type, cl::vulkan_format(m->image->format).format))
+            return cl::Error{CL_INVALID_ARG_VALUE};
       // The view must be what the descriptor needs (a 1D buffer image's format was checked
       // for both kinds of texel buffer its flags allow).
       VkImageUsageFlags usage = m->image->storage ? m->image->storage->usage() : 0;
@@ -206,13 +213,14 @@ uint64_t _cl_kernel::local_memory_size() const {
 
 cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
                                                       const std::array<uint32_t, 3>& local,
-                                                      uint32_t words, bool first_round, bool plain) {
+                                                      uint32_t words, bool first_round, bool plain,
+                                                      const std::map<uint32_t, uint32_t>& typed_images) {
   const _cl_program::Build* b = program->build_for(device);
   const k2s::TranslatedKernel* t = translated(device, plain);
   if (!b || !t) return cl::Error{CL_INVALID_PROGRAM_EXECUTABLE};
   _cl_program::Build::Pipelines& cache = *b->pipelines;
   std::lock_guard<std::mutex> lock(cache.mutex);
-  auto key = std::make_tuple(name, local[0], local[1], local[2], words, first_round, plain);
+  auto key = std::make_tuple(name, local[0], local[1], local[2], words, first_round, plain, typed_images);
   auto it = cache.by_kernel.find(key);
   if (it != cache.by_kernel.end()) return it->second.get();
   auto vkdev = device->vk_device();
@@ -223,7 +231,7 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
       descriptors.push_back({a.binding, descriptor_type(a)});
   std::unique_ptr<vk::ComputePipeline> p;
   VkResult r = vk::ComputePipeline::create(
-      *vkdev, t->shader,
+      *vkdev, typed_images.empty() ? t->shader : k2s::type_storage_images(t->shader, typed_images),
       {{k2s::kSpecLocalSizeX, local[0]}, {k2s::kSpecLocalSizeY, local[1]},
        {k2s::kSpecLocalSizeZ, local[2]}, {k2s::kSpecLocalMemoryWords, words},
        {k2s::kSpecFirstRound, first_round ? 1u : 0u}},
@@ -311,6 +319,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   // Argument block and local memory layout.
   plan.arguments.assign(ki.argument_block_size, 0);
   uint64_t local_bytes = ki.static_local_memory_size;
+  std::map<uint32_t, uint32_t> typed_images;  // binding -> spv::ImageFormat
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (size_t i = 0; i < args.size(); ++i) {
@@ -341,6 +350,12 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
                                  mem->image->texel_view ? mem->image->texel_view->handle() : VK_NULL_HANDLE});
         if (a.binding != UINT32_MAX && a.image_access != k2s::ImageAccess::ReadOnly)
           plan.written_images.push_back(mem.get());
+        // A read_write image the device cannot read as format Unknown: the pipeline names
+        // its format (set_arg checked there is one).
+        VkFormat vf = cl::vulkan_format(image.format).format;
+        if (a.binding != UINT32_MAX && a.image_access == k2s::ImageAccess::ReadWrite &&
+            cl::read_write_typed(device->vk_info(), image.desc.image_type, vf))
+          typed_images[a.binding] = cl::spirv_image_format(vf);
         if (a.binding != UINT32_MAX && mem->image->from_buffer())
           plan.images_from_buffers.push_back({mem.get(), a.image_access != k2s::ImageAccess::ReadOnly});
         plan.buffers.push_back(std::move(mem));
@@ -408,7 +423,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     for (const Span& y : spans[1])
       for (const Span& z : spans[2]) {
         LaunchRegion r{};
-        auto p = pipeline(device, {x.local, y.local, z.local}, words, false, plain);
+        auto p = pipeline(device, {x.local, y.local, z.local}, words, false, plain, typed_images);
         if (!p) return cl::Error{p.error()};
         r.pipeline = *p;
         // A second pipeline costs a second build in the driver: only for small kernels
@@ -416,7 +431,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         // builds in 32 s).
         constexpr size_t kTwiceBuiltWords = 40000;
         if (ki.resume_area_offset != UINT32_MAX && plan.loop_limit_status && t->shader.size() < kTwiceBuiltWords) {
-          auto first = pipeline(device, {x.local, y.local, z.local}, words, true);
+          auto first = pipeline(device, {x.local, y.local, z.local}, words, true, false, typed_images);
           if (!first) return cl::Error{first.error()};
           r.first_round = *first;
         }

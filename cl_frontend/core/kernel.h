@@ -88,8 +88,8 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
  private:
   vkcl::cl::Result<vkcl::vk::ComputePipeline*> pipeline(_cl_device_id* device,
                                                         const std::array<uint32_t, 3>& local,
-                                                        uint32_t local_words, bool first_round = false,
-                                                        bool plain = false);
+                                                        uint32_t local_words, bool first_round,
+                                                        bool plain, const std::map<uint32_t, uint32_t>& typed_images);
   const vkcl::k2s::KernelInterface* interface_ = nullptr;
   std::mutex mutex_;
   std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();

@@ -222,12 +222,11 @@ bool Lowering::analyze_images() {
     // An image the kernel only queries needs no descriptor (and binds any format).
     if (!r.texel_used) continue;
     bool storage = r.access != ImageAccess::ReadOnly;
-    if (storage && !ctx_.caps.storage_image_write_without_format)
+    if (r.access == ImageAccess::WriteOnly && !ctx_.caps.storage_image_write_without_format)
       return fail(
           "written images need shaderStorageImageWriteWithoutFormat, which the device lacks");
-    if (r.access == ImageAccess::ReadWrite && !ctx_.caps.storage_image_read_without_format)
-      return fail(
-          "read_write images need shaderStorageImageReadWithoutFormat, which the device lacks");
+    if (r.access == ImageAccess::ReadWrite && !ctx_.caps.read_write_images)
+      return fail("the device has no read_write images (__opencl_c_read_write_images)");
     uint32_t sampled_type = r.texel == ImageTexel::Float ? t_float(32)
                             : r.texel == ImageTexel::Int ? type(Op::OpTypeInt, {32, 1})
                                                          : t_uint(32);

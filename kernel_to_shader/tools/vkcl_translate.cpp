@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   vkcl::k2s::TargetCaps caps;
   caps.int8 = caps.int16 = caps.float16 = caps.float64 = caps.storage8 = caps.storage16 = true;
   caps.int64_atomics = true;
-  caps.images = caps.storage_image_write_without_format = caps.storage_image_read_without_format = true;
+  caps.images = caps.storage_image_write_without_format = caps.read_write_images = true;
   for (size_t at = 0; at < without.size();) {
     size_t end = std::min(without.find(',', at), without.size());
     std::string name = without.substr(at, end - at);

@@ -106,7 +106,7 @@ TEST(Serialize, CapsThatDifferDescribeDifferently) {
   b.subgroup_size = 32;
   EXPECT_NE(k2s::describe_caps(a), k2s::describe_caps(b));
   b = a;
-  b.storage_image_read_without_format = true;
+  b.read_write_images = true;
   EXPECT_NE(k2s::describe_caps(a), k2s::describe_caps(b));
 }
 

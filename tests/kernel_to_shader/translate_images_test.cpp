@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "compiler/compiler.h"
+#include "kernel_to_shader/spirv_text.h"
 #include "vkcl/kernel_to_shader/translate.h"
 
 namespace vkcl::test {
@@ -25,7 +26,7 @@ compiler::DeviceFeatures image_features() {
 k2s::TargetCaps image_caps() {
   k2s::TargetCaps caps;
   caps.int8 = caps.int16 = caps.storage8 = caps.storage16 = caps.float16 = true;
-  caps.images = caps.storage_image_write_without_format = caps.storage_image_read_without_format = true;
+  caps.images = caps.storage_image_write_without_format = caps.read_write_images = true;
   return caps;
 }
 
@@ -110,14 +111,54 @@ TEST_P(TranslateImages, WhatTheDeviceCannotDoIsABuildError) {
   auto compiled = compiler::compile(kSource, std::string(GetParam()) + " -cl-std=CL3.0", image_features());
   ASSERT_TRUE(compiled.ok) << compiled.log;
   k2s::TargetCaps caps = image_caps();
-  caps.storage_image_read_without_format = false;
+  caps.read_write_images = false;
   k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.log.find("shaderStorageImageReadWithoutFormat"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("__opencl_c_read_write_images"), std::string::npos) << r.log;
+  caps.read_write_images = true;
   caps.storage_image_write_without_format = false;
   r = k2s::translate(compiled.spirv, caps);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.log.find("shaderStorageImageWriteWithoutFormat"), std::string::npos) << r.log;
+}
+
+// Read_write images on devices that cannot read storage images of format Unknown: the
+// pipeline's module names the bound format (type_storage_images). The write_only images keep
+// format Unknown; the module stays valid for Vulkan; extended formats declare their capability.
+TEST_P(TranslateImages, ReadWriteImagesTakeTheBoundFormat) {
+  const char* source = R"(
+__kernel void k(read_write image2d_t a, write_only image2d_t w, read_write image1d_buffer_t b, int n) {
+  int2 p = (int2)(get_global_id(0), 0);
+  float4 v = read_imagef(a, p);
+  write_imagef(a, p, v + 1);
+  write_imagef(w, p, v);
+  if (n) write_imagef(b, p.x, read_imagef(b, p.x) * 2);
+})";
+  auto compiled = compiler::compile(source, std::string(GetParam()) + " -cl-std=CL3.0", image_features());
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, image_caps());
+  ASSERT_TRUE(r.ok) << r.log;
+  const auto& args = r.kernels[0].interface.args;
+  ASSERT_EQ(4u, args.size());
+  std::string before = disassemble(r.kernels[0].shader);
+  EXPECT_NE(before.find("OpCapability StorageImageReadWithoutFormat"), std::string::npos);
+  // Both read_write images: no read of format Unknown is left.
+  std::vector<uint32_t> typed = k2s::type_storage_images(
+      r.kernels[0].shader, {{args[0].binding, uint32_t(spv::ImageFormat::Rgba8)}, {args[2].binding, uint32_t(spv::ImageFormat::R16f)}});
+  EXPECT_EQ("", validate_vulkan(typed));
+  std::string text = disassemble(typed);
+  EXPECT_EQ(text.find("OpCapability StorageImageReadWithoutFormat"), std::string::npos) << text;
+  EXPECT_NE(text.find("OpCapability StorageImageWriteWithoutFormat"), std::string::npos);  // |w|
+  EXPECT_NE(text.find("OpCapability StorageImageExtendedFormats"), std::string::npos);     // R16f
+  EXPECT_NE(text.find("2D 0 0 0 2 Rgba8"), std::string::npos) << text;
+  EXPECT_NE(text.find("Buffer 0 0 0 2 R16f"), std::string::npos) << text;
+  EXPECT_NE(text.find("2D 0 0 0 2 Unknown"), std::string::npos) << text;
+  // One of them: the other still reads format Unknown.
+  typed = k2s::type_storage_images(r.kernels[0].shader, {{args[0].binding, uint32_t(spv::ImageFormat::Rgba32f)}});
+  EXPECT_EQ("", validate_vulkan(typed));
+  text = disassemble(typed);
+  EXPECT_NE(text.find("OpCapability StorageImageReadWithoutFormat"), std::string::npos);
+  EXPECT_EQ(text.find("OpCapability StorageImageExtendedFormats"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Options, TranslateImages, ::testing::Values("", "-cl-opt-disable"),

@@ -91,11 +91,12 @@ struct TargetCaps {
   uint32_t subgroup_size = 0;
   // Images (lower_image.cpp): whether the device reports them (a module that uses images is
   // refused without); written images are storage images without a format, which
-  // need shaderStorageImageWriteWithoutFormat; reading a read_write image needs
-  // shaderStorageImageReadWithoutFormat.
+  // need shaderStorageImageWriteWithoutFormat. read_write images are storage images of
+  // format Unknown too, retyped per launch where the device cannot read that
+  // (type_storage_images).
   bool images = false;
   bool storage_image_write_without_format = false;
-  bool storage_image_read_without_format = false;
+  bool read_write_images = false;
 
   bool operator==(const TargetCaps&) const = default;
 };
@@ -273,6 +274,17 @@ std::map<uint32_t, uint32_t> spec_constant_sizes(const std::vector<uint32_t>& ke
 // into plain constants.
 std::vector<uint32_t> specialize(const std::vector<uint32_t>& kernel_spirv,
                                  const std::map<uint32_t, std::vector<uint8_t>>& values);
+
+// |shader| (a translated kernel) with the storage images bound at |formats| (binding in set 0
+// -> spv::ImageFormat) declared of that format instead of Unknown, and the
+// StorageImage{Read,Write}WithoutFormat capabilities dropped where no image of format Unknown
+// is read or written any more: read_write images on devices that cannot read storage images
+// of format Unknown.
+// Whether storage images of |format| (spv::ImageFormat) need the StorageImageExtendedFormats
+// capability (shaderStorageImageExtendedFormats): all but the 32-bit, RGBA16 and RGBA8 ones.
+bool extended_storage_format(uint32_t format);
+std::vector<uint32_t> type_storage_images(const std::vector<uint32_t>& shader,
+                                          const std::map<uint32_t, uint32_t>& formats);
 
 // Links Kernel SPIR-V modules (clLinkProgram). A |library| keeps its exports; otherwise
 // every imported function must be resolved. False with |error| (a build log) on failure.

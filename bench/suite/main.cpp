@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
   AddGemmMeasures(all, *options);
   AddScanMeasures(all, *options);
   AddLaunchMeasures(all, *options);
+  AddQueueMeasures(all, *options);
   AddTransferMeasures(all, *options);
 
   std::vector<Measure> measures;

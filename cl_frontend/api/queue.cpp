@@ -22,8 +22,8 @@ cl_command_queue make_queue(cl_context context, cl_device_id device,
   if ((props & CL_QUEUE_ON_DEVICE_DEFAULT) && !(props & CL_QUEUE_ON_DEVICE))
     return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
   // CL_INVALID_QUEUE_PROPERTIES if values specified in properties are valid but are not
-  // supported by the device (out-of-order and on-device queues are not).
-  if (props & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_ON_DEVICE))
+  // supported by the device (on-device queues are not).
+  if (props & CL_QUEUE_ON_DEVICE)
     return set_error(errcode_ret, CL_INVALID_QUEUE_PROPERTIES), nullptr;
   auto q = _cl_command_queue::create(context, device, props);
   if (q) (*q)->property_list = std::move(list);

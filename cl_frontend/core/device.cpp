@@ -505,7 +505,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_LINKER_AVAILABLE: return out(cl_bool(CL_TRUE));
     case CL_DEVICE_EXECUTION_CAPABILITIES: return out(cl_device_exec_capabilities(CL_EXEC_KERNEL));
     case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES:
-      return out(cl_command_queue_properties(CL_QUEUE_PROFILING_ENABLE));
+      return out(cl_command_queue_properties(CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE));
     case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES: return out(cl_command_queue_properties(0));
     case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
     case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:

@@ -90,12 +90,18 @@ void _cl_command_queue::execute(Pending& p) {
   // commands waiting on it. Events of other queues and user events are waited for on the
   // host; the same queue's events are ordered already, and a failure among them is known by
   // now (commands fail when they are recorded or run).
+  // Out of order, the GPU commands of this queue wait for each other only through a barrier
+  // (below); host commands wait on the host.
+  const bool in_order = !(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  bool waits_on_queue = false;
   for (auto& w : p.waits) {
-    cl_int s = w->queue.get() == this ? w->status() : w->wait();
+    const bool own = w->queue.get() == this;
+    cl_int s = own && (in_order || p.gpu) ? w->status() : w->wait();
     if (s < 0) {
       p.event->set_complete(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
       return;
     }
+    waits_on_queue = waits_on_queue || (own && s != CL_COMPLETE);
   }
   bool profiling = properties & CL_QUEUE_PROFILING_ENABLE;
   if (!p.gpu) {
@@ -106,9 +112,11 @@ void _cl_command_queue::execute(Pending& p) {
     p.event->set_complete(status == CL_SUCCESS ? CL_COMPLETE : status);
     return;
   }
-  // Commands in a batch may depend on each other: a barrier between each pair keeps the
-  // in-order semantics (finer dependency tracking is future work).
-  stream->barrier();
+  // In order, a command depends on the one before it: a barrier between each pair. Out of
+  // order, only a command that waits for one of this queue's or follows a barrier command
+  // has one, and commands between run concurrently where the device can.
+  if (in_order || waits_on_queue || barrier_next_) stream->barrier();
+  barrier_next_ = p.type == CL_COMMAND_BARRIER;
   if (profiling) stream->write_timestamp(&p.event->start_slot);
   next_more_ = nullptr;
   cl_int status = p.work();

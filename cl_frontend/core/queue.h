@@ -1,4 +1,5 @@
-// An in-order command queue. GPU commands are recorded into the queue's vk::CommandStream
+// A command queue, in order or out of order (which differ only in the barriers between GPU
+// commands: _cl_command_queue::execute). GPU commands are recorded into the queue's vk::CommandStream
 // batch; host commands (reads, writes, maps) run on the calling thread once the GPU work
 // before them is done. A command whose wait list holds an unfinished user event (or a command
 // of another queue held back by one), and every command after it, is held back and run when
@@ -91,6 +92,7 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
     Keep keep;
   };
   std::optional<Open> open_;
+  bool barrier_next_ = false;  // out of order: a barrier command was the last GPU command
   More next_more_;  // set by the work being recorded
 
   std::recursive_mutex mutex_;

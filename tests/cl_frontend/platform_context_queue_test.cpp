@@ -344,7 +344,17 @@ TEST_F(Api, QueueCreationAndErrors) {
   EXPECT_EQ(CL_SUCCESS, clReleaseCommandQueue(q));
 
   cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
-  EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(c, device_, ooo, &err));
+  q = clCreateCommandQueueWithProperties(c, device_, ooo, &err);
+  ASSERT_EQ(CL_SUCCESS, err);
+  ASSERT_EQ(CL_SUCCESS, clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof(props), &props, nullptr));
+  EXPECT_EQ(props, cl_command_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE));
+  EXPECT_EQ(CL_SUCCESS, clReleaseCommandQueue(q));
+  cl_command_queue_properties host = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_QUEUE_ON_HOST_PROPERTIES, sizeof host, &host, nullptr));
+  EXPECT_EQ(host, cl_command_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE));
+  // On-device queues are not supported.
+  cl_queue_properties on_device[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_ON_DEVICE, 0};
+  EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(c, device_, on_device, &err));
   EXPECT_EQ(CL_INVALID_QUEUE_PROPERTIES, err);
   cl_queue_properties bad[] = {0x7777, 1, 0};
   EXPECT_EQ(nullptr, clCreateCommandQueueWithProperties(c, device_, bad, &err));

@@ -58,6 +58,10 @@ void register_event(cl_icd_dispatch& table);
 void register_enqueue(cl_icd_dispatch& table);
 void register_program(cl_icd_dispatch& table);
 void register_kernel(cl_icd_dispatch& table);
+// cl_khr_suggested_local_work_size (found through extension_function).
+cl_int CL_API_CALL GetKernelSuggestedLocalWorkSize(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                                                   const size_t* global_work_offset, const size_t* global_work_size,
+                                                   size_t* suggested_local_work_size);
 void register_image(cl_icd_dispatch& table);
 void register_sampler(cl_icd_dispatch& table);
 

@@ -2,6 +2,7 @@
 #include "api/api.h"
 #include "core/info.h"
 #include "core/kernel.h"
+#include "core/queue.h"
 
 namespace vkcl::api {
 namespace {
@@ -193,6 +194,48 @@ cl_int CL_API_CALL GetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
 }
 
 }  // namespace
+
+cl_int CL_API_CALL GetKernelSuggestedLocalWorkSize(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                                                   const size_t* global_work_offset, const size_t* global_work_size,
+                                                   size_t* suggested_local_work_size) {
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  // CL_INVALID_KERNEL if kernel is not a valid kernel object.
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  // CL_INVALID_CONTEXT if the context associated with kernel is not the same as the context
+  // associated with command_queue.
+  if (kernel->program->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+  // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program executable
+  // available for kernel for the device associated with command_queue.
+  const k2s::TranslatedKernel* t = kernel->translated(queue->device);
+  if (!t) return CL_INVALID_PROGRAM_EXECUTABLE;
+  // CL_INVALID_KERNEL_ARGS if all argument values for kernel have not been set.
+  if (!kernel->all_args_set()) return CL_INVALID_KERNEL_ARGS;
+  // CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (i.e. a value between 1 and
+  // CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS).
+  if (work_dim < 1 || work_dim > 3) return CL_INVALID_WORK_DIMENSION;
+  // CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL or if any of the values specified
+  // in global_work_size are 0, or exceed what the device's 32-bit ids hold.
+  if (!global_work_size) return CL_INVALID_GLOBAL_WORK_SIZE;
+  for (cl_uint d = 0; d < work_dim; ++d) {
+    if (global_work_size[d] == 0 || global_work_size[d] > UINT32_MAX) return CL_INVALID_GLOBAL_WORK_SIZE;
+    // CL_INVALID_GLOBAL_OFFSET if the value specified in global_work_size plus the
+    // corresponding value in global_work_offset for dimension exceeds the maximum value
+    // representable by size_t on the device (the dispatch's 32-bit ids here).
+    if (global_work_offset && (global_work_offset[d] > UINT32_MAX ||
+                               global_work_offset[d] + global_work_size[d] > UINT32_MAX))
+      return CL_INVALID_GLOBAL_OFFSET;
+  }
+  // CL_INVALID_VALUE if suggested_local_work_size is NULL.
+  if (!suggested_local_work_size) return CL_INVALID_VALUE;
+  // The local size an enqueue without one gets.
+  if (const auto& required = t->interface.required_work_group_size) {
+    for (cl_uint d = 0; d < work_dim; ++d) suggested_local_work_size[d] = (*required)[d];
+    return CL_SUCCESS;
+  }
+  kernel->chosen_local_size(queue->device, work_dim, global_work_size, suggested_local_work_size);
+  return CL_SUCCESS;
+}
 
 void register_kernel(cl_icd_dispatch& t) {
   t.clCreateKernel = CreateKernel;

@@ -125,6 +125,8 @@ void* extension_function(const char* name) {
   if (!name) return nullptr;
   if (std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0)
     return reinterpret_cast<void*>(&GetPlatformIDs);
+  if (std::strcmp(name, "clGetKernelSuggestedLocalWorkSizeKHR") == 0)
+    return reinterpret_cast<void*>(&GetKernelSuggestedLocalWorkSize);
   if (std::strcmp(name, "clGetValidationMessageCountVKCL") == 0)
     return reinterpret_cast<void*>(&GetValidationMessageCountVKCL);
   return nullptr;

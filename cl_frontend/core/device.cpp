@@ -222,7 +222,9 @@ static const char* kExtensions[] = {"cl_ext_float_atomics",
     "cl_khr_extended_bit_ops", "cl_khr_integer_dot_product",
     // The multiplying, bitwise and logical work-group collectives, built like the others
     // from barriers and local memory (lower_group.cpp).
-    "cl_khr_work_group_uniform_arithmetic"};
+    "cl_khr_work_group_uniform_arithmetic",
+    // The local size a launch without one would get (api/kernel.cpp).
+    "cl_khr_suggested_local_work_size"};
 
 // OpenCL C 3.0 features every device has: work-group functions are built from barriers and
 // local memory; program-scope variables live in a per-program buffer of device memory;

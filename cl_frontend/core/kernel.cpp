@@ -204,6 +204,13 @@ cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* val
   return {};
 }
 
+bool _cl_kernel::all_args_set() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& a : args)
+    if (!a.set) return false;
+  return true;
+}
+
 uint64_t _cl_kernel::local_memory_size() const {
   uint64_t total = interface_->static_local_memory_size;
   for (const auto& a : args)
@@ -242,6 +249,21 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
   vk::ComputePipeline* raw = p.get();
   cache.by_kernel[key] = std::move(p);
   return raw;
+}
+
+void _cl_kernel::chosen_local_size(_cl_device_id* device, cl_uint work_dim, const size_t* global,
+                                   size_t* local) const {
+  auto max_items = device->max_work_item_sizes();
+  // The largest divisor of each global size that fits what is left of a 256 budget.
+  size_t budget = std::min<size_t>({256, device->max_work_group_size(), 1024});
+  for (cl_uint d = 0; d < work_dim; ++d) {
+    size_t best = 1;
+    size_t limit = std::min(budget, max_items[d]);
+    for (size_t c = std::min(limit, global[d]); c >= 1; --c)
+      if (global[d] % c == 0) { best = c; break; }
+    local[d] = best;
+    budget /= best;
+  }
 }
 
 cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint work_dim,
@@ -302,16 +324,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     for (cl_uint d = 0; d < work_dim; ++d)
       if (g[d] % l[d]) return cl::Error{CL_INVALID_WORK_GROUP_SIZE};
   } else {
-    // The largest divisor of each global size that fits what is left of a 256 budget.
-    size_t budget = std::min<size_t>(256, max_group);
-    for (cl_uint d = 0; d < work_dim; ++d) {
-      size_t best = 1;
-      size_t limit = std::min(budget, max_items[d]);
-      for (size_t c = std::min(limit, g[d]); c >= 1; --c)
-        if (g[d] % c == 0) { best = c; break; }
-      l[d] = best;
-      budget /= best;
-    }
+    chosen_local_size(device, work_dim, g, l);
   }
   for (cl_uint d = 0; d < work_dim; ++d)
     if (g[d] == 0) return plan;  // an empty NDRange runs nothing

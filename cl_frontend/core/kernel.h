@@ -80,7 +80,11 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   const vkcl::k2s::KernelInterface& interface() const { return *interface_; }
   const vkcl::compiler::KernelInfo* source_info() const;
   vkcl::cl::Result<void> set_arg(cl_uint index, size_t size, const void* value);
-  uint64_t local_memory_size() const;  // static plus the __local arguments set now
+  uint64_t local_memory_size() const;
+  bool all_args_set();  // static plus the __local arguments set now
+  // The local size a launch without one gets, for |work_dim| sizes of |global| (none zero),
+  // where the kernel has no required work-group size.
+  void chosen_local_size(_cl_device_id* device, cl_uint work_dim, const size_t* global, size_t* local) const;
   vkcl::cl::Result<LaunchPlan> plan_launch(_cl_device_id* device, cl_uint work_dim,
                                           const size_t* offset, const size_t* global,
                                           const size_t* local, bool plain = false);

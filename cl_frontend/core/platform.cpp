@@ -1,9 +1,56 @@
 #include "core/platform.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "core/device.h"
 #include "core/info.h"
+
+namespace {
+
+bool contains_ignoring_case(std::string text, std::string part) {
+  for (std::string* s : {&text, &part})
+    for (char& c : *s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return text.find(part) != std::string::npos;
+}
+
+// The usable Vulkan devices, GPUs first (CL_DEVICE_TYPE_DEFAULT is the first device); or, with
+// VKCL_DEVICES set, those it names in its order: a comma-separated list of Vulkan device
+// indices (vkEnumeratePhysicalDevices' order) or parts of device names, any case
+// ("VKCL_DEVICES=llvmpipe", "VKCL_DEVICES=1,0").
+std::vector<const vkcl::vk::DeviceInfo*> chosen_devices(const std::vector<vkcl::vk::DeviceInfo>& all) {
+  std::vector<const vkcl::vk::DeviceInfo*> chosen;
+  auto take = [&](const vkcl::vk::DeviceInfo& d) {
+    if (d.usable && std::find(chosen.begin(), chosen.end(), &d) == chosen.end()) chosen.push_back(&d);
+  };
+  const char* list = std::getenv("VKCL_DEVICES");
+  if (!list || !*list) {
+    for (int pass = 0; pass < 2; ++pass)
+      for (const auto& info : all)
+        if ((pass == 0) != (info.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)) take(info);
+    return chosen;
+  }
+  std::string entries(list);
+  for (size_t at = 0; at <= entries.size();) {
+    size_t end = std::min(entries.find(',', at), entries.size());
+    std::string entry = entries.substr(at, end - at);
+    at = end + 1;
+    if (entry.empty()) continue;
+    if (entry.find_first_not_of("0123456789") == std::string::npos) {
+      size_t index = std::strtoul(entry.c_str(), nullptr, 10);
+      if (index < all.size()) take(all[index]);
+      continue;
+    }
+    for (const auto& info : all)
+      if (contains_ignoring_case(info.properties.deviceName, entry)) take(info);
+  }
+  return chosen;
+}
+
+}  // namespace
 
 _cl_platform_id* _cl_platform_id::get() {
   static std::once_flag once;
@@ -12,14 +59,8 @@ _cl_platform_id* _cl_platform_id::get() {
     vkcl::vk::Instance* instance = vkcl::vk::Instance::get();
     if (!instance) return;
     auto* p = new _cl_platform_id();
-    // GPUs first: CL_DEVICE_TYPE_DEFAULT is the first device.
-    for (int pass = 0; pass < 2; ++pass)
-      for (const auto& info : instance->devices()) {
-        if (!info.usable) continue;
-        bool cpu = info.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-        if ((pass == 0) == cpu) continue;
-        p->devices.push_back(new _cl_device_id(p, info));
-      }
+    for (const vkcl::vk::DeviceInfo* info : chosen_devices(instance->devices()))
+      p->devices.push_back(new _cl_device_id(p, *info));
     if (p->devices.empty()) {
       delete p;
       return;

@@ -64,5 +64,6 @@ cl_int CL_API_CALL GetKernelSuggestedLocalWorkSize(cl_command_queue queue, cl_ke
                                                    size_t* suggested_local_work_size);
 void register_image(cl_icd_dispatch& table);
 void register_sampler(cl_icd_dispatch& table);
+void register_svm(cl_icd_dispatch& table);
 
 }  // namespace vkcl::api

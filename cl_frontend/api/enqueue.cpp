@@ -558,6 +558,8 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
     size_t copied = 0;
     for (_cl_mem* m : p->written_buffers) copied += m->size;
     copyable = copyable && copied <= kMostCopied;
+    // SVM the kernel writes is not copied: it resumes instead.
+    copyable = copyable && !p->writes_svm;
     if (p->loop_limit_status && !p->regions.empty() && copyable) plain = std::make_shared<LaunchPlan>(std::move(*p));
   }
   if (plain) keep.push_back(plain);

@@ -121,7 +121,7 @@ cl_int CL_API_CALL GetMemObjectInfo(cl_mem mem, cl_mem_info param, size_t size, 
     case CL_MEM_CONTEXT: return out(static_cast<cl_context>(mem->context.get()));
     case CL_MEM_ASSOCIATED_MEMOBJECT: return out(static_cast<cl_mem>(mem->parent.get()));
     case CL_MEM_OFFSET: return out(size_t(mem->parent ? mem->offset - mem->parent->offset : 0));
-    case CL_MEM_USES_SVM_POINTER: return out(cl_bool(CL_FALSE));
+    case CL_MEM_USES_SVM_POINTER: return out(cl_bool(mem->uses_svm || (mem->parent && mem->parent->uses_svm)));
     case CL_MEM_PROPERTIES: return out(mem->properties);
     default: return CL_INVALID_VALUE;
   }

@@ -15,3 +15,9 @@ _cl_context::~_cl_context() {
   // Called in reverse order of registration, as the specification asks.
   for (auto it = destructors_.rbegin(); it != destructors_.rend(); ++it) it->first(this, it->second);
 }
+
+cl_device_svm_capabilities _cl_context::svm_capabilities() const {
+  cl_device_svm_capabilities common = ~cl_device_svm_capabilities(0);
+  for (_cl_device_id* d : devices) common &= d->svm_capabilities();
+  return common;
+}

@@ -15,6 +15,7 @@
 #include "core/platform.h"
 #include "core/printf.h"
 #include "core/spirv_queries.h"
+#include "core/svm.h"
 
 namespace vkcl::cl {
 
@@ -315,6 +316,15 @@ std::vector<std::string> _cl_device_id::feature_list(bool probed) const {
   return v;
 }
 
+cl_device_svm_capabilities _cl_device_id::svm_capabilities() const {
+  std::call_once(svm_checked_, [&] {
+    auto device = vk_device();
+    if (device && cl::host_and_device_addresses_agree(*device))
+      svm_ = CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
+  });
+  return svm_;
+}
+
 bool _cl_device_id::images() const {
   std::call_once(image_formats_checked_, [&] {
     backs_image_formats_ = cl::backs_minimum_image_formats(info_);
@@ -585,7 +595,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_PRINTF_BUFFER_SIZE: return out(cl::kPrintfBufferSize);
     case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE: return out(cl::kMaxGlobalVariableSize);
     case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: return out(cl::kMaxGlobalVariableSize);
-    case CL_DEVICE_SVM_CAPABILITIES: return out(cl_device_svm_capabilities(0));
+    case CL_DEVICE_SVM_CAPABILITIES: return out(svm_capabilities());
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS: return out(cl_bool(CL_FALSE));
     // Orders map onto Vulkan's Acquire/Release/AcquireRelease semantics; seq_cst atomics are
     // read-modify-writes (lower_atomics.cpp). Not all_svm_devices: there is no SVM.

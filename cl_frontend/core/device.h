@@ -47,6 +47,9 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   // CL_DEVICE_IMAGE_SUPPORT: where the Vulkan device backs the minimum image formats, unless
   // VKCL_WITHOUT_FEATURES hides images.
   bool images() const;
+  // CL_DEVICE_SVM_CAPABILITIES: coarse- and fine-grained buffers where host and kernels see
+  // host-visible memory at one address (core/svm.h), else none.
+  cl_device_svm_capabilities svm_capabilities() const;
   // read_write images (__opencl_c_read_write_images): OpenCL 3.0's minimum formats for them.
   bool read_write_images() const { return images() && backs_read_write_images_; }
   std::string extensions() const;
@@ -83,6 +86,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   mutable bool backs_read_write_images_ = false;
   mutable std::once_flag depth_formats_checked_;  // cl_khr_depth_images, asked at every build
   mutable bool backs_depth_images_ = false;
+  mutable std::once_flag svm_checked_;
+  mutable cl_device_svm_capabilities svm_ = 0;
   mutable vkcl::cl::PrecisionProbe precision_;
   // The last translations, newest at the back (a few: modules of one program's rebuilds).
   std::mutex translations_mutex_;

@@ -204,6 +204,38 @@ cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* val
   return {};
 }
 
+cl::Result<void> _cl_kernel::set_arg_svm(cl_uint index, const void* pointer) {
+  // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
+  if (index >= args.size()) return cl::Error{CL_INVALID_ARG_INDEX};
+  // CL_INVALID_ARG_VALUE if arg_value specified is not a valid value: only pointers to global
+  // or constant memory take SVM pointers, and only pointers into this context's SVM (a kernel
+  // reaches no other memory).
+  if (interface_->args[index].kind != k2s::ArgKind::GlobalPointer) return cl::Error{CL_INVALID_ARG_VALUE};
+  ArgValue v;
+  v.set = v.svm = true;
+  if (pointer) {
+    v.svm_allocation = program->context->svm.find(pointer);
+    if (!v.svm_allocation) return cl::Error{CL_INVALID_ARG_VALUE};
+    v.svm_address = reinterpret_cast<uintptr_t>(pointer);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  args[index] = std::move(v);
+  return {};
+}
+
+cl::Result<void> _cl_kernel::set_svm_pointers(const void* const* pointers, size_t count) {
+  std::vector<std::shared_ptr<cl::SvmAllocation>> found;
+  for (size_t i = 0; i < count; ++i) {
+    auto a = program->context->svm.find(pointers[i]);
+    // CL_INVALID_VALUE if ... param_value is not valid.
+    if (!a) return cl::Error{CL_INVALID_VALUE};
+    found.push_back(std::move(a));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  svm_pointers_ = std::move(found);
+  return {};
+}
+
 bool _cl_kernel::all_args_set() {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& a : args)
@@ -335,10 +367,15 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   std::map<uint32_t, uint32_t> typed_images;  // binding -> spv::ImageFormat
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    plan.svm = svm_pointers_;
     for (size_t i = 0; i < args.size(); ++i) {
       const k2s::KernelArg& a = ki.args[i];
       const ArgValue& v = args[i];
-      if (a.kind == k2s::ArgKind::GlobalPointer) {
+      if (a.kind == k2s::ArgKind::GlobalPointer && v.svm) {
+        std::memcpy(&plan.arguments[a.offset], &v.svm_address, 8);
+        if (v.svm_allocation) plan.svm.push_back(v.svm_allocation);
+        plan.writes_svm = plan.writes_svm || (v.svm_allocation && !a.read_only && !ki.rerunnable);
+      } else if (a.kind == k2s::ArgKind::GlobalPointer) {
         cl::Ref<_cl_mem> mem = v.mem.lock();
         // The buffer was released since it was set: the argument no longer has a value.
         if (v.mem && !mem) return cl::Error{CL_INVALID_KERNEL_ARGS};

@@ -17,6 +17,7 @@
 #include "core/printf.h"
 #include "core/program.h"
 #include "core/result.h"
+#include "core/svm.h"
 
 struct LaunchRegion {
   vkcl::vk::ComputePipeline* pipeline;
@@ -36,6 +37,9 @@ struct LaunchPlan {
   uint32_t pushed_offset = 0;
   uint32_t pushed_size = 0;
   std::vector<vkcl::cl::Ref<_cl_mem>> buffers;  // and images
+  std::vector<std::shared_ptr<vkcl::cl::SvmAllocation>> svm;  // SVM the kernel may reach
+  // The kernel may write SVM memory through an argument: a first attempt cannot be undone.
+  bool writes_svm = false;
   // The kernel's image arguments, bound as descriptors before each dispatch (and the set
   // holding them on devices without push descriptors, made when the command is recorded).
   std::vector<vkcl::vk::ImageDescriptor> images;
@@ -64,6 +68,10 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
     std::vector<uint8_t> bytes;  // by-value arguments (and a sampler's CLK_* bits)
     vkcl::cl::WeakMem mem;      // buffers (null: a NULL pointer) and images
     size_t local_size = 0;       // __local arguments
+    // clSetKernelArgSVMPointer: the pointer, and the allocation it points into (null: NULL).
+    bool svm = false;
+    uint64_t svm_address = 0;
+    std::shared_ptr<vkcl::cl::SvmAllocation> svm_allocation;
   };
 
   vkcl::cl::Ref<_cl_program> program;
@@ -80,6 +88,9 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   const vkcl::k2s::KernelInterface& interface() const { return *interface_; }
   const vkcl::compiler::KernelInfo* source_info() const;
   vkcl::cl::Result<void> set_arg(cl_uint index, size_t size, const void* value);
+  vkcl::cl::Result<void> set_arg_svm(cl_uint index, const void* pointer);
+  // CL_KERNEL_EXEC_INFO_SVM_PTRS: allocations the kernel reaches through pointers in memory.
+  vkcl::cl::Result<void> set_svm_pointers(const void* const* pointers, size_t count);
   uint64_t local_memory_size() const;
   bool all_args_set();  // static plus the __local arguments set now
   // The local size a launch without one gets, for |work_dim| sizes of |global| (none zero),
@@ -96,6 +107,7 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
                                                         bool plain, const std::map<uint32_t, uint32_t>& typed_images);
   const vkcl::k2s::KernelInterface* interface_ = nullptr;
   std::mutex mutex_;
+  std::vector<std::shared_ptr<vkcl::cl::SvmAllocation>> svm_pointers_;
   std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();
   std::shared_ptr<vkcl::cl::StatusWordPool> status_words_;
   std::shared_ptr<vkcl::cl::ResumePool> resume_pool_ = std::make_shared<vkcl::cl::ResumePool>();

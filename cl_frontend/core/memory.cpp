@@ -50,7 +50,14 @@ cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags f
   if (flags & CL_MEM_USE_HOST_PTR) {
     mem->host_ptr = host_ptr;
     std::unique_ptr<vk::Buffer> imported;
-    if (vk::Buffer::import_host(*device, host_ptr, size, &imported) == VK_SUCCESS) {
+    // "If clCreateBuffer is called with a pointer returned by clSVMAlloc as its host_ptr
+    // argument, and CL_MEM_USE_HOST_PTR is set in its flags argument, clCreateBuffer will
+    // succeed and return a valid non-zero buffer object ... that uses the SVM memory."
+    if (auto svm = context->svm.find(host_ptr, size)) {
+      mem->storage = svm->buffer;
+      mem->offset = static_cast<uint8_t*>(host_ptr) - static_cast<uint8_t*>(svm->buffer->mapped());
+      mem->host_ptr_imported = mem->uses_svm = true;
+    } else if (vk::Buffer::import_host(*device, host_ptr, size, &imported) == VK_SUCCESS) {
       mem->storage = std::move(imported);
       mem->host_ptr_imported = true;
     }

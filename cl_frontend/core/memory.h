@@ -28,6 +28,7 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
   size_t size = 0;
   void* host_ptr = nullptr;         // CL_MEM_USE_HOST_PTR pointer
   bool host_ptr_imported = false;   // the device reads host_ptr directly
+  bool uses_svm = false;            // host_ptr is SVM memory, which the buffer uses
   std::shared_ptr<vkcl::vk::Buffer> storage;
   size_t offset = 0;                // sub-buffers
   vkcl::cl::Ref<_cl_mem> parent;

@@ -54,6 +54,7 @@ cl_icd_dispatch make_table() {
   api::register_kernel(t);
   api::register_image(t);
   api::register_sampler(t);
+  api::register_svm(t);
   return t;
 }
 

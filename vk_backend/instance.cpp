@@ -156,13 +156,23 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   info.float_controls.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
   info.subgroup.pNext = &info.float_controls;
   info.float_controls.pNext = &maintenance3;
-  if (info.external_memory_host) maintenance3.pNext = &host_props;
+  info.id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
+  maintenance3.pNext = &info.id;
+  if (info.external_memory_host) info.id.pNext = &host_props;
+  VkPhysicalDevicePCIBusInfoPropertiesEXT pci{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
+  if (has_extension(extensions, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME)) {
+    pci.pNext = maintenance3.pNext;
+    maintenance3.pNext = &pci;
+  }
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &info.driver};
   vkGetPhysicalDeviceProperties2(physical, &props);
   info.properties = props.properties;
   info.driver.pNext = nullptr;
   info.subgroup.pNext = nullptr;
   info.float_controls.pNext = nullptr;
+  info.id.pNext = nullptr;
+  if (has_extension(extensions, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME))
+    info.pci_bus = {{pci.pciDomain, pci.pciBus, pci.pciDevice, pci.pciFunction}};
   info.max_allocation_size = maintenance3.maxMemoryAllocationSize;
   info.min_imported_host_pointer_alignment = host_props.minImportedHostPointerAlignment;
 

@@ -266,6 +266,8 @@ std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
   // Written 3D images are storage images like the others.
   if (images() && info_.features.shaderStorageImageWriteWithoutFormat) v.push_back("cl_khr_3d_image_writes");
   if (images()) v.push_back("cl_khr_image2d_from_buffer");
+  v.push_back("cl_khr_device_uuid");
+  if (info_.pci_bus) v.push_back("cl_khr_pci_bus_info");
   // Depth images are single-channel colour images underneath (core/image_format.cpp).
   std::call_once(depth_formats_checked_, [&] { backs_depth_images_ = cl::backs_depth_images(info_); });
   if (images() && backs_depth_images_) v.push_back("cl_khr_depth_images");
@@ -649,6 +651,19 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_PIPE_SUPPORT: return out(cl_bool(CL_FALSE));
     case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
       return out(cl_device_device_enqueue_capabilities(0));
+    // cl_khr_device_uuid: Vulkan's (VkPhysicalDeviceIDProperties), as external memory
+    // matches devices by them.
+    case CL_DEVICE_UUID_KHR: return out(std::vector<cl_uchar>(info_.id.deviceUUID, info_.id.deviceUUID + CL_UUID_SIZE_KHR));
+    case CL_DRIVER_UUID_KHR: return out(std::vector<cl_uchar>(info_.id.driverUUID, info_.id.driverUUID + CL_UUID_SIZE_KHR));
+    case CL_DEVICE_LUID_VALID_KHR: return out(cl_bool(info_.id.deviceLUIDValid ? CL_TRUE : CL_FALSE));
+    case CL_DEVICE_LUID_KHR: return out(std::vector<cl_uchar>(info_.id.deviceLUID, info_.id.deviceLUID + CL_LUID_SIZE_KHR));
+    case CL_DEVICE_NODE_MASK_KHR: return out(cl_uint(info_.id.deviceLUIDValid ? info_.id.deviceNodeMask : 0));
+    case CL_DEVICE_PCI_BUS_INFO_KHR: {
+      // CL_INVALID_VALUE for a query of an extension the device does not report.
+      if (!info_.pci_bus) return CL_INVALID_VALUE;
+      const auto& p = *info_.pci_bus;
+      return out(cl_device_pci_bus_info_khr{p[0], p[1], p[2], p[3]});
+    }
     case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED: return out("v0000-01-01-00");
     default:
       // CL_INVALID_VALUE if param_name is not one of the supported values.

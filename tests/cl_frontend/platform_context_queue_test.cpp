@@ -117,6 +117,33 @@ TEST_F(Api, DeviceIdsAndInfo) {
   EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceInfo(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE, 1, &wg, nullptr));
 }
 
+// cl_khr_device_uuid is always there (Vulkan 1.1 has the IDs); cl_khr_pci_bus_info only with
+// VK_EXT_pci_bus_info, and its query fails without it.
+TEST_F(Api, DeviceUuidAndPciBusInfo) {
+  size_t size = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, 0, nullptr, &size));
+  std::string ext(size, '\0');
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, size, ext.data(), nullptr));
+  EXPECT_NE(ext.find("cl_khr_device_uuid"), std::string::npos);
+  cl_uchar uuid[CL_UUID_SIZE_KHR] = {}, driver[CL_UUID_SIZE_KHR] = {}, luid[CL_LUID_SIZE_KHR] = {};
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, &size));
+  EXPECT_EQ(size_t(CL_UUID_SIZE_KHR), size);
+  EXPECT_TRUE(std::any_of(uuid, uuid + CL_UUID_SIZE_KHR, [](cl_uchar c) { return c != 0; }));
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DRIVER_UUID_KHR, sizeof driver, driver, &size));
+  EXPECT_EQ(size_t(CL_UUID_SIZE_KHR), size);
+  cl_bool luid_valid = CL_TRUE;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_LUID_VALID_KHR, sizeof luid_valid, &luid_valid, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_LUID_KHR, sizeof luid, luid, &size));
+  EXPECT_EQ(size_t(CL_LUID_SIZE_KHR), size);
+  cl_uint mask = 7;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_NODE_MASK_KHR, sizeof mask, &mask, nullptr));
+  if (!luid_valid) EXPECT_EQ(0u, mask);
+  EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceInfo(device_, CL_DEVICE_UUID_KHR, 4, uuid, nullptr));
+  cl_device_pci_bus_info_khr pci{};
+  cl_int pci_status = clGetDeviceInfo(device_, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, nullptr);
+  EXPECT_EQ(ext.find("cl_khr_pci_bus_info") != std::string::npos ? CL_SUCCESS : CL_INVALID_VALUE, pci_status);
+}
+
 TEST_F(Api, ContextCreationAndErrors) {
   cl_int err;
   cl_context c = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);

@@ -5,9 +5,11 @@
 
 #include <volk.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +33,9 @@ struct DeviceInfo {
   VkPhysicalDeviceSubgroupProperties subgroup{};
   VkPhysicalDeviceFloatControlsProperties float_controls{};  // Vulkan 1.2 core
   VkPhysicalDeviceMemoryProperties memory{};
+  VkPhysicalDeviceIDProperties id{};  // device and driver UUIDs, LUID (cl_khr_device_uuid)
+  // VK_EXT_pci_bus_info: domain, bus, device, function (cl_khr_pci_bus_info).
+  std::optional<std::array<uint32_t, 4>> pci_bus;
   VkPhysicalDeviceFeatures features{};  // shaderInt64, shaderInt16, shaderFloat64, ...
   uint32_t compute_queue_family = 0;
   uint32_t timestamp_valid_bits = 0;

@@ -29,6 +29,10 @@ SpirvQueries spirv_queries(const std::vector<std::string>& extensions,
   if (has(features, "__opencl_c_generic_address_space")) cap(C::GenericPointer);
   if (subgroups || has(features, "__opencl_c_work_group_collective_functions")) cap(C::Groups);
   if (subgroups) cap(C::SubgroupDispatch);
+  // Images: what the environment spec requires of devices with images, and read_write ones.
+  if (has(features, "__opencl_c_images"))
+    for (C c : {C::Image1D, C::ImageBasic, C::ImageBuffer, C::LiteralSampler, C::Sampled1D, C::SampledBuffer}) cap(c);
+  if (has(features, "__opencl_c_read_write_images")) cap(C::ImageReadWrite);
   if (has(extensions, "cl_khr_fp16")) cap(C::Float16);
   if (has(extensions, "cl_khr_fp64")) cap(C::Float64);
   if (has(extensions, "cl_khr_int64_base_atomics") || has(extensions, "cl_khr_int64_extended_atomics"))

@@ -261,6 +261,12 @@ TEST_F(Api, SpirvQueriesReportEveryRequiredCapability) {
   bool subgroups = query(CL_DEVICE_MAX_NUM_SUB_GROUPS, cl_uint()) != 0;
   need(subgroups || query(CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, cl_bool()), 18, "Groups");
   need(query(CL_DEVICE_PIPE_SUPPORT, cl_bool()), 17, "Pipes");
+  // Devices with images (and read_write images: CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS).
+  const bool images = query(CL_DEVICE_IMAGE_SUPPORT, cl_bool());
+  for (auto [cap, name] : {std::pair<cl_uint, const char*>{44, "Image1D"}, {13, "ImageBasic"}, {47, "ImageBuffer"},
+                           {20, "LiteralSampler"}, {43, "Sampled1D"}, {46, "SampledBuffer"}})
+    need(images, cap, name);
+  need(query(CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS, cl_uint()) != 0, 14, "ImageReadWrite");
   need(subgroups, 58, "SubgroupDispatch");
   need(reports("cl_khr_fp16"), 9, "Float16");
   need(reports("cl_khr_fp64"), 10, "Float64");

@@ -59,8 +59,8 @@ cl_int CL_API_CALL SetKernelArgSVMPointer(cl_kernel kernel, cl_uint index, const
 cl_int CL_API_CALL SetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param, size_t size, const void* value) {
   if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
   // CL_INVALID_VALUE if param_name is not valid, if param_value is NULL or if the size
-  // specified by param_value_size is not valid.
-  if (!value) return CL_INVALID_VALUE;
+  // specified by param_value_size is not valid. (No SVM pointers, 0 and NULL, unsets them.)
+  if (!value && !(param == CL_KERNEL_EXEC_INFO_SVM_PTRS && size == 0)) return CL_INVALID_VALUE;
   const cl_device_svm_capabilities caps = kernel->program->context->svm_capabilities();
   switch (param) {
     case CL_KERNEL_EXEC_INFO_SVM_PTRS: {

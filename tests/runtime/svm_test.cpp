@@ -191,6 +191,10 @@ TEST_P(Svm, ErrorCodes) {
   void* ptrs[] = {a};
   EXPECT_EQ(CL_INVALID_VALUE, clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 3, ptrs));
   EXPECT_EQ(CL_INVALID_VALUE, clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof ptrs, nullptr));
+  EXPECT_EQ(CL_SUCCESS, clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 0, nullptr));  // unsets them
+  cl_int err = CL_SUCCESS;
+  EXPECT_EQ(nullptr, clCreateBuffer(context_, CL_MEM_USE_HOST_PTR, 200, a + 100, &err));  // past the end
+  EXPECT_EQ(CL_INVALID_BUFFER_SIZE, err);
   EXPECT_EQ(CL_INVALID_VALUE, clSetKernelExecInfo(k, 0x7777, sizeof ptrs, ptrs));
   cl_bool on = CL_TRUE;
   if (!(caps_ & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM)) {

@@ -61,7 +61,7 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = type;
-  r = vkAllocateMemory(d, &alloc, nullptr, &b->memory_);
+  r = device->allocate_memory(alloc, &b->memory_);
   if (r != VK_SUCCESS) return r;
   r = vkBindBufferMemory(d, b->buffer_, b->memory_, 0);
   if (r != VK_SUCCESS) return r;
@@ -136,7 +136,7 @@ Buffer::~Buffer() {
   }
   VkDevice d = device_->handle();
   if (buffer_) vkDestroyBuffer(d, buffer_, nullptr);
-  if (memory_) vkFreeMemory(d, memory_, nullptr);
+  if (memory_) device_->free_memory(memory_);
 }
 
 }  // namespace vkcl::vk

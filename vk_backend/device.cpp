@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdlib>
 
 #include "exit.h"
 #include "vkcl/vk_backend/vk_backend.h"
@@ -124,7 +125,87 @@ Device::~Device() {
 
 void Device::free_spare(const Spare& spare) {
   vkDestroyBuffer(device_, spare.buffer, nullptr);
-  vkFreeMemory(device_, spare.memory, nullptr);
+  free_memory(spare.memory);
+}
+
+void Device::free_all_spares() {
+  std::vector<Spare> freed;
+  {
+    std::lock_guard<std::mutex> lock(spares_mutex_);
+    freed.swap(spares_);
+    spare_bytes_ = 0;
+  }
+  for (const Spare& s : freed) free_spare(s);
+}
+
+VkDeviceSize memory_budget(const DeviceInfo& device, uint32_t heap) {
+  if (const char* text = std::getenv("VKCL_MEMORY_BUDGET")) {
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(text, &end, 10);
+    switch (end && *end ? *end : ' ') {
+      case 'G': case 'g': v <<= 30; break;
+      case 'M': case 'm': v <<= 20; break;
+      case 'K': case 'k': v <<= 10; break;
+      default: break;
+    }
+    if (v) return v;
+  }
+  return heap < device.memory.memoryHeapCount ? device.memory.memoryHeaps[heap].size : 0;
+}
+
+bool Device::within_budget(uint32_t heap, VkDeviceSize size) {
+  if (heap_used_.size() <= heap) heap_used_.resize(heap + 1, 0);
+  if (heap_used_[heap] + size > memory_budget(info_, heap)) return false;
+  if (!info_.memory_budget) return true;
+  // The driver's view: what this process may still take from the heap.
+  VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+  VkPhysicalDeviceMemoryProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, &budget};
+  vkGetPhysicalDeviceMemoryProperties2(info_.physical, &properties);
+  return budget.heapUsage[heap] + size <= budget.heapBudget[heap];
+}
+
+VkResult Device::allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemory* out) {
+  const uint32_t heap = info_.memory.memoryTypes[info.memoryTypeIndex].heapIndex;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    bool fits;
+    {
+      std::lock_guard<std::mutex> lock(memory_mutex_);
+      fits = within_budget(heap, info.allocationSize);
+      if (fits) heap_used_[heap] += info.allocationSize;  // reserved while allocating
+    }
+    if (!fits) {
+      if (attempt == 0) free_all_spares();
+      continue;
+    }
+    VkResult r = vkAllocateMemory(device_, &info, nullptr, out);
+    std::lock_guard<std::mutex> lock(memory_mutex_);
+    if (r != VK_SUCCESS) {
+      heap_used_[heap] -= info.allocationSize;
+      if (attempt == 0 && (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)) continue;
+      return r;
+    }
+    allocations_[*out] = {heap, info.allocationSize};
+    return VK_SUCCESS;
+  }
+  return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+}
+
+void Device::free_memory(VkDeviceMemory memory) {
+  if (!memory) return;
+  {
+    std::lock_guard<std::mutex> lock(memory_mutex_);
+    auto it = allocations_.find(memory);
+    if (it != allocations_.end()) {
+      heap_used_[it->second.first] -= it->second.second;
+      allocations_.erase(it);
+    }
+  }
+  vkFreeMemory(device_, memory, nullptr);
+}
+
+VkDeviceSize Device::memory_in_use(uint32_t heap) const {
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  return heap < heap_used_.size() ? heap_used_[heap] : 0;
 }
 
 bool Device::take_spare(VkDeviceSize size, MemoryPlacement placement, Spare* out) {

@@ -143,7 +143,7 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = type_index;
-  r = vkAllocateMemory(d, &alloc, nullptr, &image->memory_);
+  r = device->allocate_memory(alloc, &image->memory_);
   if (r != VK_SUCCESS) return r;
   r = vkBindImageMemory(d, image->image_, image->memory_, 0);
   if (r != VK_SUCCESS) return r;
@@ -168,7 +168,7 @@ Image::~Image() {
   VkDevice d = device_->handle();
   if (view_) vkDestroyImageView(d, view_, nullptr);
   if (image_) vkDestroyImage(d, image_, nullptr);
-  if (memory_) vkFreeMemory(d, memory_, nullptr);
+  if (memory_) device_->free_memory(memory_);
 }
 
 VkResult TexelBufferView::create(std::shared_ptr<Device> device, const Buffer& buffer, VkDeviceSize offset,

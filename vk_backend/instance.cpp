@@ -145,6 +145,7 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data());
   info.external_memory_host = has_extension(extensions, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
   info.push_descriptor = has_extension(extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  info.memory_budget = has_extension(extensions, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
 
   VkPhysicalDeviceExternalMemoryHostPropertiesEXT host_props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};

@@ -378,7 +378,14 @@ uint64_t _cl_device_id::local_mem_size() const {
   return info_.properties.limits.maxComputeSharedMemorySize;
 }
 
-uint64_t _cl_device_id::global_mem_size() const { return info_.device_local_heap_size; }
+// The device-local heap, or less where VKCL_MEMORY_BUDGET says (vk::memory_budget): what
+// vkcl will allocate.
+uint64_t _cl_device_id::global_mem_size() const {
+  uint64_t size = info_.device_local_heap_size;
+  for (uint32_t i = 0; i < info_.memory.memoryHeapCount; ++i)
+    if (info_.memory.memoryHeaps[i].size == size) return std::min<uint64_t>(size, vk::memory_budget(info_, i));
+  return size;
+}
 
 uint64_t _cl_device_id::max_mem_alloc_size() const {
   return std::min<uint64_t>(info_.max_allocation_size, global_mem_size());

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -73,6 +74,7 @@ struct DeviceInfo {
   VkDeviceSize min_imported_host_pointer_alignment = 0;
   bool unified_memory = false;  // a DEVICE_LOCAL memory type is also HOST_VISIBLE|HOST_COHERENT
   VkDeviceSize device_local_heap_size = 0;
+  bool memory_budget = false;  // VK_EXT_memory_budget
   VkDeviceSize max_allocation_size = 0;  // maxMemoryAllocationSize
   // True when the device has everything vkcl requires (compute queue, BDA, timelines, int64).
   bool usable = false;
@@ -99,6 +101,11 @@ class Instance {
   std::vector<DeviceInfo> devices_;
   bool validation_ = false;
 };
+
+// The most device memory vkcl allocates from a heap: VKCL_MEMORY_BUDGET (bytes, or with a K,
+// M or G suffix) where set, else the heap's size (and, with VK_EXT_memory_budget, what the
+// driver's budget leaves).
+VkDeviceSize memory_budget(const DeviceInfo& device, uint32_t heap);
 
 enum class MemoryPlacement {
   DeviceLocal,   // fastest for the device; host-visible too on unified-memory devices
@@ -138,6 +145,14 @@ class Device {
   bool take_spare(VkDeviceSize size, MemoryPlacement placement, Spare* out);
   void keep_spare(const Spare& spare);  // frees the oldest spares beyond the limit
 
+  // Device memory within the budget of its heap (memory_budget()), so that asking for more
+  // than the device has fails with VK_ERROR_OUT_OF_DEVICE_MEMORY instead of growing the
+  // process until the system ends it (lavapipe's memory is the process's). Spares are freed
+  // before an allocation is refused. free_memory takes what allocate_memory gave.
+  VkResult allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemory* out);
+  void free_memory(VkDeviceMemory memory);  // any memory of the device, counted or not
+  VkDeviceSize memory_in_use(uint32_t heap) const;
+
  private:
   explicit Device(const DeviceInfo& info) : info_(info) {}
   DeviceInfo info_;
@@ -147,6 +162,11 @@ class Device {
   std::mutex queue_mutex_;
   std::mutex spares_mutex_;
   std::vector<Spare> spares_;  // oldest first
+  mutable std::mutex memory_mutex_;
+  std::vector<VkDeviceSize> heap_used_;
+  std::unordered_map<VkDeviceMemory, std::pair<uint32_t, VkDeviceSize>> allocations_;  // heap, size
+  bool within_budget(uint32_t heap, VkDeviceSize size);  // memory_mutex_ held
+  void free_all_spares();
   VkDeviceSize spare_bytes_ = 0;
   void free_spare(const Spare& spare);
 };

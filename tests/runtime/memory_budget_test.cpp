@@ -1,0 +1,75 @@
+// Memory exhaustion: with a budget (VKCL_MEMORY_BUDGET, read at each allocation) buffers and
+// images past it fail with CL_MEM_OBJECT_ALLOCATION_FAILURE, the device reports the budget as
+// its global memory, and after releasing objects (whose memory vkcl may keep for reuse) new
+// ones of another size, copies and kernels work again, with the right results.
+#include <CL/cl.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "runtime/cl_harness.h"
+
+namespace vkcl::test {
+namespace {
+
+class MemoryBudget : public KernelTest {
+ protected:
+  void SetUp() override {
+    setenv("VKCL_MEMORY_BUDGET", "96M", 1);
+    KernelTest::SetUp();
+  }
+  void TearDown() override {
+    KernelTest::TearDown();
+    unsetenv("VKCL_MEMORY_BUDGET");
+  }
+};
+
+TEST_P(MemoryBudget, AllocationsPastTheBudgetFailAndEverythingStaysUsable) {
+  const size_t budget = size_t(96) << 20, chunk = size_t(8) << 20;
+  cl_ulong global = 0, max_alloc = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
+  EXPECT_EQ(budget, global);
+  EXPECT_LE(max_alloc, global);
+
+  std::vector<Mem> held;
+  cl_int err = CL_SUCCESS;
+  for (int i = 0; i < 32 && err == CL_SUCCESS; ++i) {
+    Mem m(clCreateBuffer(context_, CL_MEM_READ_WRITE, chunk, nullptr, &err));
+    if (err == CL_SUCCESS) held.push_back(std::move(m));
+  }
+  ASSERT_EQ(CL_MEM_OBJECT_ALLOCATION_FAILURE, err);
+  ASSERT_GE(held.size(), 4u);
+  EXPECT_LE(held.size() * chunk, budget);
+  // Images draw from the same budget.
+  cl_image_format format{CL_RGBA, CL_UNORM_INT8};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = desc.image_height = 2048;  // 16 MiB
+  Mem image(clCreateImage(context_, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err));
+  EXPECT_EQ(CL_MEM_OBJECT_ALLOCATION_FAILURE, err);
+
+  // Everything still works: a fill and a read of a buffer made before.
+  const cl_uint pattern = 0x5A5A1234;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, held[0], &pattern, 4, 0, 4096, 0, nullptr, nullptr));
+  auto filled = read<cl_uint>(held[0], 1024);
+  for (cl_uint v : filled) ASSERT_EQ(pattern, v);
+  // Released memory comes back, for buffers of another size too.
+  held.resize(held.size() / 2);
+  Mem big(clCreateBuffer(context_, CL_MEM_READ_WRITE, 2 * chunk, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  Program p = build("__kernel void k(__global uint* a) { a[get_global_id(0)] = get_global_id(0) * 3u; }");
+  Kernel k = kernel(p, "k");
+  set_mem_arg(k, 0, big);
+  size_t n = 4096;
+  run(k, 1, &n, nullptr);
+  auto got = read<cl_uint>(big, n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_uint(i * 3), got[i]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Options, MemoryBudget, ::testing::Values(std::string("")), options_name);
+
+}  // namespace
+}  // namespace vkcl::test

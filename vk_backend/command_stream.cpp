@@ -279,7 +279,8 @@ void CommandStream::calibrate() { calibrate_clocks(*device_, *impl_); }
 
 void CommandStream::release_timestamp(uint32_t slot) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->free_slots.push_back(slot);
+  // Only slots write_timestamp handed out (a command that failed has no end slot).
+  if (slot / kQueriesPerPool < impl_->query_pools.size()) impl_->free_slots.push_back(slot);
 }
 
 bool CommandStream::has_pending() const { return impl_->recording != VK_NULL_HANDLE; }

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
 #include "exit.h"
@@ -164,7 +165,27 @@ bool Device::within_budget(uint32_t heap, VkDeviceSize size) {
   return budget.heapUsage[heap] + size <= budget.heapBudget[heap];
 }
 
+namespace {
+
+thread_local int t_application_allocations = 0;
+
+// VKCL_FAIL_ALLOCATIONS=N: every Nth device memory allocation of the process fails, to test
+// that exhaustion surfaces as OpenCL errors (README, Tests).
+bool injected_failure() {
+  if (t_application_allocations) return false;
+  const char* v = std::getenv("VKCL_FAIL_ALLOCATIONS");  // read each time: tests set it
+  const unsigned long every = v ? std::strtoul(v, nullptr, 10) : 0ul;
+  static std::atomic<unsigned long> count{0};
+  return every && ++count % every == 0;
+}
+
+}  // namespace
+
+ApplicationAllocation::ApplicationAllocation() { ++t_application_allocations; }
+ApplicationAllocation::~ApplicationAllocation() { --t_application_allocations; }
+
 VkResult Device::allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemory* out) {
+  if (injected_failure()) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   const uint32_t heap = info_.memory.memoryTypes[info.memoryTypeIndex].heapIndex;
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool fits;

@@ -174,6 +174,7 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
       break;
     default: break;
   }
+  vk::ApplicationAllocation application;
   VkResult r = vk::Image::create(*device, vulkan_format(format).format, vk_type(desc.image_type), extent,
                                  layers, kernel_swizzle(format), &image->storage);
   // The format's own limits (vkGetPhysicalDeviceImageFormatProperties) may be below the

@@ -69,6 +69,7 @@ cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags f
     std::unique_ptr<vk::Buffer> buffer;
     auto placement = (flags & CL_MEM_ALLOC_HOST_PTR) ? vk::MemoryPlacement::HostVisible
                                                       : vk::MemoryPlacement::DeviceLocal;
+    vk::ApplicationAllocation application;
     VkResult r = vk::Buffer::create(*device, size, placement, &buffer, /*reusable=*/true);
     if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
     mem->storage = std::move(buffer);

@@ -123,6 +123,8 @@ void _cl_command_queue::execute(Pending& p) {
   More more = std::move(next_more_);
   next_more_ = nullptr;
   if (status != CL_SUCCESS) {
+    if (p.event->start_slot != UINT32_MAX) stream->release_timestamp(p.event->start_slot);
+    p.event->start_slot = UINT32_MAX;
     p.event->set_complete(status);
     return;
   }

@@ -11,6 +11,7 @@ bool host_and_device_addresses_agree(const std::shared_ptr<vk::Device>& device) 
 Result<void*> SvmSpace::allocate(const std::shared_ptr<vk::Device>& device, cl_svm_mem_flags flags, size_t size,
                                  size_t alignment) {
   std::unique_ptr<vk::Buffer> buffer;
+  vk::ApplicationAllocation application;
   VkResult r = vk::Buffer::create(device, size + alignment, vk::MemoryPlacement::HostVisible, &buffer);
   if (r != VK_SUCCESS) return Error{CL_OUT_OF_RESOURCES};
   auto a = std::make_shared<SvmAllocation>();

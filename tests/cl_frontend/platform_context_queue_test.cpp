@@ -137,7 +137,9 @@ TEST_F(Api, DeviceUuidAndPciBusInfo) {
   EXPECT_EQ(size_t(CL_LUID_SIZE_KHR), size);
   cl_uint mask = 7;
   ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_NODE_MASK_KHR, sizeof mask, &mask, nullptr));
-  if (!luid_valid) EXPECT_EQ(0u, mask);
+  if (!luid_valid) {
+    EXPECT_EQ(0u, mask);
+  }
   EXPECT_EQ(CL_INVALID_VALUE, clGetDeviceInfo(device_, CL_DEVICE_UUID_KHR, 4, uuid, nullptr));
   cl_device_pci_bus_info_khr pci{};
   cl_int pci_status = clGetDeviceInfo(device_, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci, nullptr);

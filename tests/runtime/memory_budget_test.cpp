@@ -69,6 +69,62 @@ TEST_P(MemoryBudget, AllocationsPastTheBudgetFailAndEverythingStaysUsable) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_uint(i * 3), got[i]);
 }
 
+// vkcl's own allocations inside a command failing (VKCL_FAIL_ALLOCATIONS=1: every one) make
+// the command fail with an error; the profiling queue goes on with the commands after it
+// (a failed command's unwritten end timestamp once went back to the free slots and crashed
+// the next launch).
+TEST_P(MemoryBudget, CommandsWhoseMemoryFailsFailAndTheQueueGoesOn) {
+  unsetenv("VKCL_MEMORY_BUDGET");
+  // Arguments too large for push constants: the launch needs an argument block from the queue.
+  Program p = build("typedef struct { uint v[64]; } Big;\n"
+                    "__kernel void k(__global uint* a, Big b) { a[get_global_id(0)] = b.v[get_global_id(0) % 64] + get_global_id(0); }");
+  Kernel k = kernel(p, "k");
+  cl_int err = CL_SUCCESS;
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  Queue fresh(clCreateCommandQueueWithProperties(context_, device_, props, &err));  // no memory of its own yet
+  ASSERT_EQ(CL_SUCCESS, err);
+  Mem a = buffer(4096 * 4);
+  set_mem_arg(k, 0, a);
+  size_t n = 4096;
+  struct Big { cl_uint v[64]; };
+  auto big = [](cl_uint v) {
+    Big b;
+    for (cl_uint& x : b.v) x = v;
+    return b;
+  };
+  // Once on the test's queue: what the kernel itself keeps is made; the fresh queue's first
+  // launch then allocates its argument memory while it is recorded.
+  set_arg(k, 1, big(3));
+  run(k, 1, &n, nullptr);
+  setenv("VKCL_FAIL_ALLOCATIONS", "1", 1);
+  cl_event failed = nullptr;
+  set_arg(k, 1, big(5));
+  cl_int enqueued = clEnqueueNDRangeKernel(fresh, k, 1, nullptr, &n, nullptr, 0, nullptr, &failed);
+  cl_int status = CL_COMPLETE;
+  if (enqueued == CL_SUCCESS) {
+    clWaitForEvents(1, &failed);
+    ASSERT_EQ(CL_SUCCESS, clGetEventInfo(failed, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+    clReleaseEvent(failed);
+  }
+  unsetenv("VKCL_FAIL_ALLOCATIONS");
+  EXPECT_EQ(CL_OUT_OF_RESOURCES, enqueued == CL_SUCCESS ? status : enqueued)
+      << "the command whose memory failed did not fail";
+  for (cl_uint v : {7u, 9u}) {
+    set_arg(k, 1, big(v));
+    cl_event done = nullptr;
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(fresh, k, 1, nullptr, &n, nullptr, 0, nullptr, &done));
+    Event event(done);
+    ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &done));
+    cl_ulong start = 0, end = 0;
+    ASSERT_EQ(CL_SUCCESS, clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr));
+    ASSERT_EQ(CL_SUCCESS, clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr));
+    EXPECT_LE(start, end);
+    std::vector<cl_uint> got(n);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(fresh, a, CL_TRUE, 0, n * 4, got.data(), 0, nullptr, nullptr));
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(v + cl_uint(i), got[i]);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, MemoryBudget, ::testing::Values(std::string("")), options_name);
 
 }  // namespace

@@ -107,6 +107,18 @@ class Instance {
 // driver's budget leaves).
 VkDeviceSize memory_budget(const DeviceInfo& device, uint32_t heap);
 
+// VKCL_FAIL_ALLOCATIONS=N makes every Nth device memory allocation fail, except those made
+// while one of these lives on the thread: the memory of the application's own objects
+// (clCreateBuffer, clCreateImage, clSVMAlloc), whose failure is simply returned, so that the
+// failures tested are those of vkcl's own allocations inside commands and builds.
+class ApplicationAllocation {
+ public:
+  ApplicationAllocation();
+  ~ApplicationAllocation();
+  ApplicationAllocation(const ApplicationAllocation&) = delete;
+  ApplicationAllocation& operator=(const ApplicationAllocation&) = delete;
+};
+
 enum class MemoryPlacement {
   DeviceLocal,   // fastest for the device; host-visible too on unified-memory devices
   HostVisible,   // host-visible, coherent; for staging and ALLOC_HOST_PTR

@@ -5,6 +5,7 @@
 #include <CL/cl.h>
 #include <CL/cl_icd.h>
 
+#include <type_traits>
 #include <vector>
 
 #include "core/object.h"
@@ -18,6 +19,37 @@ namespace vkcl::api {
 inline void set_error(cl_int* errcode_ret, cl_int code) {
   if (errcode_ret) *errcode_ret = code;
 }
+
+// Entry points let no exception out (std::bad_alloc, or std::length_error from a size the
+// application got wrong, such as a source length of SIZE_MAX): it ends as
+// CL_OUT_OF_HOST_MEMORY, through errcode_ret where the entry point returns an object. The
+// dispatch table holds guard<F> for each entry point F.
+template <auto F>
+struct Guarded;
+template <typename R, typename... A, R(CL_API_CALL* F)(A...)>
+struct Guarded<F> {
+  static R CL_API_CALL call(A... args) {
+    try {
+      return F(args...);
+    } catch (...) {
+      if constexpr (std::is_same_v<R, cl_int>) {
+        return CL_OUT_OF_HOST_MEMORY;
+      } else {
+        cl_int* errcode = nullptr;
+        ((errcode = last_errcode(args, errcode)), ...);
+        if (errcode) *errcode = CL_OUT_OF_HOST_MEMORY;
+        if constexpr (!std::is_void_v<R>) return R{};
+      }
+    }
+  }
+  template <typename T>
+  static cl_int* last_errcode(T value, cl_int* previous) {
+    if constexpr (std::is_same_v<T, cl_int*>) return value;
+    else return previous;
+  }
+};
+template <auto F>
+constexpr auto guard = &Guarded<F>::call;
 
 // Hands a created object to the application, or nullptr and the error.
 template <typename T>

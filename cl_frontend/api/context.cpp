@@ -139,12 +139,12 @@ cl_int CL_API_CALL SetContextDestructorCallback(cl_context context, _cl_context:
 }  // namespace
 
 void register_context(cl_icd_dispatch& t) {
-  t.clCreateContext = CreateContext;
-  t.clCreateContextFromType = CreateContextFromType;
-  t.clRetainContext = RetainContext;
-  t.clReleaseContext = ReleaseContext;
-  t.clGetContextInfo = GetContextInfo;
-  t.clSetContextDestructorCallback = SetContextDestructorCallback;
+  t.clCreateContext = guard<CreateContext>;
+  t.clCreateContextFromType = guard<CreateContextFromType>;
+  t.clRetainContext = guard<RetainContext>;
+  t.clReleaseContext = guard<ReleaseContext>;
+  t.clGetContextInfo = guard<GetContextInfo>;
+  t.clSetContextDestructorCallback = guard<SetContextDestructorCallback>;
 }
 
 cl_int check_wait_list(cl_uint count, const cl_event* list, _cl_context* context,

@@ -164,22 +164,35 @@ cl_int check_rect(const size_t* buffer_origin, const size_t* host_origin, const 
                   size_t& buffer_row, size_t& buffer_slice, size_t& host_row, size_t& host_slice,
                   size_t buffer_size, Rect* out) {
   // CL_INVALID_VALUE if buffer_origin, host_origin or region is NULL, or any region value
-  // is 0, or pitches are invalid, or the region is out of bounds.
+  // is 0, or pitches are invalid, or the region is out of bounds (sums and products that
+  // overflow size_t included).
   if (!buffer_origin || !host_origin || !region) return CL_INVALID_VALUE;
   if (!region[0] || !region[1] || !region[2]) return CL_INVALID_VALUE;
+  bool overflow = false;
+  auto mul = [&](size_t a, size_t b) {
+    size_t r = 0;
+    overflow = overflow || __builtin_mul_overflow(a, b, &r);
+    return r;
+  };
+  auto add = [&](size_t a, size_t b) {
+    size_t r = 0;
+    overflow = overflow || __builtin_add_overflow(a, b, &r);
+    return r;
+  };
   if (buffer_row == 0) buffer_row = region[0];
   else if (buffer_row < region[0]) return CL_INVALID_VALUE;
-  if (buffer_slice == 0) buffer_slice = region[1] * buffer_row;
-  else if (buffer_slice < region[1] * buffer_row || buffer_slice % buffer_row) return CL_INVALID_VALUE;
+  if (buffer_slice == 0) buffer_slice = mul(region[1], buffer_row);
+  else if (buffer_slice < mul(region[1], buffer_row) || buffer_slice % buffer_row) return CL_INVALID_VALUE;
   if (host_row == 0) host_row = region[0];
   else if (host_row < region[0]) return CL_INVALID_VALUE;
-  if (host_slice == 0) host_slice = region[1] * host_row;
-  else if (host_slice < region[1] * host_row || host_slice % host_row) return CL_INVALID_VALUE;
-  size_t start = buffer_origin[2] * buffer_slice + buffer_origin[1] * buffer_row + buffer_origin[0];
-  size_t end = start + (region[2] - 1) * buffer_slice + (region[1] - 1) * buffer_row + region[0];
-  if (end > buffer_size) return CL_INVALID_VALUE;
-  *out = {start, host_origin[2] * host_slice + host_origin[1] * host_row + host_origin[0],
-          {region[0], region[1], region[2]}, buffer_row, buffer_slice, host_row, host_slice};
+  if (host_slice == 0) host_slice = mul(region[1], host_row);
+  else if (host_slice < mul(region[1], host_row) || host_slice % host_row) return CL_INVALID_VALUE;
+  size_t start = add(add(mul(buffer_origin[2], buffer_slice), mul(buffer_origin[1], buffer_row)), buffer_origin[0]);
+  size_t end = add(add(add(start, mul(region[2] - 1, buffer_slice)), mul(region[1] - 1, buffer_row)), region[0]);
+  size_t host_start = add(add(mul(host_origin[2], host_slice), mul(host_origin[1], host_row)), host_origin[0]);
+  add(add(add(host_start, mul(region[2] - 1, host_slice)), mul(region[1] - 1, host_row)), region[0]);
+  if (overflow || end > buffer_size) return CL_INVALID_VALUE;
+  *out = {start, host_start, {region[0], region[1], region[2]}, buffer_row, buffer_slice, host_row, host_slice};
   return CL_SUCCESS;
 }
 
@@ -663,23 +676,23 @@ cl_int CL_API_CALL EnqueueWaitForEvents(cl_command_queue queue, cl_uint num_even
 }  // namespace
 
 void register_enqueue(cl_icd_dispatch& t) {
-  t.clEnqueueReadBuffer = EnqueueReadBuffer;
-  t.clEnqueueWriteBuffer = EnqueueWriteBuffer;
-  t.clEnqueueCopyBuffer = EnqueueCopyBuffer;
-  t.clEnqueueFillBuffer = EnqueueFillBuffer;
-  t.clEnqueueReadBufferRect = EnqueueReadBufferRect;
-  t.clEnqueueWriteBufferRect = EnqueueWriteBufferRect;
-  t.clEnqueueCopyBufferRect = EnqueueCopyBufferRect;
-  t.clEnqueueMapBuffer = EnqueueMapBuffer;
-  t.clEnqueueUnmapMemObject = EnqueueUnmapMemObject;
-  t.clEnqueueNDRangeKernel = EnqueueNDRangeKernel;
-  t.clEnqueueTask = EnqueueTask;
-  t.clEnqueueMigrateMemObjects = EnqueueMigrateMemObjects;
-  t.clEnqueueMarkerWithWaitList = EnqueueMarkerWithWaitList;
-  t.clEnqueueBarrierWithWaitList = EnqueueBarrierWithWaitList;
-  t.clEnqueueMarker = EnqueueMarker;
-  t.clEnqueueBarrier = EnqueueBarrier;
-  t.clEnqueueWaitForEvents = EnqueueWaitForEvents;
+  t.clEnqueueReadBuffer = guard<EnqueueReadBuffer>;
+  t.clEnqueueWriteBuffer = guard<EnqueueWriteBuffer>;
+  t.clEnqueueCopyBuffer = guard<EnqueueCopyBuffer>;
+  t.clEnqueueFillBuffer = guard<EnqueueFillBuffer>;
+  t.clEnqueueReadBufferRect = guard<EnqueueReadBufferRect>;
+  t.clEnqueueWriteBufferRect = guard<EnqueueWriteBufferRect>;
+  t.clEnqueueCopyBufferRect = guard<EnqueueCopyBufferRect>;
+  t.clEnqueueMapBuffer = guard<EnqueueMapBuffer>;
+  t.clEnqueueUnmapMemObject = guard<EnqueueUnmapMemObject>;
+  t.clEnqueueNDRangeKernel = guard<EnqueueNDRangeKernel>;
+  t.clEnqueueTask = guard<EnqueueTask>;
+  t.clEnqueueMigrateMemObjects = guard<EnqueueMigrateMemObjects>;
+  t.clEnqueueMarkerWithWaitList = guard<EnqueueMarkerWithWaitList>;
+  t.clEnqueueBarrierWithWaitList = guard<EnqueueBarrierWithWaitList>;
+  t.clEnqueueMarker = guard<EnqueueMarker>;
+  t.clEnqueueBarrier = guard<EnqueueBarrier>;
+  t.clEnqueueWaitForEvents = guard<EnqueueWaitForEvents>;
 }
 
 }  // namespace vkcl::api

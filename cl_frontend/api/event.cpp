@@ -101,14 +101,14 @@ cl_int CL_API_CALL GetEventProfilingInfo(cl_event event, cl_profiling_info param
 }  // namespace
 
 void register_event(cl_icd_dispatch& t) {
-  t.clWaitForEvents = WaitForEvents;
-  t.clGetEventInfo = GetEventInfo;
-  t.clRetainEvent = RetainEvent;
-  t.clReleaseEvent = ReleaseEvent;
-  t.clCreateUserEvent = CreateUserEvent;
-  t.clSetUserEventStatus = SetUserEventStatus;
-  t.clSetEventCallback = SetEventCallback;
-  t.clGetEventProfilingInfo = GetEventProfilingInfo;
+  t.clWaitForEvents = guard<WaitForEvents>;
+  t.clGetEventInfo = guard<GetEventInfo>;
+  t.clRetainEvent = guard<RetainEvent>;
+  t.clReleaseEvent = guard<ReleaseEvent>;
+  t.clCreateUserEvent = guard<CreateUserEvent>;
+  t.clSetUserEventStatus = guard<SetUserEventStatus>;
+  t.clSetEventCallback = guard<SetEventCallback>;
+  t.clGetEventProfilingInfo = guard<GetEventProfilingInfo>;
 }
 
 }  // namespace vkcl::api

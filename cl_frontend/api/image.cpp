@@ -615,19 +615,19 @@ cl_int unmap_image(cl_command_queue queue, cl_mem image, void* mapped, const std
 }
 
 void register_image(cl_icd_dispatch& t) {
-  t.clCreateImage = CreateImage;
-  t.clCreateImageWithProperties = CreateImageWithProperties;
-  t.clCreateImage2D = CreateImage2D;
-  t.clCreateImage3D = CreateImage3D;
-  t.clGetSupportedImageFormats = GetSupportedImageFormats;
-  t.clGetImageInfo = GetImageInfo;
-  t.clEnqueueReadImage = EnqueueReadImage;
-  t.clEnqueueWriteImage = EnqueueWriteImage;
-  t.clEnqueueCopyImage = EnqueueCopyImage;
-  t.clEnqueueFillImage = EnqueueFillImage;
-  t.clEnqueueCopyImageToBuffer = EnqueueCopyImageToBuffer;
-  t.clEnqueueCopyBufferToImage = EnqueueCopyBufferToImage;
-  t.clEnqueueMapImage = EnqueueMapImage;
+  t.clCreateImage = guard<CreateImage>;
+  t.clCreateImageWithProperties = guard<CreateImageWithProperties>;
+  t.clCreateImage2D = guard<CreateImage2D>;
+  t.clCreateImage3D = guard<CreateImage3D>;
+  t.clGetSupportedImageFormats = guard<GetSupportedImageFormats>;
+  t.clGetImageInfo = guard<GetImageInfo>;
+  t.clEnqueueReadImage = guard<EnqueueReadImage>;
+  t.clEnqueueWriteImage = guard<EnqueueWriteImage>;
+  t.clEnqueueCopyImage = guard<EnqueueCopyImage>;
+  t.clEnqueueFillImage = guard<EnqueueFillImage>;
+  t.clEnqueueCopyImageToBuffer = guard<EnqueueCopyImageToBuffer>;
+  t.clEnqueueCopyBufferToImage = guard<EnqueueCopyBufferToImage>;
+  t.clEnqueueMapImage = guard<EnqueueMapImage>;
 }
 
 }  // namespace vkcl::api

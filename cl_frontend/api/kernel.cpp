@@ -238,17 +238,17 @@ cl_int CL_API_CALL GetKernelSuggestedLocalWorkSize(cl_command_queue queue, cl_ke
 }
 
 void register_kernel(cl_icd_dispatch& t) {
-  t.clCreateKernel = CreateKernel;
-  t.clCreateKernelsInProgram = CreateKernelsInProgram;
-  t.clCloneKernel = CloneKernel;
-  t.clRetainKernel = RetainKernel;
-  t.clReleaseKernel = ReleaseKernel;
-  t.clSetKernelArg = SetKernelArg;
-  t.clGetKernelInfo = GetKernelInfo;
-  t.clGetKernelArgInfo = GetKernelArgInfo;
-  t.clGetKernelWorkGroupInfo = GetKernelWorkGroupInfo;
-  t.clGetKernelSubGroupInfo = GetKernelSubGroupInfo;
-  t.clGetKernelSubGroupInfoKHR = GetKernelSubGroupInfo;
+  t.clCreateKernel = guard<CreateKernel>;
+  t.clCreateKernelsInProgram = guard<CreateKernelsInProgram>;
+  t.clCloneKernel = guard<CloneKernel>;
+  t.clRetainKernel = guard<RetainKernel>;
+  t.clReleaseKernel = guard<ReleaseKernel>;
+  t.clSetKernelArg = guard<SetKernelArg>;
+  t.clGetKernelInfo = guard<GetKernelInfo>;
+  t.clGetKernelArgInfo = guard<GetKernelArgInfo>;
+  t.clGetKernelWorkGroupInfo = guard<GetKernelWorkGroupInfo>;
+  t.clGetKernelSubGroupInfo = guard<GetKernelSubGroupInfo>;
+  t.clGetKernelSubGroupInfoKHR = guard<GetKernelSubGroupInfo>;
 }
 
 }  // namespace vkcl::api

@@ -145,14 +145,14 @@ cl_int CL_API_CALL GetPipeInfo(cl_mem, cl_pipe_info, size_t, void*, size_t*) {
 }  // namespace
 
 void register_memory(cl_icd_dispatch& t) {
-  t.clCreateBuffer = CreateBuffer;
-  t.clCreateBufferWithProperties = CreateBufferWithProperties;
-  t.clCreateSubBuffer = CreateSubBuffer;
-  t.clRetainMemObject = RetainMemObject;
-  t.clReleaseMemObject = ReleaseMemObject;
-  t.clGetMemObjectInfo = GetMemObjectInfo;
-  t.clSetMemObjectDestructorCallback = SetMemObjectDestructorCallback;
-  t.clGetPipeInfo = GetPipeInfo;
+  t.clCreateBuffer = guard<CreateBuffer>;
+  t.clCreateBufferWithProperties = guard<CreateBufferWithProperties>;
+  t.clCreateSubBuffer = guard<CreateSubBuffer>;
+  t.clRetainMemObject = guard<RetainMemObject>;
+  t.clReleaseMemObject = guard<ReleaseMemObject>;
+  t.clGetMemObjectInfo = guard<GetMemObjectInfo>;
+  t.clSetMemObjectDestructorCallback = guard<SetMemObjectDestructorCallback>;
+  t.clGetPipeInfo = guard<GetPipeInfo>;
 }
 
 }  // namespace vkcl::api

@@ -124,9 +124,9 @@ void* CL_API_CALL GetExtensionFunctionAddressForPlatform(cl_platform_id platform
 void* extension_function(const char* name) {
   if (!name) return nullptr;
   if (std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0)
-    return reinterpret_cast<void*>(&GetPlatformIDs);
+    return reinterpret_cast<void*>(guard<GetPlatformIDs>);
   if (std::strcmp(name, "clGetKernelSuggestedLocalWorkSizeKHR") == 0)
-    return reinterpret_cast<void*>(&GetKernelSuggestedLocalWorkSize);
+    return reinterpret_cast<void*>(guard<GetKernelSuggestedLocalWorkSize>);
   if (std::strcmp(name, "clGetValidationMessageCountVKCL") == 0)
     return reinterpret_cast<void*>(&GetValidationMessageCountVKCL);
   return nullptr;
@@ -142,19 +142,19 @@ cl_int icd_get_platform_ids(cl_uint num_entries, cl_platform_id* platforms,
 }
 
 void register_platform(cl_icd_dispatch& t) {
-  t.clGetPlatformIDs = GetPlatformIDs;
-  t.clGetPlatformInfo = GetPlatformInfo;
-  t.clGetDeviceIDs = GetDeviceIDs;
-  t.clGetDeviceInfo = GetDeviceInfo;
-  t.clRetainDevice = RetainDevice;
-  t.clReleaseDevice = ReleaseDevice;
-  t.clCreateSubDevices = CreateSubDevices;
-  t.clGetHostTimer = GetHostTimer;
-  t.clGetDeviceAndHostTimer = GetDeviceAndHostTimer;
-  t.clUnloadCompiler = UnloadCompiler;
-  t.clUnloadPlatformCompiler = UnloadPlatformCompiler;
-  t.clGetExtensionFunctionAddressForPlatform = GetExtensionFunctionAddressForPlatform;
-  t.clGetExtensionFunctionAddress = extension_function;
+  t.clGetPlatformIDs = guard<GetPlatformIDs>;
+  t.clGetPlatformInfo = guard<GetPlatformInfo>;
+  t.clGetDeviceIDs = guard<GetDeviceIDs>;
+  t.clGetDeviceInfo = guard<GetDeviceInfo>;
+  t.clRetainDevice = guard<RetainDevice>;
+  t.clReleaseDevice = guard<ReleaseDevice>;
+  t.clCreateSubDevices = guard<CreateSubDevices>;
+  t.clGetHostTimer = guard<GetHostTimer>;
+  t.clGetDeviceAndHostTimer = guard<GetDeviceAndHostTimer>;
+  t.clUnloadCompiler = guard<UnloadCompiler>;
+  t.clUnloadPlatformCompiler = guard<UnloadPlatformCompiler>;
+  t.clGetExtensionFunctionAddressForPlatform = guard<GetExtensionFunctionAddressForPlatform>;
+  t.clGetExtensionFunctionAddress = guard<extension_function>;
 }
 
 }  // namespace vkcl::api

@@ -373,18 +373,18 @@ cl_int CL_API_CALL SetProgramSpecializationConstant(cl_program program, cl_uint 
 }  // namespace
 
 void register_program(cl_icd_dispatch& t) {
-  t.clCreateProgramWithSource = CreateProgramWithSource;
-  t.clCreateProgramWithIL = CreateProgramWithIL;
-  t.clCreateProgramWithBinary = CreateProgramWithBinary;
-  t.clBuildProgram = BuildProgram;
-  t.clCompileProgram = CompileProgram;
-  t.clLinkProgram = LinkProgram;
-  t.clRetainProgram = RetainProgram;
-  t.clReleaseProgram = ReleaseProgram;
-  t.clGetProgramInfo = GetProgramInfo;
-  t.clGetProgramBuildInfo = GetProgramBuildInfo;
-  t.clSetProgramReleaseCallback = SetProgramReleaseCallback;
-  t.clSetProgramSpecializationConstant = SetProgramSpecializationConstant;
+  t.clCreateProgramWithSource = guard<CreateProgramWithSource>;
+  t.clCreateProgramWithIL = guard<CreateProgramWithIL>;
+  t.clCreateProgramWithBinary = guard<CreateProgramWithBinary>;
+  t.clBuildProgram = guard<BuildProgram>;
+  t.clCompileProgram = guard<CompileProgram>;
+  t.clLinkProgram = guard<LinkProgram>;
+  t.clRetainProgram = guard<RetainProgram>;
+  t.clReleaseProgram = guard<ReleaseProgram>;
+  t.clGetProgramInfo = guard<GetProgramInfo>;
+  t.clGetProgramBuildInfo = guard<GetProgramBuildInfo>;
+  t.clSetProgramReleaseCallback = guard<SetProgramReleaseCallback>;
+  t.clSetProgramSpecializationConstant = guard<SetProgramSpecializationConstant>;
 }
 
 }  // namespace vkcl::api

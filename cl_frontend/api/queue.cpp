@@ -112,14 +112,14 @@ cl_int CL_API_CALL SetCommandQueueProperty(cl_command_queue queue, cl_command_qu
 }  // namespace
 
 void register_queue(cl_icd_dispatch& t) {
-  t.clCreateCommandQueueWithProperties = CreateCommandQueueWithProperties;
-  t.clCreateCommandQueue = CreateCommandQueue;
-  t.clRetainCommandQueue = RetainCommandQueue;
-  t.clReleaseCommandQueue = ReleaseCommandQueue;
-  t.clGetCommandQueueInfo = GetCommandQueueInfo;
-  t.clFlush = Flush;
-  t.clFinish = Finish;
-  t.clSetCommandQueueProperty = SetCommandQueueProperty;
+  t.clCreateCommandQueueWithProperties = guard<CreateCommandQueueWithProperties>;
+  t.clCreateCommandQueue = guard<CreateCommandQueue>;
+  t.clRetainCommandQueue = guard<RetainCommandQueue>;
+  t.clReleaseCommandQueue = guard<ReleaseCommandQueue>;
+  t.clGetCommandQueueInfo = guard<GetCommandQueueInfo>;
+  t.clFlush = guard<Flush>;
+  t.clFinish = guard<Finish>;
+  t.clSetCommandQueueProperty = guard<SetCommandQueueProperty>;
 }
 
 }  // namespace vkcl::api

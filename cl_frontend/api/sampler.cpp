@@ -121,11 +121,11 @@ cl_int CL_API_CALL GetSamplerInfo(cl_sampler sampler, cl_sampler_info param, siz
 }  // namespace
 
 void register_sampler(cl_icd_dispatch& t) {
-  t.clCreateSampler = CreateSampler;
-  t.clCreateSamplerWithProperties = CreateSamplerWithProperties;
-  t.clRetainSampler = RetainSampler;
-  t.clReleaseSampler = ReleaseSampler;
-  t.clGetSamplerInfo = GetSamplerInfo;
+  t.clCreateSampler = guard<CreateSampler>;
+  t.clCreateSamplerWithProperties = guard<CreateSamplerWithProperties>;
+  t.clRetainSampler = guard<RetainSampler>;
+  t.clReleaseSampler = guard<ReleaseSampler>;
+  t.clGetSamplerInfo = guard<GetSamplerInfo>;
 }
 
 }  // namespace vkcl::api

@@ -221,16 +221,16 @@ cl_int CL_API_CALL EnqueueSVMMigrateMem(cl_command_queue queue, cl_uint count, c
 }  // namespace
 
 void register_svm(cl_icd_dispatch& t) {
-  t.clSVMAlloc = SVMAlloc;
-  t.clSVMFree = SVMFree;
-  t.clSetKernelArgSVMPointer = SetKernelArgSVMPointer;
-  t.clSetKernelExecInfo = SetKernelExecInfo;
-  t.clEnqueueSVMFree = EnqueueSVMFree;
-  t.clEnqueueSVMMemcpy = EnqueueSVMMemcpy;
-  t.clEnqueueSVMMemFill = EnqueueSVMMemFill;
-  t.clEnqueueSVMMap = EnqueueSVMMap;
-  t.clEnqueueSVMUnmap = EnqueueSVMUnmap;
-  t.clEnqueueSVMMigrateMem = EnqueueSVMMigrateMem;
+  t.clSVMAlloc = guard<SVMAlloc>;
+  t.clSVMFree = guard<SVMFree>;
+  t.clSetKernelArgSVMPointer = guard<SetKernelArgSVMPointer>;
+  t.clSetKernelExecInfo = guard<SetKernelExecInfo>;
+  t.clEnqueueSVMFree = guard<EnqueueSVMFree>;
+  t.clEnqueueSVMMemcpy = guard<EnqueueSVMMemcpy>;
+  t.clEnqueueSVMMemFill = guard<EnqueueSVMMemFill>;
+  t.clEnqueueSVMMap = guard<EnqueueSVMMap>;
+  t.clEnqueueSVMUnmap = guard<EnqueueSVMUnmap>;
+  t.clEnqueueSVMMigrateMem = guard<EnqueueSVMMigrateMem>;
 }
 
 }  // namespace vkcl::api

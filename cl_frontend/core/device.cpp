@@ -103,7 +103,8 @@ const cl::PrecisionProbe& _cl_device_id::precision() const {
     if (kept && cl::parse_probe(*kept, &precision_)) return;
     if (auto device = vk_device()) {
       precision_ = cl::probe_precision(*device, unprobed_caps(), compiler_features(false));
-      compiler::cache::write_blob(key, cl::describe_probe(precision_));
+      // A probe that could not run says nothing about the device: not kept.
+      if (precision_.complete) compiler::cache::write_blob(key, cl::describe_probe(precision_));
     }
   });
   return precision_;

@@ -120,6 +120,9 @@ bool flushed_float(double got, double want) {
          std::signbit(got) == std::signbit(want);
 }
 
+// Vulkan failures of the probes run on this thread (PrecisionProbe::complete).
+thread_local int t_failed_runs = 0;
+
 // Compiles |source| (kernel "probe"), translates it with |caps| and runs it over |items|
 // work-items with each buffer of |data| as one pointer argument, reading them back.
 bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps& caps,
@@ -134,13 +137,13 @@ bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps&
   std::unique_ptr<vk::Buffer> args;
   if (vk::Buffer::create(device, std::max<uint32_t>(ki.argument_block_size, 16),
                          vk::MemoryPlacement::HostVisible, &args) != VK_SUCCESS || !args->mapped())
-    return false;
+    return ++t_failed_runs, false;
   std::memset(args->mapped(), 0, args->size());
   for (size_t a = 0; a < data->size(); ++a) {
     const std::vector<uint8_t>& bytes = (*data)[a];
     if (vk::Buffer::create(device, bytes.size(), vk::MemoryPlacement::HostVisible, &buffers[a]) != VK_SUCCESS ||
         !buffers[a]->mapped())
-      return false;
+      return ++t_failed_runs, false;
     std::memcpy(buffers[a]->mapped(), bytes.data(), bytes.size());
     uint64_t address = buffers[a]->address();
     std::memcpy(static_cast<uint8_t*>(args->mapped()) + ki.args[a].offset, &address, 8);
@@ -152,7 +155,7 @@ bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps&
                                   {{k2s::kSpecLocalSizeX, local}, {k2s::kSpecLocalSizeY, 1},
                                    {k2s::kSpecLocalSizeZ, 1}, {k2s::kSpecLocalMemoryWords, 16}},
                                   ki.push_constant_size, &pipeline) != VK_SUCCESS)
-    return false;
+    return ++t_failed_runs, false;
   k2s::DispatchBlock block{};
   block.argument_block_address = args->address();
   block.work_dim = 1;
@@ -172,7 +175,7 @@ bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps&
   if (vk::CommandStream::create(device, &stream) != VK_SUCCESS ||
       stream->dispatch(*pipeline, push.data(), uint32_t(push.size()), items / local, 1, 1) != VK_SUCCESS ||
       stream->submit({}, &point) != VK_SUCCESS || stream->wait(point) != VK_SUCCESS)
-    return false;
+    return ++t_failed_runs, false;
   for (size_t a = 0; a < data->size(); ++a)
     std::memcpy((*data)[a].data(), buffers[a]->mapped(), (*data)[a].size());
   return true;
@@ -413,6 +416,7 @@ const std::pair<const char*, bool PrecisionProbe::*> kProbeFields[] = {
     {"half_round_trip_folded", &PrecisionProbe::half_round_trip_folded},
     {"exact_int8", &PrecisionProbe::exact_int8},
     {"exact_int16", &PrecisionProbe::exact_int16},
+    {"complete", &PrecisionProbe::complete},
 };
 static_assert(sizeof(PrecisionProbe) == std::size(kProbeFields), "a PrecisionProbe field is not listed");
 }  // namespace
@@ -439,6 +443,7 @@ bool parse_probe(const std::string& text, PrecisionProbe* probe) {
 
 PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::TargetCaps caps,
                                const compiler::DeviceFeatures& features) {
+  t_failed_runs = 0;
   PrecisionProbe none;
   caps.exact_fma = true;
   caps.close_sqrt = true;
@@ -466,8 +471,10 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
                  "  if (i >= 3 && i < 8) d[4 * i + 3] = d[4 * i] / d[4 * i + 1];"
                  "  s[2 * i + 1] = native_sqrt(s[2 * i]);"  // GLSL.std.450 Sqrt and nothing else
                  "}",
-                 items, &data))
+                 items, &data)) {
+    none.complete = t_failed_runs == 0;
     return none;
+  }
 
   PrecisionProbe result;
   float out[kFmaCount + kDivideCount][4];
@@ -510,6 +517,7 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
   probe_small_integers(device, caps, features, &result);
   // Without Float16 the translator carries halves in floats (widen_half.cpp): probed the same.
   probe_halves(device, caps, features, &result);
+  result.complete = t_failed_runs == 0;
   return result;
 }
 

@@ -36,6 +36,9 @@ struct PrecisionProbe {
   // in 32 bits (widen-small-integers) and keeps only the narrow loads and stores.
   bool exact_int8 = false;
   bool exact_int16 = false;
+  // False when a probe could not run (a Vulkan allocation or submission failed): the fields
+  // then say false for this process, and the result is not kept in the build cache.
+  bool complete = true;
 };
 
 // Runs small kernels on |device|, translated as if Fma were exact and using Sqrt bare, and compares their

@@ -119,6 +119,41 @@ TEST_P(Buffers, RectangularTransfers) {
     for (size_t x = 0; x < 16; ++x) ASSERT_EQ(out[y * 16 + x], data[(y + 4) * w + x + 8]);
 }
 
+// Origins, pitches and regions whose offsets overflow size_t are out of bounds (an origin of
+// SIZE_MAX once wrapped to the byte before the buffer and was read).
+TEST_P(Buffers, RectangularTransfersThatOverflow) {
+  Mem b = buffer(4096);
+  uint8_t out[64];
+  const size_t m = SIZE_MAX;
+  size_t zero[3] = {0, 0, 0}, one_row[3] = {2, 1, 1};
+  size_t past[3] = {m, 0, 0};
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueReadBufferRect(queue_, b, CL_TRUE, past, zero, one_row, 0, 0, 0, 0, out, 0,
+                                                      nullptr, nullptr));
+  size_t rows_past[3] = {0, m / 16, 0};
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueReadBufferRect(queue_, b, CL_TRUE, rows_past, zero, one_row, 16, 0, 0, 0, out,
+                                                      0, nullptr, nullptr));
+  size_t tall[3] = {16, m, 1};
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueReadBufferRect(queue_, b, CL_TRUE, zero, zero, tall, 16, 0, 16, 0, out, 0,
+                                                      nullptr, nullptr));
+  size_t slices[3] = {16, 2, 2};
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueWriteBufferRect(queue_, b, CL_TRUE, zero, zero, slices, m / 2, 0, 16, 32, out,
+                                                       0, nullptr, nullptr));
+  size_t host_past[3] = {0, m / 8, 0};
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueReadBufferRect(queue_, b, CL_TRUE, zero, host_past, one_row, 0, 0, 16, 0, out,
+                                                      0, nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueCopyBufferRect(queue_, b, b, past, zero, one_row, 0, 0, 0, 0, 0, nullptr,
+                                                      nullptr));
+}
+
+// A source length no string can have: an error, not an exception out of vkcl.
+TEST_P(Buffers, SourceLengthPastTheAddressSpace) {
+  const char* text = "__kernel void k(void) {}";
+  size_t length = SIZE_MAX;
+  cl_int err = CL_SUCCESS;
+  EXPECT_EQ(nullptr, clCreateProgramWithSource(context_, 1, &text, &length, &err));
+  EXPECT_EQ(CL_OUT_OF_HOST_MEMORY, err);
+}
+
 TEST_P(Buffers, BufferErrors) {
   cl_int err;
   EXPECT_EQ(nullptr, clCreateBuffer(context_, CL_MEM_READ_WRITE, 0, nullptr, &err));

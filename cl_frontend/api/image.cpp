@@ -128,9 +128,12 @@ cl_int check_buffer_image(const cl_image_desc& desc, size_t element, cl_mem_flag
   const _cl_mem& buffer = *desc.mem_object;
   // A 1D buffer image's buffer "must be >= image_width * size of element in bytes" (an
   // image_desc that is not valid); a 2D image's, >= image_row_pitch * image_height.
-  if (desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER && desc.image_width * element > buffer.size)
+  size_t bytes = 0;
+  if (desc.image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER &&
+      (__builtin_mul_overflow(desc.image_width, element, &bytes) || bytes > buffer.size))
     return CL_INVALID_IMAGE_DESCRIPTOR;
-  if (desc.image_type == CL_MEM_OBJECT_IMAGE2D && desc.image_row_pitch * desc.image_height > buffer.size)
+  if (desc.image_type == CL_MEM_OBJECT_IMAGE2D &&
+      (__builtin_mul_overflow(desc.image_row_pitch, desc.image_height, &bytes) || bytes > buffer.size))
     return CL_INVALID_IMAGE_SIZE;
   // Its first texel at a multiple of CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT pixels (1).
   if (buffer.offset % element) return CL_INVALID_IMAGE_DESCRIPTOR;
@@ -347,6 +350,15 @@ cl_int check_host_pitches(const cl::Image& image, const size_t* region, size_t r
   const size_t row = row_pitch ? row_pitch : region[0] * image.element_size;
   const size_t rows = t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? 1 : region[1];
   if (slice_pitch && slice_pitch < row * rows) return CL_INVALID_VALUE;
+  // The host memory the region spans must have an end: pitches whose products overflow
+  // size_t describe none (a row pitch of SIZE_MAX / 8 once walked the host pointer off into
+  // unmapped memory).
+  const size_t slices = t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? region[1] : region[2];
+  const size_t slice = slice_pitch ? slice_pitch : row * rows;
+  size_t a = 0, b = 0, span = 0;
+  if (__builtin_mul_overflow(row, rows - 1, &a) || __builtin_mul_overflow(slice, slices - 1, &b) ||
+      __builtin_add_overflow(a, b, &span) || __builtin_add_overflow(span, region[0] * image.element_size, &span))
+    return CL_INVALID_VALUE;
   return CL_SUCCESS;
 }
 

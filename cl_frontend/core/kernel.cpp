@@ -410,6 +410,10 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
           plan.images_from_buffers.push_back({mem.get(), a.image_access != k2s::ImageAccess::ReadOnly});
         plan.buffers.push_back(std::move(mem));
       } else if (a.kind == k2s::ArgKind::LocalPointer) {
+        // CL_OUT_OF_RESOURCES (below) for more local memory than the device has, before the
+        // sum could wrap around.
+        if (v.local_size > device->vk_info().properties.limits.maxComputeSharedMemorySize)
+          return cl::Error{CL_OUT_OF_RESOURCES};
         // Any OpenCL type fits: the largest alignment is 128 bytes (long16, double16).
         local_bytes = (local_bytes + 127) / 128 * 128;
         uint32_t at = uint32_t(local_bytes);

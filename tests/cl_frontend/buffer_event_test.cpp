@@ -145,6 +145,38 @@ TEST_P(Buffers, RectangularTransfersThatOverflow) {
                                                       nullptr));
 }
 
+// Image transfers whose host pitches overflow size_t, and images over buffers whose sizes do.
+TEST_P(Buffers, ImagePitchesThatOverflow) {
+  cl_bool images = CL_FALSE;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr));
+  if (!images) GTEST_SKIP() << "no images";
+  const size_t m = SIZE_MAX;
+  cl_image_format format{CL_RGBA, CL_UNORM_INT8};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = desc.image_height = 16;
+  cl_int err = CL_SUCCESS;
+  Mem image(clCreateImage(context_, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  std::vector<uint8_t> host(16 * 16 * 4);
+  size_t origin[3] = {0, 0, 0}, region[3] = {16, 16, 1};
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueWriteImage(queue_, image, CL_TRUE, origin, region, m / 8, 0, host.data(), 0,
+                                                  nullptr, nullptr));
+  EXPECT_EQ(CL_INVALID_VALUE, clEnqueueReadImage(queue_, image, CL_TRUE, origin, region, m / 8 + 1, 0, host.data(), 0,
+                                                 nullptr, nullptr));
+  Mem b = buffer(4096);
+  desc.buffer = b.get();
+  desc.image_row_pitch = m - 63;
+  EXPECT_EQ(nullptr, clCreateImage(context_, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err));
+  EXPECT_NE(CL_SUCCESS, err);
+  desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+  desc.image_row_pitch = 0;
+  desc.image_height = 0;
+  desc.image_width = m / 2;
+  EXPECT_EQ(nullptr, clCreateImage(context_, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err));
+  EXPECT_NE(CL_SUCCESS, err);
+}
+
 // A source length no string can have: an error, not an exception out of vkcl.
 TEST_P(Buffers, SourceLengthPastTheAddressSpace) {
   const char* text = "__kernel void k(void) {}";

@@ -49,10 +49,15 @@ std::vector<uint32_t> type_storage_images(const std::vector<uint32_t>& shader,
       binding_of[a.operands[0]] = a.operands[2];
 
   // Each retyped variable, its new image type; and every storage image variable left of
-  // format Unknown.
-  std::map<uint32_t, uint32_t> retyped;
+  // format Unknown. The types are interned after the walk: interning appends to m.globals.
+  struct Retype {
+    uint32_t variable;
+    uint32_t storage_class;
+    std::vector<uint32_t> image_operands;
+  };
+  std::vector<Retype> wanted;
   std::set<uint32_t> unknown;
-  for (auto& g : m.globals) {
+  for (const auto& g : m.globals) {
     if (g.opcode != Op::OpVariable) continue;
     const ir::Instruction* pointer = find_global(m, g.type_id);
     if (!pointer || pointer->opcode != Op::OpTypePointer || pointer->operands.size() != 2) continue;
@@ -66,16 +71,17 @@ std::vector<uint32_t> type_storage_images(const std::vector<uint32_t>& shader,
       if (image->operands[kImageFormatOperand] == uint32_t(spv::ImageFormat::Unknown)) unknown.insert(g.result_id);
       continue;
     }
-    std::vector<uint32_t> operands = image->operands;
-    uint32_t storage_class = pointer->operands[0];
-    operands[kImageFormatOperand] = f->second;
-    // intern_global may grow |m.globals|: |g| is looked up again below.
-    uint32_t variable = g.result_id;
-    uint32_t typed = ir::intern_global(m, Op::OpTypeImage, 0, operands);
-    uint32_t typed_pointer = ir::intern_global(m, Op::OpTypePointer, 0, {storage_class, typed});
-    retyped[variable] = typed;
+    Retype r{g.result_id, pointer->operands[0], image->operands};
+    r.image_operands[kImageFormatOperand] = f->second;
+    wanted.push_back(std::move(r));
+  }
+  std::map<uint32_t, uint32_t> retyped;
+  for (const Retype& r : wanted) {
+    uint32_t typed = ir::intern_global(m, Op::OpTypeImage, 0, r.image_operands);
+    uint32_t typed_pointer = ir::intern_global(m, Op::OpTypePointer, 0, {r.storage_class, typed});
+    retyped[r.variable] = typed;
     for (auto& v : m.globals)
-      if (v.result_id == variable) v.type_id = typed_pointer;
+      if (v.result_id == r.variable) v.type_id = typed_pointer;
   }
   if (retyped.empty()) return shader;
   // The new types were appended: the variables follow them.

@@ -19,6 +19,13 @@ extern cl_icd_dispatch g_dispatch_table;
 
 inline constexpr uint32_t kObjectMagic = 0x766b636c;  // "vkcl"
 
+// Every live object's address and kind (core/object.cpp), so that validating a handle never
+// reads through a pointer that is not one: a released object's, or a pointer to anything
+// else an application passed (a pointer to an int as a cl_mem was read past its end).
+void register_object(const void* object, ObjectKind kind);
+void unregister_object(const void* object);
+bool is_live_object(const void* object, ObjectKind kind);
+
 // Objects are the `_cl_*` structs themselves, so a handle is the object's address and the
 // dispatch pointer sits at offset 0 (no virtual functions anywhere in the hierarchy):
 //   struct _cl_context : vkcl::cl::Object<_cl_context, vkcl::cl::ObjectKind::Context> {...};
@@ -27,7 +34,7 @@ template <typename Derived, ObjectKind Kind>
 class Object {
  public:
   static constexpr ObjectKind kKind = Kind;
-  Object() = default;
+  Object() { register_object(this, Kind); }
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
 
@@ -54,7 +61,7 @@ class Object {
   uint32_t reference_count() const { return refs_.load(std::memory_order_relaxed); }
 
  protected:
-  ~Object() = default;
+  ~Object() { unregister_object(this); }
 
  private:
   cl_icd_dispatch* dispatch_ = &g_dispatch_table;  // must stay the first member
@@ -66,7 +73,7 @@ class Object {
 // Returns |handle| as its object if it passes the three validation steps, else nullptr.
 template <typename T>
 T* validate(T* handle) {
-  if (handle == nullptr || !handle->is_valid()) return nullptr;
+  if (handle == nullptr || !is_live_object(handle, T::kKind) || !handle->is_valid()) return nullptr;
   return handle;
 }
 

@@ -96,7 +96,9 @@ bool Lowering::lower_non_uniform(const ir::Instruction& i) {
     op = Op::OpGroupNonUniformShuffle;
     need_capability(spv::Capability::GroupNonUniformShuffle);
   }
-  bind(i.result_id, rt, subgroup_op(op, rt, ops, first_value, i.operands[first_value]));
+  // (Elect and the like have no value operand: nothing to split per component.)
+  const uint32_t in_value = first_value < i.operands.size() ? i.operands[first_value] : 0;
+  bind(i.result_id, rt, subgroup_op(op, rt, ops, first_value, in_value));
   return !failed_;
 }
 

@@ -320,7 +320,7 @@ struct HostImage {
   Float4 sample_f(const SamplerModes& s, const float* c) const {
     Axis ax[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     for (uint32_t d = 0; d < shape.dims(); ++d) ax[d] = axis(s, c[d], shape.size(d));
-    int layer = layer_of(c[shape.dims()]);
+    int layer = shape.arrayed() ? layer_of(c[shape.dims()]) : 0;  // c holds no layer otherwise
     if (s.filter == CL_FILTER_NEAREST) {
       int ijk[3] = {ax[0].i0, ax[1].i0, ax[2].i0};
       return texel_f(ijk, layer);
@@ -344,7 +344,7 @@ struct HostImage {
     Axis ax[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     for (uint32_t d = 0; d < shape.dims(); ++d) ax[d] = axis(s, c[d], shape.size(d));
     int ijk[3] = {ax[0].i0, ax[1].i0, ax[2].i0};
-    return texel_i(ijk, layer_of(c[shape.dims()]));
+    return texel_i(ijk, shape.arrayed() ? layer_of(c[shape.dims()]) : 0);
   }
 };
 

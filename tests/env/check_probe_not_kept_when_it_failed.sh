@@ -6,6 +6,7 @@ set -eu
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 extensions() { clinfo | grep -E -o "cl_khr_fp(16|64)" | sort -u | tr '\n' ' '; }
+VKCL_CACHE_DIR="$dir/fresh" clinfo -l | grep -q "vkcl" || { echo "clinfo shows no vkcl platform"; exit 1; }
 want=$(VKCL_CACHE_DIR="$dir/fresh" extensions)
 VKCL_CACHE_DIR="$dir/cache" VKCL_FAIL_ALLOCATIONS=1 extensions > /dev/null
 got=$(VKCL_CACHE_DIR="$dir/cache" extensions)

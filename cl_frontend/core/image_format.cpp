@@ -418,9 +418,10 @@ bool read_write_runs(const vk::DeviceInfo& device, cl_mem_object_type type, VkFo
 }
 
 bool read_write_typed(const vk::DeviceInfo& device, cl_mem_object_type type, VkFormat format) {
-  if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER)
-    return !device.features.shaderStorageImageReadWithoutFormat ||
-           !device.features.shaderStorageImageWriteWithoutFormat;
+  // The device-wide features cover every format: no per-format query (this runs per launch).
+  const bool device_wide = device.features.shaderStorageImageReadWithoutFormat &&
+                           device.features.shaderStorageImageWriteWithoutFormat;
+  if (device_wide || type == CL_MEM_OBJECT_IMAGE1D_BUFFER) return !device_wide;
   vk::FormatSupport s = vk::format_support(device, format);
   return !s.storage_read_without_format || !s.storage_write_without_format;
 }

@@ -10,6 +10,15 @@
 
 namespace vkcl::k2s {
 
+// ir::parse for a module from the application, which first has every instruction's operands
+// checked against the SPIR-V grammar (their number, enumerants, strings). False with |error|
+// when either fails.
+bool parse_input(const std::vector<uint32_t>& words, ir::Module* module, std::string* error);
+
+// The result id of an access chain with an index that is not an integer scalar (as SPIR-V
+// requires), or "".
+std::string non_integer_index(const ir::Module& module);
+
 // spirv-val's messages for |words| under |env|, or "" when the module is valid.
 std::string validate(const std::vector<uint32_t>& words, spv_target_env env);
 

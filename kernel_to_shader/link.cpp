@@ -69,7 +69,7 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
   for (size_t k = 0; k < modules.size(); ++k) {
     ir::Module m;
     std::string parse_error;
-    if (!ir::parse(modules[k].data(), modules[k].size(), &m, &parse_error)) {
+    if (!parse_input(modules[k], &m, &parse_error)) {
       *error = "error: module " + std::to_string(k + 1) + " is malformed: " + parse_error + "\n";
       return false;
     }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "fold_spec_constants.h"
+#include "input_checks.h"
 #include "ir/module.h"
 #include "vkcl/kernel_to_shader/translate.h"
 
@@ -34,7 +35,7 @@ std::map<uint32_t, uint32_t> spec_constant_sizes(const std::vector<uint32_t>& ke
   std::map<uint32_t, uint32_t> sizes;
   ir::Module m;
   std::string error;
-  if (!ir::parse(kernel_spirv.data(), kernel_spirv.size(), &m, &error)) return sizes;
+  if (!parse_input(kernel_spirv, &m, &error)) return sizes;
   auto ids = spec_ids(m);
   for (const auto& g : m.globals) {
     auto it = ids.find(g.result_id);
@@ -50,7 +51,7 @@ std::vector<uint32_t> specialize(const std::vector<uint32_t>& kernel_spirv,
                                  const std::map<uint32_t, std::vector<uint8_t>>& values) {
   ir::Module m;
   std::string error;
-  if (!ir::parse(kernel_spirv.data(), kernel_spirv.size(), &m, &error)) return kernel_spirv;
+  if (!parse_input(kernel_spirv, &m, &error)) return kernel_spirv;
   bool has_ops = false;
   for (const auto& g : m.globals) has_ops = has_ops || g.opcode == spv::Op::OpSpecConstantOp;
   if (values.empty() && !has_ops) return kernel_spirv;

@@ -4,6 +4,8 @@
 #include <spirv-tools/optimizer.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -29,6 +31,23 @@ std::string validate(const std::vector<uint32_t>& words, spv_target_env env) {
 }
 
 namespace {
+
+// VKCL_DUMP_KERNEL_SPIRV=<folder>: every module the translator is given is written there,
+// named by its FNV-1a hash, so that a test run leaves scripts/fuzz.sh its seed corpus. One
+// getenv per translation, which takes milliseconds.
+void dump_input(const std::vector<uint32_t>& words) {
+  const char* folder = std::getenv("VKCL_DUMP_KERNEL_SPIRV");
+  if (!folder || !*folder) return;
+  uint32_t h = 2166136261u;
+  for (uint32_t w : words)
+    for (int b = 0; b < 4; ++b) h = (h ^ ((w >> (8 * b)) & 0xff)) * 16777619u;
+  char name[16];
+  std::snprintf(name, sizeof name, "%08x", h);
+  if (FILE* f = std::fopen((std::string(folder) + "/" + name + ".spv").c_str(), "wb")) {
+    std::fwrite(words.data(), 4, words.size(), f);
+    std::fclose(f);
+  }
+}
 
 // Places the local memory regions (PassContext::local_regions) that the one kernel of
 // |words| uses, one after the other from |base|, and turns every region's offset into a
@@ -365,10 +384,11 @@ void order_blocks(ir::Module& module) {
 }  // namespace
 
 TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps) {
+  dump_input(kernel_spirv);
   TranslateResult result;
   ir::Module module;
   std::string error;
-  if (!ir::parse(kernel_spirv.data(), kernel_spirv.size(), &module, &error)) {
+  if (!parse_input(kernel_spirv, &module, &error)) {
     result.log = "error: " + error + "\n";
     return result;
   }
@@ -407,6 +427,11 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   std::string invalid = validate(ir::serialize(module), SPV_ENV_UNIVERSAL_1_6);
   if (!invalid.empty()) {
     result.log = "error: the SPIR-V module is not valid:\n" + invalid;
+    return result;
+  }
+  std::string bad_index = non_integer_index(module);
+  if (!bad_index.empty()) {
+    result.log = "error: access chain " + bad_index + " has an index that is not an integer\n";
     return result;
   }
   std::string recursive = recursive_function(module);

@@ -21,7 +21,7 @@ struct Unimplemented<R(CL_API_CALL*)(A...)> {
       cl_int* errcode = nullptr;
       ((errcode = last_errcode(args, errcode)), ...);
       if (errcode) *errcode = CL_INVALID_OPERATION;
-      return R{};
+      if constexpr (!std::is_void_v<R>) return R{};  // void{} is an error in clang
     }
   }
   template <typename T>

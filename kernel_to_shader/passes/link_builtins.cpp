@@ -554,7 +554,9 @@ class Linker {
     uint32_t bt = bool_type();
     if (count > 1) bt = importer_.intern(ir::Instruction(Op::OpTypeVector, 0, 0, {bt, count}));
     reindex();
-    auto k = [&](uint32_t bits) {
+    // The bindings are captured by copy, by name: clang 15 (the fuzz build) cannot capture
+    // structured bindings otherwise.
+    auto k = [&, elem = elem, count = count](uint32_t bits) {
       uint32_t c = constant_of(elem, bits);
       if (count == 1) return c;
       uint32_t v = importer_.intern(ir::Instruction(Op::OpConstantComposite, i.type_id, 0,

@@ -63,6 +63,9 @@ bool _cl_program::parse_binary(const uint8_t* binary, size_t size, BinaryContent
     return false;
   if (header[4] & ~kBinaryUniformWorkGroups) return false;
   if (size_t(header[6]) != size / 4 - kHeaderWords) return false;
+  // A module has at least SPIR-V's 5-word header (found by fuzzing: a binary of the header
+  // alone copied its 0 words into a vector without storage).
+  if (header[6] < 5) return false;
   std::vector<uint32_t> spirv(header[6]);
   std::memcpy(spirv.data(), binary + sizeof header, spirv.size() * 4);
   if (checksum(spirv.data(), spirv.size()) != header[5] || !well_formed_spirv(spirv)) return false;

@@ -2,6 +2,9 @@
 // records whether it is a compiled object, a library or an executable, objects and libraries
 // loaded from binaries link with clLinkProgram, executables build and run, and damaged
 // binaries are CL_INVALID_BINARY.
+#include <fstream>
+#include <iterator>
+
 #include "runtime/cl_harness.h"
 
 namespace vkcl::test {
@@ -222,6 +225,29 @@ TEST_P(Binaries, CorruptModulesInIntactBinariesFailToBuild) {
     failures += r != CL_SUCCESS;
   }
   EXPECT_GT(failures, 0);
+}
+
+// Inputs with which fuzz/program_binary_fuzzer.cpp (scripts/fuzz.sh) crashed vkcl, as it
+// wrote them (tests/data/fuzz/program_binary): each is now refused (and should one load, its
+// build must at worst fail).
+TEST_P(Binaries, FoundByFuzzing) {
+  const std::string folder = std::string(VKCL_TEST_DATA_DIR) + "/fuzz/program_binary/";
+  // A header that agrees with its contents but no SPIR-V at all: its 0 words were copied
+  // into an empty vector (memcpy to a null pointer).
+  const std::vector<std::string> refused = {"crash-2a9812748eb19911985ded25e4691cba56d24bb1"};
+  for (const std::string& name : refused) {
+    std::ifstream in(folder + name, std::ios::binary);
+    std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(bytes.empty()) << name;
+    cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+    Program p = load(bytes, &status, &err);
+    if (p.get()) {
+      cl_int r = clBuildProgram(p, 1, &device_, "", nullptr, nullptr);
+      EXPECT_TRUE(r == CL_SUCCESS || r == CL_BUILD_PROGRAM_FAILURE) << name << ": " << r;
+    }
+    EXPECT_EQ(nullptr, p.get()) << name;
+    EXPECT_EQ(CL_INVALID_BINARY, err) << name;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Options, Binaries, ::testing::Values(std::string(""), std::string("-cl-opt-disable")),

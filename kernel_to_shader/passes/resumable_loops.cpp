@@ -507,8 +507,9 @@ class Resumer {
 
   uint32_t to_saved(std::vector<Instruction>& out, const Slot& s, uint32_t v) {
     if (s.saved_type == s.type) return v;
-    const Instruction* t = global(s.type);
     uint32_t one = c_u32(1), zero = c_u32(0);
+    // Looked up after c_u32, which may add to the globals |t| points into (found by fuzzing).
+    const Instruction* t = global(s.type);
     if (t->opcode == Op::OpTypeVector) {
       std::vector<uint32_t> ones(t->operands[1], one), zeros(t->operands[1], zero);
       one = ir::intern_global(m_, Op::OpConstantComposite, s.saved_type, ones);
@@ -518,11 +519,11 @@ class Resumer {
   }
   uint32_t from_saved(std::vector<Instruction>& out, const Slot& s, uint32_t v) {
     if (s.saved_type == s.type) return v;
-    const Instruction* t = global(s.type);
     uint32_t zero = c_u32(0);
+    const Instruction* t = global(s.type);  // after c_u32, as in to_saved
     if (t->opcode == Op::OpTypeVector)
       zero = ir::intern_global(m_, Op::OpConstantComposite, s.saved_type,
-                               std::vector<uint32_t>(t->operands[1], c_u32(0)));
+                               std::vector<uint32_t>(t->operands[1], zero));
     return emit(out, Op::OpINotEqual, s.type, {v, zero});
   }
 

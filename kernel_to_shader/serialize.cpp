@@ -52,6 +52,10 @@ void write_interface(ByteWriter& o, const KernelInterface& k) {
   put_triple(o, k.work_group_size_hint);
   o.u32(k.compile_num_sub_groups);
   o.str(k.attributes);
+  o.u32(k.check_table_offset);
+  o.u32(uint32_t(k.check_sites.size()));
+  for (const std::string& s : k.check_sites) o.str(s);
+  o.words(k.check_site_arguments);
 }
 
 KernelInterface read_interface(ByteReader& in) {
@@ -101,6 +105,10 @@ KernelInterface read_interface(ByteReader& in) {
   k.work_group_size_hint = get_triple(in);
   k.compile_num_sub_groups = in.u32();
   k.attributes = in.str();
+  k.check_table_offset = in.u32();
+  k.check_sites.resize(in.count(4));
+  for (std::string& s : k.check_sites) s = in.str();
+  k.check_site_arguments = in.words();
   return k;
 }
 
@@ -115,7 +123,7 @@ std::string describe_caps(const TargetCaps& c) {
                  c.subgroup_extended_types, c.device_clock, c.subgroup_clock, c.preserve_inf_nan32,
                  c.preserve_inf_nan64, c.widen_half_from_bits, c.snap_packed_unorm, c.exact_fma, c.full_range_divide,
                  c.close_sqrt, c.exact_float64, c.exact_fma64, c.exact_sqrt64, c.vulkan_memory_model,
-                 c.images, c.storage_image_write_without_format, c.read_write_images})
+                 c.images, c.storage_image_write_without_format, c.read_write_images, c.checked_memory})
     o.u32(b);
   for (uint32_t v : {c.subgroup_features, c.max_push_constant_size, c.max_work_group_size, c.subgroup_size})
     o.u32(v);

@@ -16,7 +16,8 @@ constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
 }  // namespace
 
 VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
-                        MemoryPlacement placement, std::unique_ptr<Buffer>* out, bool reusable) {
+                        MemoryPlacement placement, std::unique_ptr<Buffer>* out, bool reusable,
+                        uint64_t owner) {
   if (size == 0) return VK_ERROR_UNKNOWN;
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   if (size > device->info().max_allocation_size) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
@@ -25,7 +26,8 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   b->size_ = size;
   b->placement_ = placement;
   Device::Spare spare;
-  if (reusable && device->take_spare(size, placement, &spare)) {
+  b->owner_ = owner;
+  if (reusable && device->take_spare(size, placement, owner, &spare)) {
     b->buffer_ = spare.buffer;
     b->memory_ = spare.memory;
     b->address_ = spare.address;
@@ -131,7 +133,7 @@ VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
 Buffer::~Buffer() {
   if (!device_ || !vulkan_usable()) return;
   if (reusable_ && buffer_ && memory_) {
-    device_->keep_spare({buffer_, memory_, size_, placement_, address_, mapped_, host_cached_});
+    device_->keep_spare({buffer_, memory_, size_, placement_, address_, mapped_, host_cached_, owner_});
     return;
   }
   VkDevice d = device_->handle();

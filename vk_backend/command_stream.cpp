@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <deque>
 
 #include "exit.h"
@@ -43,7 +44,24 @@ struct CommandStream::Impl {
   bool calibrated = false;
   uint64_t calibrated_at_ns = 0;  // host time of the last calibration (calibrated timestamps)
   std::mutex mutex;            // guards query reads against pool growth, and the clock offset
+  // Device loss: the last point seen complete, and once the device is lost the last point
+  // that completed (UINT64_MAX before).
+  std::atomic<uint64_t> seen_done{0};
+  std::atomic<uint64_t> lost_after{UINT64_MAX};
+  // VKCL_INJECT_DEVICE_LOST=N when the stream was made: its Nth submission finds the device
+  // lost (after the work before it has finished, so nothing in flight uses freed memory).
+  uint64_t inject_at = 0;
+  uint64_t submissions = 0;
 };
+
+namespace {
+// Marks |device| lost; the stream's work completed up to what it last saw.
+void lose(Device& device, CommandStream::Impl& impl) {
+  device.mark_lost();
+  uint64_t unset = UINT64_MAX;
+  impl.lost_after.compare_exchange_strong(unset, impl.seen_done.load());
+}
+}  // namespace
 
 VkResult CommandStream::create(std::shared_ptr<Device> device,
                                std::unique_ptr<CommandStream>* out) {
@@ -63,6 +81,7 @@ VkResult CommandStream::create(std::shared_ptr<Device> device,
   r = vkCreateCommandPool(d, &pool, nullptr, &s->impl_->pool);
   if (r != VK_SUCCESS) return r;
   s->impl_->tick_ns = device->info().properties.limits.timestampPeriod;
+  if (const char* inject = std::getenv("VKCL_INJECT_DEVICE_LOST")) s->impl_->inject_at = std::strtoull(inject, nullptr, 10);
   s->calibrate();
   detail::track_stream(s.get(), true);
   *out = std::move(s);
@@ -295,7 +314,16 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
     if (point) *point = impl_->submitted;
     return VK_SUCCESS;
   }
-  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
+  if (!vulkan_usable() || device_->lost()) return VK_ERROR_DEVICE_LOST;
+  if (impl_->inject_at && ++impl_->submissions == impl_->inject_at) {
+    {
+      std::lock_guard<std::mutex> lock(device_->queue_mutex());
+      vkQueueWaitIdle(device_->queue());
+    }
+    impl_->seen_done = impl_->submitted;
+    lose(*device_, *impl_);
+    return VK_ERROR_DEVICE_LOST;
+  }
   // Everything the batch wrote is visible to the host once its point signals.
   full_barrier(impl_->recording);
   VkResult r = vkEndCommandBuffer(impl_->recording);
@@ -326,6 +354,7 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
     std::lock_guard<std::mutex> lock(device_->queue_mutex());
     r = vkQueueSubmit(device_->queue(), 1, &submit, VK_NULL_HANDLE);
   }
+  if (r == VK_ERROR_DEVICE_LOST) lose(*device_, *impl_);
   if (r != VK_SUCCESS) return r;
   impl_->in_flight.push_back({impl_->recording, signal});
   impl_->recording = VK_NULL_HANDLE;
@@ -337,9 +366,22 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
 uint64_t CommandStream::completed_point() const {
   // At exit every submission finished before Vulkan went away.
   if (!vulkan_usable()) return impl_->submitted;
+  if (device_->lost()) {
+    lose(*device_, *impl_);  // (lost through another stream: settles this one's point)
+    return UINT64_MAX;
+  }
   uint64_t value = 0;
-  vkGetSemaphoreCounterValue(device_->handle(), timeline_, &value);
+  if (vkGetSemaphoreCounterValue(device_->handle(), timeline_, &value) == VK_ERROR_DEVICE_LOST) {
+    lose(*device_, *impl_);
+    return UINT64_MAX;
+  }
+  uint64_t seen = impl_->seen_done.load();
+  while (value > seen && !impl_->seen_done.compare_exchange_weak(seen, value)) {}
   return value;
+}
+
+bool CommandStream::failed(uint64_t point) const {
+  return device_->lost() && point > impl_->lost_after.load();
 }
 
 VkResult CommandStream::wait(uint64_t point) {
@@ -348,6 +390,7 @@ VkResult CommandStream::wait(uint64_t point) {
     if (r != VK_SUCCESS) return r;
   }
   if (!vulkan_usable()) return VK_SUCCESS;  // submitted, so finished at exit
+  if (device_->lost()) return VK_ERROR_DEVICE_LOST;
   VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
   wait.semaphoreCount = 1;
   wait.pSemaphores = &timeline_;
@@ -362,7 +405,9 @@ VkResult CommandStream::wait(uint64_t point) {
       if (completed_point() >= value) return VK_SUCCESS;
     } while (std::chrono::steady_clock::now() < until);
   }
-  return vkWaitSemaphores(device_->handle(), &wait, UINT64_MAX);
+  VkResult r = vkWaitSemaphores(device_->handle(), &wait, UINT64_MAX);
+  if (r == VK_ERROR_DEVICE_LOST) lose(*device_, *impl_);
+  return r;
 }
 
 }  // namespace vkcl::vk

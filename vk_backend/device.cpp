@@ -129,6 +129,20 @@ void Device::free_spare(const Spare& spare) {
   free_memory(spare.memory);
 }
 
+void Device::drop_spares(uint64_t owner) {
+  std::vector<Spare> freed;
+  {
+    std::lock_guard<std::mutex> lock(spares_mutex_);
+    for (size_t i = spares_.size(); i-- > 0;) {
+      if (spares_[i].owner != owner) continue;
+      freed.push_back(spares_[i]);
+      spare_bytes_ -= spares_[i].size;
+      spares_.erase(spares_.begin() + i);
+    }
+  }
+  for (const Spare& s : freed) free_spare(s);
+}
+
 void Device::free_all_spares() {
   std::vector<Spare> freed;
   {
@@ -229,10 +243,10 @@ VkDeviceSize Device::memory_in_use(uint32_t heap) const {
   return heap < heap_used_.size() ? heap_used_[heap] : 0;
 }
 
-bool Device::take_spare(VkDeviceSize size, MemoryPlacement placement, Spare* out) {
+bool Device::take_spare(VkDeviceSize size, MemoryPlacement placement, uint64_t owner, Spare* out) {
   std::lock_guard<std::mutex> lock(spares_mutex_);
   for (size_t i = spares_.size(); i-- > 0;) {
-    if (spares_[i].size != size || spares_[i].placement != placement) continue;
+    if (spares_[i].size != size || spares_[i].placement != placement || spares_[i].owner != owner) continue;
     *out = spares_[i];
     spare_bytes_ -= size;
     spares_.erase(spares_.begin() + i);

@@ -442,6 +442,16 @@ _cl_command_queue::More more_rounds(_cl_command_queue* queue, std::shared_ptr<La
   };
 }
 
+// Checked mode: |status|, or the command fails where one of the launch's checked accesses
+// did (cl::CheckReport).
+std::function<cl_int()> with_check(std::function<cl_int()> status, std::shared_ptr<cl::CheckReport> check) {
+  return [check = std::move(check), before = std::move(status)] {
+    cl_int s = before ? before() : CL_COMPLETE;
+    cl_int c = check->command_status();
+    return s < 0 ? s : c;
+  };
+}
+
 // Records a launch's dispatches: per region its first dispatch, and where it resumes the
 // rounds after it; then writes back the 2D images from buffers it may have written.
 cl_int record_launch(_cl_command_queue& queue, LaunchPlan& plan) {
@@ -558,6 +568,10 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
     gpu_status = [status = shared->loop_limit_status] { return status->command_status(); };
     keep.push_back(std::move(shared->loop_limit_status));
   }
+  if (shared->check) {
+    gpu_status = with_check(std::move(gpu_status), shared->check);
+    keep.push_back(shared->check);
+  }
   // A rerunnable kernel that resumes runs its plain form first (not the slower resumable
   // one), and again resumable only if the driver cut its loops.
   std::shared_ptr<LaunchPlan> plain;
@@ -576,6 +590,7 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
     if (p->loop_limit_status && !p->regions.empty() && copyable) plain = std::make_shared<LaunchPlan>(std::move(*p));
   }
   if (plain) keep.push_back(plain);
+  if (plain && plain->check) gpu_status = with_check(std::move(gpu_status), plain->check);
   auto r = queue->enqueue(CL_COMMAND_NDRANGE_KERNEL, waits, true,
                           [queue, shared, status, plain] {
                             if (shared->regions.empty()) return CL_SUCCESS;

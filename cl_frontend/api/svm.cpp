@@ -36,7 +36,7 @@ void* CL_API_CALL SVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t si
   }
   size_t align = alignment ? alignment : kLargestType;
   if (!power_of_two(align) || align > kLargestType) return nullptr;
-  auto device = context->memory_device()->vk_device();
+  auto device = context->vk_device(context->memory_device());
   if (!device) return nullptr;
   if (!(flags & kSvmAccess)) flags |= CL_MEM_READ_WRITE;
   auto p = context->svm.allocate(*device, flags, size, align);

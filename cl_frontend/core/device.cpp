@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "compiler/cache.h"
+#include "core/checked_launch.h"
 #include "core/image_format.h"
 #include "core/info.h"
 #include "core/precision_probe.h"
@@ -28,6 +29,18 @@ cl_int cl_error_from(VkResult result, cl_int allocation_error) {
   }
 }
 
+cl_int lost_device_status(vk::Device& device) {
+  if (device.first_to_report_loss()) {
+    std::fprintf(stderr,
+                 "vkcl: the Vulkan device %s was lost (VK_ERROR_DEVICE_LOST): the commands that "
+                 "had not completed fail with CL_OUT_OF_RESOURCES, and so does what is enqueued "
+                 "in its contexts from now on; contexts made from now on get a new device\n",
+                 device.info().properties.deviceName);
+    std::fflush(stderr);
+  }
+  return CL_OUT_OF_RESOURCES;
+}
+
 }  // namespace vkcl::cl
 
 using namespace vkcl;
@@ -37,6 +50,9 @@ _cl_device_id::_cl_device_id(_cl_platform_id* platform, const vk::DeviceInfo& in
 
 cl::Result<std::shared_ptr<vk::Device>> _cl_device_id::vk_device() const {
   std::lock_guard<std::mutex> lock(mutex_);
+  // After a device loss, a new Vulkan device for the contexts made from now on (those made
+  // before keep theirs: _cl_context::vk_device).
+  if (device_ && device_->lost()) device_.reset();
   if (!device_) {
     VkResult r = vk::Device::create(info_, &device_);
     if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
@@ -172,6 +188,7 @@ k2s::TargetCaps _cl_device_id::target_caps() {
   const char* resumable = std::getenv("VKCL_RESUMABLE_LOOPS");
   caps.resumable_loops = !resumable || std::string(resumable) != "0";
   caps.resumable_barrier_loops = caps.resumable_loops;
+  caps.checked_memory = cl::checked_mode();
   return caps;
 }
 
@@ -334,6 +351,15 @@ bool _cl_device_id::images() const {
     backs_read_write_images_ = backs_image_formats_ && cl::backs_read_write_images(info_);
   });
   return backs_image_formats_ && !cl::images_hidden();
+}
+
+// Every device: Vulkan promises nothing about what shared memory holds when a work-group
+// starts, and the GPUs LeftoverLocals found leaking did not say so either. The cost is one
+// store per local word per work-item's share and a barrier, only in launches with local
+// memory (bench: "local memory zeroed").
+bool _cl_device_id::zeroes_local_memory() const {
+  const char* v = std::getenv("VKCL_ZERO_LOCAL_MEMORY");
+  return !v || std::string(v) != "0";
 }
 
 std::string _cl_device_id::extensions() const {

@@ -47,6 +47,9 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   // CL_DEVICE_IMAGE_SUPPORT: where the Vulkan device backs the minimum image formats, unless
   // VKCL_WITHOUT_FEATURES hides images.
   bool images() const;
+  // Whether launches with local memory zero it first in each work-group (LeftoverLocals);
+  // VKCL_ZERO_LOCAL_MEMORY=0 turns it off.
+  bool zeroes_local_memory() const;
   // CL_DEVICE_SVM_CAPABILITIES: coarse- and fine-grained buffers where host and kernels see
   // host-visible memory at one address (core/svm.h), else none.
   cl_device_svm_capabilities svm_capabilities() const;
@@ -106,4 +109,7 @@ using Device = _cl_device_id;
 constexpr size_t kMaxGlobalVariableSize = 64 * 1024;
 // The one place VkResult becomes a CL error.
 cl_int cl_error_from(VkResult result, cl_int allocation_error = CL_OUT_OF_RESOURCES);
+// The status of a command lost with |device| (CL_OUT_OF_RESOURCES, as native drivers give
+// for a GPU fault); the first call per device says so on stderr.
+cl_int lost_device_status(vk::Device& device);
 }  // namespace vkcl::cl

@@ -100,6 +100,7 @@ cl_int _cl_event::status() {
       start_slot = end_slot = UINT32_MAX;
     }
     cl_int s = gpu_status ? gpu_status() : CL_COMPLETE;
+    if (queue->stream->failed(point)) s = cl::lost_device_status(*queue->vk);
     set_complete(s);
     return s;
   }

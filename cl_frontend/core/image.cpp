@@ -150,7 +150,7 @@ size_t buffer_at(const Mem& mem, size_t x) { return x * mem.image->element_size;
 
 Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl_image_format& format,
                               const cl_image_desc& desc, void* host_ptr) {
-  auto device = context->memory_device()->vk_device();
+  auto device = context->vk_device(context->memory_device());
   if (!device) return Error{device.error()};
   auto image = std::make_unique<Image>();
   image->format = format;

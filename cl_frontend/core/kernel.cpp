@@ -252,17 +252,19 @@ uint64_t _cl_kernel::local_memory_size() const {
 
 cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
                                                       const std::array<uint32_t, 3>& local,
-                                                      uint32_t words, bool first_round, bool plain,
+                                                      uint32_t words, bool zero_local, bool first_round,
+                                                      bool plain,
                                                       const std::map<uint32_t, uint32_t>& typed_images) {
   const _cl_program::Build* b = program->build_for(device);
   const k2s::TranslatedKernel* t = translated(device, plain);
   if (!b || !t) return cl::Error{CL_INVALID_PROGRAM_EXECUTABLE};
   _cl_program::Build::Pipelines& cache = *b->pipelines;
   std::lock_guard<std::mutex> lock(cache.mutex);
-  auto key = std::make_tuple(name, local[0], local[1], local[2], words, first_round, plain, typed_images);
+  auto key = std::make_tuple(name, local[0], local[1], local[2], words, zero_local, first_round, plain,
+                             typed_images);
   auto it = cache.by_kernel.find(key);
   if (it != cache.by_kernel.end()) return it->second.get();
-  auto vkdev = device->vk_device();
+  auto vkdev = program->context->vk_device(device);
   if (!vkdev) return cl::Error{vkdev.error()};
   std::vector<vk::DescriptorBinding> descriptors;
   for (const k2s::KernelArg& a : t->interface.args)
@@ -273,7 +275,7 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
       *vkdev, typed_images.empty() ? t->shader : k2s::type_storage_images(t->shader, typed_images),
       {{k2s::kSpecLocalSizeX, local[0]}, {k2s::kSpecLocalSizeY, local[1]},
        {k2s::kSpecLocalSizeZ, local[2]}, {k2s::kSpecLocalMemoryWords, words},
-       {k2s::kSpecFirstRound, first_round ? 1u : 0u}},
+       {k2s::kSpecFirstRound, first_round ? 1u : 0u}, {k2s::kSpecZeroLocalMemory, zero_local ? 1u : 0u}},
       t->interface.push_constant_size, descriptors, &p);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   p->print_statistics(name + " local " + std::to_string(local[0]) + "x" + std::to_string(local[1]) + "x" +
@@ -365,6 +367,18 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   plan.arguments.assign(ki.argument_block_size, 0);
   uint64_t local_bytes = ki.static_local_memory_size;
   std::map<uint32_t, uint32_t> typed_images;  // binding -> spv::ImageFormat
+  const bool checked = ki.check_table_offset != UINT32_MAX;
+  cl::CheckReport::Launch check{name, ki.check_sites, ki.check_site_arguments, {}, {}, 0,
+                                ki.private_memory_size};
+  if (checked && ki.static_local_memory_size)
+    check.local.push_back({"the kernel's __local variables", 0, ki.static_local_memory_size});
+  // "argument 1 'a'" (the name where the program kept it).
+  const compiler::KernelInfo* info = source_info();
+  auto arg_name = [&](size_t i) {
+    std::string n = "argument " + std::to_string(i);
+    if (info && i < info->args.size() && !info->args[i].name.empty()) n += " '" + info->args[i].name + "'";
+    return n;
+  };
   {
     std::lock_guard<std::mutex> lock(mutex_);
     plan.svm = svm_pointers_;
@@ -374,6 +388,11 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
       if (a.kind == k2s::ArgKind::GlobalPointer && v.svm) {
         std::memcpy(&plan.arguments[a.offset], &v.svm_address, 8);
         if (v.svm_allocation) plan.svm.push_back(v.svm_allocation);
+        if (checked && v.svm_allocation)
+          check.global.push_back({arg_name(i) + " (an SVM allocation)",
+                                  v.svm_allocation->buffer->address() + v.svm_allocation->offset_in_buffer(),
+                                  v.svm_allocation->buffer->address() + v.svm_allocation->offset_in_buffer() +
+                                      v.svm_allocation->size, uint32_t(i)});
         plan.writes_svm = plan.writes_svm || (v.svm_allocation && !a.read_only && !ki.rerunnable);
       } else if (a.kind == k2s::ArgKind::GlobalPointer) {
         cl::Ref<_cl_mem> mem = v.mem.lock();
@@ -382,6 +401,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         uint64_t address = mem ? mem->device_address() : 0;
         std::memcpy(&plan.arguments[a.offset], &address, 8);
         if (mem && ki.rerunnable_restoring_buffers && !a.read_only) plan.written_buffers.push_back(mem.get());
+        if (checked && mem) check.global.push_back({arg_name(i) + " (a buffer)", address, address + mem->size, uint32_t(i)});
         if (mem) plan.buffers.push_back(std::move(mem));
       } else if (a.kind == k2s::ArgKind::Image) {
         cl::Ref<_cl_mem> mem = v.mem.lock();
@@ -419,6 +439,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         uint32_t at = uint32_t(local_bytes);
         std::memcpy(&plan.arguments[a.offset], &at, 4);
         local_bytes += v.local_size;
+        if (checked) check.local.push_back({arg_name(i) + " (__local)", at, local_bytes, uint32_t(i)});
       } else {
         std::memcpy(&plan.arguments[a.offset], v.bytes.data(), v.bytes.size());
       }
@@ -430,9 +451,27 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     plan.program_data = *data;
     uint64_t address = plan.program_data->address();
     std::memcpy(&plan.arguments[ki.program_data_address_offset], &address, 8);
+    if (checked)
+      check.global.push_back({"the program's __global and __constant variables", address,
+                              address + plan.program_data->size()});
+  }
+  if (checked) {
+    for (const auto& s : plan.svm)
+      check.global.push_back({"an SVM allocation the kernel may use",
+                              s->buffer->address() + s->offset_in_buffer(),
+                              s->buffer->address() + s->offset_in_buffer() + s->size});
+    check.local_bytes = local_bytes;
+    local_bytes += k2s::kCheckSinkBytes;
+    auto vk_device = program->context->vk_device(device);
+    if (!vk_device) return cl::Error{vk_device.error()};
+    auto report = cl::CheckReport::create(*vk_device, std::move(check));
+    if (!report) return cl::Error{report.error()};
+    plan.check = std::move(*report);
+    uint64_t address = plan.check->table_address();
+    std::memcpy(&plan.arguments[ki.check_table_offset], &address, 8);
   }
   if (ki.printf_buffer_address_offset != UINT32_MAX) {
-    auto vk_device = device->vk_device();
+    auto vk_device = program->context->vk_device(device);
     if (!vk_device) return cl::Error{vk_device.error()};
     VkResult r = VK_SUCCESS;
     auto buffer = printf_pool_->take(*vk_device, 8 + cl::kPrintfBufferSize + ki.printf_max_record, &r);
@@ -443,7 +482,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         std::make_shared<cl::PrintfOutput>(std::move(buffer), ki.printf_calls, printf_pool_);
   }
   if (ki.loop_limit_status_offset != UINT32_MAX) {
-    auto vk_device = device->vk_device();
+    auto vk_device = program->context->vk_device(device);
     if (!vk_device) return cl::Error{vk_device.error()};
     VkResult r = VK_SUCCESS;
     cl::StatusWordPool::Word word = status_words_->take(*vk_device, &r);
@@ -461,6 +500,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     return cl::Error{CL_OUT_OF_RESOURCES};
   // A multiple of 4: kernels that resume copy local memory 4 words at a time.
   uint32_t words = uint32_t(std::max<uint64_t>((local_bytes + 15) / 16 * 4, 16));
+  const bool zero_local = local_bytes > 0 && device->zeroes_local_memory();
 
   // Uniform regions: per dimension the full groups, then the partial last group; group
   // counts above the device limit are split further.
@@ -477,7 +517,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     for (const Span& y : spans[1])
       for (const Span& z : spans[2]) {
         LaunchRegion r{};
-        auto p = pipeline(device, {x.local, y.local, z.local}, words, false, plain, typed_images);
+        auto p = pipeline(device, {x.local, y.local, z.local}, words, zero_local, false, plain, typed_images);
         if (!p) return cl::Error{p.error()};
         r.pipeline = *p;
         // A second pipeline costs a second build in the driver: only for small kernels
@@ -485,7 +525,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         // builds in 32 s).
         constexpr size_t kTwiceBuiltWords = 40000;
         if (ki.resume_area_offset != UINT32_MAX && plan.loop_limit_status && t->shader.size() < kTwiceBuiltWords) {
-          auto first = pipeline(device, {x.local, y.local, z.local}, words, true, false, typed_images);
+          auto first = pipeline(device, {x.local, y.local, z.local}, words, zero_local, true, false,
+                                typed_images);
           if (!first) return cl::Error{first.error()};
           r.first_round = *first;
         }
@@ -509,7 +550,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
       items *= g[d];
       groups *= (g[d] + l[d] - 1) / l[d];
     }
-    auto vk_device = device->vk_device();
+    auto vk_device = program->context->vk_device(device);
     if (!vk_device) return cl::Error{vk_device.error()};
     VkResult r = VK_SUCCESS;
     cl::ResumeArea area = resume_pool_->take(

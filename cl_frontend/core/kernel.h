@@ -17,6 +17,7 @@
 #include "core/printf.h"
 #include "core/program.h"
 #include "core/result.h"
+#include "core/checked_launch.h"
 #include "core/svm.h"
 
 struct LaunchRegion {
@@ -57,6 +58,8 @@ struct LaunchPlan {
   // Set by the kernel when the driver cut its loops short (KernelInterface::
   // loop_limit_status_offset); the command's status is read from it.
   std::shared_ptr<vkcl::cl::LoopLimitStatus> loop_limit_status;
+  // Checked mode: the launch's check table, and the command's status read from it.
+  std::shared_ptr<vkcl::cl::CheckReport> check;
   // A kernel that resumes: the indirect arguments of its rounds (cl::ResumeArea).
   std::shared_ptr<vkcl::vk::Buffer> resume_arguments;
   uint64_t resume_arguments_offset = 0;
@@ -103,8 +106,8 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
  private:
   vkcl::cl::Result<vkcl::vk::ComputePipeline*> pipeline(_cl_device_id* device,
                                                         const std::array<uint32_t, 3>& local,
-                                                        uint32_t local_words, bool first_round,
-                                                        bool plain, const std::map<uint32_t, uint32_t>& typed_images);
+                                                        uint32_t local_words, bool zero_local,
+                                                        bool first_round, bool plain, const std::map<uint32_t, uint32_t>& typed_images);
   const vkcl::k2s::KernelInterface* interface_ = nullptr;
   std::mutex mutex_;
   std::vector<std::shared_ptr<vkcl::cl::SvmAllocation>> svm_pointers_;

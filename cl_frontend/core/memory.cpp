@@ -41,7 +41,7 @@ cl::Ref<_cl_mem> cl::WeakMem::lock() const {
 
 cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags flags, size_t size,
                                             void* host_ptr) {
-  auto device = context->memory_device()->vk_device();
+  auto device = context->vk_device(context->memory_device());
   if (!device) return cl::Error{device.error()};
   auto mem = cl::Ref<_cl_mem>::adopt(new _cl_mem());
   mem->context = cl::Ref<_cl_context>(context);
@@ -70,7 +70,7 @@ cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags f
     auto placement = (flags & CL_MEM_ALLOC_HOST_PTR) ? vk::MemoryPlacement::HostVisible
                                                       : vk::MemoryPlacement::DeviceLocal;
     vk::ApplicationAllocation application;
-    VkResult r = vk::Buffer::create(*device, size, placement, &buffer, /*reusable=*/true);
+    VkResult r = vk::Buffer::create(*device, size, placement, &buffer, /*reusable=*/true, context->spare_owner);
     if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
     mem->storage = std::move(buffer);
   }

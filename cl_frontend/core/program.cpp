@@ -298,7 +298,7 @@ cl::Result<std::shared_ptr<vk::Buffer>> _cl_program::data_buffer(_cl_device_id* 
   std::lock_guard<std::mutex> lock(mutex);
   Build& b = builds[d];
   if (b.data_buffer) return b.data_buffer;
-  auto device = d->vk_device();
+  auto device = context->vk_device(d);
   if (!device) return cl::Error{device.error()};
   std::unique_ptr<vk::Buffer> buffer;
   VkResult r = vk::Buffer::create(*device, std::max<size_t>(b.program_data.size(), 16),

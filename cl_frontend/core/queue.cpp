@@ -27,7 +27,7 @@ Queues& live_queues() {
 cl::Result<_cl_command_queue*> _cl_command_queue::create(_cl_context* context,
                                                          _cl_device_id* device,
                                                          cl_command_queue_properties properties) {
-  auto vk = device->vk_device();
+  auto vk = context->vk_device(device);
   if (!vk) return cl::Error{vk.error()};
   auto q = cl::Ref<_cl_command_queue>::adopt(new _cl_command_queue());
   q->context = cl::Ref<_cl_context>(context);

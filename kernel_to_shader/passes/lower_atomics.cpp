@@ -273,15 +273,16 @@ bool Lowering::lower_float_atomic(const ir::Instruction& i) {
     }
     return float_atomic_loop(i.opcode, af, address, scope, semantics, v);
   };
+  const uint32_t address = checked(f, value(i.operands[0]), c_u32(4), "atomic", i.operands[0]);
   if (f == AddressFormat::Global64 || f == AddressFormat::Local32) {
-    bind(i.result_id, type, on(f, value(i.operands[0])));
+    bind(i.result_id, type, on(f, address));
     return !failed_;
   }
   if (f != AddressFormat::Generic64) return fail("float atomic on this address space: " + describe(i));
   // As for integer atomics through a generic pointer (lower_memory.cpp): both the global and
   // the local candidates are updated (scratch locations for the space the tag does not
   // name), private memory is updated in place, and the tag picks the result.
-  GenericParts g = split_generic(*this, value(i.operands[0]));
+  GenericParts g = split_generic(*this, address);
   uint32_t r_global = on(AddressFormat::Global64, g.global_address);
   uint32_t r_local = on(AddressFormat::Local32, g.local_offset);
   uint32_t old = load_out(AddressFormat::Private32, g.private_offset, type, 4);

@@ -54,7 +54,9 @@ bool Lowering::lower_copy_loop(const ir::Instruction& i) {
   AddressFormat fd = format_of(pointer_storage(dst->type_id));
   AddressFormat fs = format_of(pointer_storage(src->type_id));
   uint32_t helper = copy_helper(fd, fs, words);
-  emit(Op::OpFunctionCall, t_void(), {helper, value(i.operands[0]), value(i.operands[1]), bytes});
+  uint32_t from = checked(fs, value(i.operands[1]), check_bytes(bytes), "copy from", i.operands[1]);
+  uint32_t to = checked(fd, value(i.operands[0]), check_bytes(bytes), "copy to", i.operands[0]);
+  emit(Op::OpFunctionCall, t_void(), {helper, to, from, bytes});
   return !failed_;
 }
 

@@ -180,8 +180,10 @@ uint32_t Lowering::async_copy_helper(AddressFormat fd, AddressFormat fs, uint32_
   emit_loop(*this, f, u64, lid, p[2],
             [&](uint32_t e) { return emit(Op::OpIAdd, u64, {e, n}); },
             [&](uint32_t e) {
-              uint32_t from = address(fs, p[1], e, fs == AddressFormat::Global64);
-              uint32_t to = address(fd, p[0], e, fd == AddressFormat::Global64);
+              uint32_t from = checked(fs, address(fs, p[1], e, fs == AddressFormat::Global64),
+                                      c_u32(size), "async copy from");
+              uint32_t to = checked(fd, address(fd, p[0], e, fd == AddressFormat::Global64),
+                                    c_u32(size), "async copy to");
               for (uint32_t at = 0; at < size; at += chunk) {
                 uint32_t s = at ? add_offset(fs, from, c_offset(fs, at)) : from;
                 uint32_t d = at ? add_offset(fd, to, c_offset(fd, at)) : to;

@@ -136,7 +136,8 @@ bool Lowering::lower_half_memory(const ir::Instruction& i) {
   uint32_t aw = address_width(f);
   uint32_t off = to_width(value(off_in), ow, aw, false);
   off = emit(Op::OpIMul, t_uint(aw), {off, c_offset(f, uint64_t(stride) * 2)});
-  uint32_t base = add_offset(f, value(ptr_in), off);
+  uint32_t base = checked(f, add_offset(f, value(ptr_in), off), c_u32(count * 2),
+                          load ? "vload_half" : "vstore_half");
   uint32_t u16 = t_uint(16), u32 = t_uint(32);
   uint32_t alignment = aligned ? stride * 2 : 2;
   if (load) {

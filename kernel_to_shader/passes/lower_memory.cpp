@@ -437,7 +437,8 @@ bool Lowering::lower_load(const ir::Instruction& i) {
   AddressFormat f = format_of(pointer_storage(p->type_id));
   uint32_t a = memory_alignment(i, 1);
   if (!a) a = layouts().of(i.type_id).alignment;
-  bind(i.result_id, lower_type(i.type_id), load(f, value(pointer), i.type_id, a));
+  uint32_t address = checked(f, value(pointer), c_u32(layouts().of(i.type_id).size), "load", pointer);
+  bind(i.result_id, lower_type(i.type_id), load(f, address, i.type_id, a));
   return !failed_;
 }
 
@@ -455,7 +456,8 @@ bool Lowering::lower_store(const ir::Instruction& i) {
   uint32_t in_type = pointee(p->type_id);
   uint32_t a = memory_alignment(i, 2);
   if (!a) a = layouts().of(in_type).alignment;
-  store(f, value(pointer), in_type, value(i.operands[1]), a);
+  uint32_t address = checked(f, value(pointer), c_u32(layouts().of(in_type).size), "store", pointer);
+  store(f, address, in_type, value(i.operands[1]), a);
   return !failed_;
 }
 
@@ -672,6 +674,7 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
     if (float_type) bind(i.result_id, float_type, emit(Op::OpBitcast, float_type, {r}));
     else bind(i.result_id, out_type, r);
   };
+  const uint32_t address = checked(f, value(i.operands[0]), c_u32(s.width / 8), "atomic", i.operands[0]);
   Op op = i.opcode == Op::OpAtomicCompareExchangeWeak ? Op::OpAtomicCompareExchange : i.opcode;
   bool cmpxchg = op == Op::OpAtomicCompareExchange;
   // The atomic instruction on |ptr|, a pointer of format |af|; 0 for a store.
@@ -708,7 +711,7 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
       return fail("atomics on " + std::to_string(s.width) + "-bit values: " + describe(i));
     }
     uint32_t ptr = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type),
-                        {value(i.operands[0])});
+                        {address});
     uint32_t r = atomic_on(ptr, f);
     if (r) bind_result(r);
     return !failed_;
@@ -737,7 +740,7 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
                          cmpxchg ? value(i.operands[5]) : 0u);
   };
   if (f == AddressFormat::Local32) {
-    uint32_t r = local_atomic(value(i.operands[0]));
+    uint32_t r = local_atomic(address);
     if (op != Op::OpAtomicStore) bind_result(r);
     return !failed_;
   }
@@ -745,7 +748,7 @@ bool Lowering::lower_atomic(const ir::Instruction& i) {
   // offset the tag selects, or on their scratch locations when the tag names another space
   // (harmless: nothing else reads them), like a generic load. Private memory belongs to one
   // work-item, so its read-modify-write needs no atomicity. The tag picks the result.
-  GenericParts g = split_generic(*this, value(i.operands[0]));
+  GenericParts g = split_generic(*this, address);
   uint32_t gptr = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type),
                        {g.global_address});
   uint32_t r_global = atomic_on(gptr, AddressFormat::Global64);
@@ -822,9 +825,11 @@ bool Lowering::lower_copy_memory(const ir::Instruction& i) {
   AddressFormat fs = format_of(pointer_storage(src->type_id));
   uint32_t unit = (a >= 4 && size % 4 == 0) ? 4 : 1;
   uint32_t unit_type = t_uint(unit * 8);
+  const uint32_t from = checked(fs, value(i.operands[1]), c_u32(uint32_t(size)), "copy from", i.operands[1]);
+  const uint32_t to = checked(fd, value(i.operands[0]), c_u32(uint32_t(size)), "copy to", i.operands[0]);
   for (uint64_t off = 0; off < size; off += unit) {
-    uint32_t s = off ? add_offset(fs, value(i.operands[1]), c_offset(fs, off)) : value(i.operands[1]);
-    uint32_t d = off ? add_offset(fd, value(i.operands[0]), c_offset(fd, off)) : value(i.operands[0]);
+    uint32_t s = off ? add_offset(fs, from, c_offset(fs, off)) : from;
+    uint32_t d = off ? add_offset(fd, to, c_offset(fd, off)) : to;
     uint32_t v = load_out(fs, s, unit_type, unit);
     store_out(fd, d, unit_type, v, unit);
     if (failed_) return false;

@@ -560,7 +560,7 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       uint32_t ow = def(odef->type_id)->operands[0];
       uint32_t off = to_width(arg(0), ow, address_width(f), false);
       off = emit(Op::OpIMul, t_uint(address_width(f)), {off, c_offset(f, uint64_t(s.count) * bytes)});
-      uint32_t base = add_offset(f, arg(1), off);
+      uint32_t base = checked(f, add_offset(f, arg(1), off), c_u32(s.count * bytes), "vload", i.operands[3]);
       std::vector<uint32_t> parts;
       for (uint32_t c = 0; c < s.count; ++c) {
         uint32_t a = c ? add_offset(f, base, c_offset(f, c * bytes)) : base;
@@ -584,7 +584,7 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       uint32_t ow = def(odef->type_id)->operands[0];
       uint32_t off = to_width(arg(1), ow, address_width(f), false);
       off = emit(Op::OpIMul, t_uint(address_width(f)), {off, c_offset(f, uint64_t(ds.count) * bytes)});
-      uint32_t base = add_offset(f, arg(2), off);
+      uint32_t base = checked(f, add_offset(f, arg(2), off), c_u32(ds.count * bytes), "vstore", i.operands[4]);
       for (uint32_t c = 0; c < ds.count; ++c) {
         uint32_t part = emit(Op::OpCompositeExtract, elem, {arg(0), c});
         uint32_t a = c ? add_offset(f, base, c_offset(f, c * bytes)) : base;

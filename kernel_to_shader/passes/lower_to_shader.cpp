@@ -591,6 +591,7 @@ bool Lowering::classify_variables(const ir::Function& f) {
 bool Lowering::lower_function(const ir::Function& f) {
   if (!classify_variables(f)) return false;
   wide_arena_ = wide_functions_.count(f.id()) > 0;
+  lowering_function_ = f.id();
   ir::Function out;
   const ir::Instruction& d = f.definition;
   out.definition = ir::Instruction(Op::OpFunction, lower_type(d.type_id), value(d.result_id),
@@ -1052,6 +1053,19 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     ki.resume_group_records = resumable->second.group_records;
     offset = kResumeSlot + 32;
   }
+  if (ctx_.caps.checked_memory) {
+    ki.check_table_offset = kCheckSlot;
+    offset = kCheckSlot + 8;
+  }
+  // Only modules with local memory at all have anything to zero.
+  bool local_arguments = false;
+  for (const auto& p : in_fn->parameters) {
+    const ir::Instruction* pt = def(p.type_id);
+    local_arguments = local_arguments || (pt->opcode == Op::OpTypePointer &&
+                                          spv::StorageClass(pt->operands[0]) == spv::StorageClass::Workgroup);
+  }
+  if (local_arguments || static_local_bytes_ > 0 || !local_regions_.empty())
+    emit_local_zeroing(main, wide_functions_.count(fn) > 0);
   std::vector<uint32_t> call = {value(fn)};
   uint32_t pushed_end = 0;
   for (const auto& p : in_fn->parameters) {
@@ -1215,6 +1229,7 @@ bool Lowering::run(ir::Module* result) {
     out_.globals.emplace_back(Op::OpSpecConstantOp, t_uint(32), halved,
                               std::vector<uint32_t>{uint32_t(Op::OpUDiv), plus_one, c_u32(2)});
     uint32_t wide_array = take_id();
+    local_wide_words_ = halved;
     out_.globals.emplace_back(Op::OpTypeArray, 0, wide_array, std::vector<uint32_t>{t_uint(64), halved});
     local_wide_var_ = take_id();
     out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Workgroup, wide_array),
@@ -1258,6 +1273,8 @@ bool Lowering::run(ir::Module* result) {
   for (auto& k : kernels_) {
     k.static_local_memory_size = (local_bytes + 15) / 16 * 16;
     k.private_memory_size = private_bytes_;
+    k.check_sites = check_sites_;
+    k.check_site_arguments = check_site_arguments_;
   }
   uint32_t max_record = 0;
   for (const PrintfCall& c : printf_calls_) max_record = std::max(max_record, c.record_bytes);
@@ -1275,6 +1292,12 @@ bool Lowering::run(ir::Module* result) {
 }
 
 void Lowering::finish_module() {
+  if (private_check_limit_) {
+    private_bytes_ = (private_bytes_ + 3) / 4 * 4;
+    out_.globals.emplace_back(Op::OpConstant, t_uint(32), private_check_limit_,
+                              std::vector<uint32_t>{private_bytes_});
+    private_bytes_ += kCheckSinkBytes;
+  }
   out_.globals.emplace_back(Op::OpConstant, t_uint(32), private_array_length_,
                             std::vector<uint32_t>{(private_bytes_ + 3) / 4});
   out_.globals.emplace_back(Op::OpTypeArray, 0, private_array_type_,

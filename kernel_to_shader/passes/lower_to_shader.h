@@ -219,6 +219,15 @@ class Lowering {
   bool lower_async_copy(const ir::Instruction& inst);
   uint32_t lower_broadcast(const ir::Instruction& inst, uint32_t out_type);
   bool check_workgroup_scope(const ir::Instruction& inst);
+  // Checked mode (checked_memory.cpp): |address| of format |f|, or a sink where the
+  // |bytes| (an output u32) from it lie outside what the launch may reach.
+  // |in_pointer|, the input pointer it comes from where there is one, names the argument.
+  uint32_t checked(AddressFormat f, uint32_t address, uint32_t bytes, const std::string& what,
+                   uint32_t in_pointer = 0);
+  uint32_t pointer_argument(uint32_t in_pointer);
+  uint32_t stored_once(uint32_t variable);
+  bool internal_pointer(uint32_t in_pointer) const;
+  uint32_t check_bytes(uint32_t bytes64);
   uint32_t local_linear_id();
   uint32_t workgroup_invocations();
   void workgroup_barrier(bool global_memory);
@@ -259,6 +268,7 @@ class Lowering {
   // whether the driver cut the kernel's loops short (TargetCaps::loop_iteration_limit) and
   // then sets the u32 whose address the argument block at |args| holds at byte |slot|.
   void emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t slot);
+  void emit_local_zeroing(ir::Function& main, bool wide);
   void finish_module();
 
   const ir::Module& in_;
@@ -302,6 +312,7 @@ class Lowering {
   // Module-scope memory.
   uint32_t local_memory_var_ = 0;    // Workgroup u32[spec] word array
   uint32_t local_wide_var_ = 0;      // Workgroup u64[(spec + 1) / 2], the wide arena
+  uint32_t local_wide_words_ = 0;    // its length, (spec + 1) / 2
   std::unordered_set<uint32_t> wide_functions_;  // input functions lowered with the wide arena
   bool wide_arena_ = false;          // the function being lowered uses the wide arena
   uint32_t private_memory_var_ = 0;  // Private u32[N] word array
@@ -334,6 +345,22 @@ class Lowering {
   uint32_t local_words_ = 0;    // the spec constant sizing local memory
   uint32_t stopped_var_ = 0;    // Private bool: this work-item stopped to resume later
   uint32_t first_round_ = 0;    // spec constant kSpecFirstRound, where a kernel resumes
+  uint32_t zero_local_ = 0;     // spec constant kSpecZeroLocalMemory
+  // Checked mode: bytes [112, 120) of the argument block hold the check table's address.
+  static constexpr uint32_t kCheckSlot = 112;
+  uint32_t check_table();
+  void emit_check_report(ir::Function& f, uint32_t table, uint32_t code, uint32_t where, uint32_t bytes);
+  uint32_t check_table_helper(bool local);
+  uint32_t check_private_helper();
+  uint32_t local_check_limit();
+  uint32_t private_check_limit();
+  uint32_t check_global_helper_ = 0, check_local_helper_ = 0, check_private_helper_ = 0;
+  uint32_t private_check_limit_ = 0;
+  std::vector<std::string> check_sites_;
+  std::vector<uint32_t> check_site_arguments_;
+  uint32_t stores_function_ = 0;  // stored_once()'s cache: of which function
+  std::unordered_map<uint32_t, uint32_t> single_stores_;
+  uint32_t lowering_function_ = 0;  // input id of the function being lowered
   uint32_t budget_var_ = 0;     // Private u32: its count of loop iterations
   uint32_t budget_var();
   std::map<std::vector<uint32_t>, uint32_t> resume_helpers_;

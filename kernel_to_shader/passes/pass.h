@@ -56,6 +56,11 @@ struct PassContext {
   std::map<uint32_t, Resumable> resumable;
 };
 
+// Pointers the passes make to vkcl's own memory (the resume areas) carry this UserSemantic
+// decoration, which copies of them keep: checked mode does not check accesses through them
+// (TargetCaps::checked_memory).
+inline constexpr const char* kInternalPointer = "vkcl internal pointer";
+
 class Pass {
  public:
   virtual ~Pass() = default;

@@ -460,7 +460,11 @@ class Resumer {
   // A CrossWorkgroup pointer to |type| at |address| + |offset|.
   uint32_t at(std::vector<Instruction>& out, uint32_t address, uint32_t offset, uint32_t type) {
     uint32_t a = offset ? emit(out, Op::OpIAdd, t_int(64), {address, c_u64(offset)}) : address;
-    return emit(out, Op::OpConvertUToPtr, t_ptr(spv::StorageClass::CrossWorkgroup, type), {a});
+    uint32_t pointer = emit(out, Op::OpConvertUToPtr, t_ptr(spv::StorageClass::CrossWorkgroup, type), {a});
+    Instruction internal(Op::OpDecorate, 0, 0, {pointer, uint32_t(spv::Decoration::UserSemantic)});
+    ir::append_string(&internal.operands, kInternalPointer);
+    m_.annotations.push_back(internal);
+    return pointer;
   }
   void store(std::vector<Instruction>& out, uint32_t pointer, uint32_t value, uint32_t alignment) {
     out.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{pointer, value, 2, alignment});

@@ -121,6 +121,44 @@ TEST_P(LocalMemory, KernelOverTheLimitIsRefused) {
   for (int v : read<int>(out, global)) EXPECT_EQ(v, 5);
 }
 
+// LeftoverLocals (CVE-2023-4969): a work-group never reads what an earlier one left in local
+// memory. One kernel fills its __local array and a __local argument with a pattern; the next
+// kernel, in many work-groups, reads its own without writing them (a store that the |never|
+// argument keeps from running stops the compiler from folding the reads away): every word
+// is 0. With VKCL_ZERO_LOCAL_MEMORY=0 lavapipe hands the pattern back.
+TEST_P(LocalMemory, EachWorkGroupStartsWithZeroedLocalMemory) {
+  Program p = build(R"(
+    __kernel void leave(__local uint* arg) {
+      __local uint a[N];
+      int l = get_local_id(0), size = get_local_size(0);
+      for (int i = l; i < N; i += size) { a[i] = 0xdead0000u + i; arg[i] = 0xbeef0000u + i; }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    __kernel void peek(__global uint* out, __local uint* arg, int never) {
+      __local uint b[N];
+      int l = get_local_id(0), size = get_local_size(0), g = get_group_id(0);
+      if (never) { b[l] = 1; arg[l] = 1; }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int i = l; i < N; i += size) {
+        out[g * 2 * N + i] = b[i];
+        out[g * 2 * N + N + i] = arg[i];
+      }
+    })", "-DN=1024");
+  const size_t n = 1024, local = 64, groups = 16, global = local * groups;
+  Kernel leave = kernel(p, "leave");
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(leave, 0, n * 4, nullptr));
+  run(leave, 1, &global, &local);
+  Kernel peek = kernel(p, "peek");
+  Mem out = poisoned(groups * 2 * n * 4);
+  set_mem_arg(peek, 0, out);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(peek, 1, n * 4, nullptr));
+  int never = 0;
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(peek, 2, sizeof never, &never));
+  run(peek, 1, &global, &local);
+  std::vector<uint32_t> got = read<uint32_t>(out, groups * 2 * n);
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], 0u) << "at " << i;
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, LocalMemory,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

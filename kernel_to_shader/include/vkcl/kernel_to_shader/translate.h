@@ -97,6 +97,9 @@ struct TargetCaps {
   bool images = false;
   bool storage_image_write_without_format = false;
   bool read_write_images = false;
+  // Checked mode (VKCL_CHECKED=1): every access through a pointer is checked against the
+  // objects the launch may reach (KernelInterface::check_table_offset).
+  bool checked_memory = false;
 
   bool operator==(const TargetCaps&) const = default;
 };
@@ -132,6 +135,14 @@ inline constexpr uint32_t kSpecLocalMemoryWords = 3;
 // resumes (KernelInterface::resume_area_offset), so the resume round is 0 and the driver drops
 // the restoring code (which llvmpipe would otherwise run, masked, in every work-item).
 inline constexpr uint32_t kSpecFirstRound = 4;
+// A bool, false unless set: each work-group zeroes its local memory before the kernel starts
+// (so no work-group reads what another left there: LeftoverLocals, CVE-2023-4969).
+inline constexpr uint32_t kSpecZeroLocalMemory = 5;
+// Checked mode: bytes after the used local memory (and private memory) where checked accesses
+// that fail go instead.
+inline constexpr uint32_t kCheckSinkBytes = 32;
+// Checked mode: the check table's room for objects, in global and in local memory each.
+inline constexpr uint32_t kCheckTableEntries = 256;
 
 enum class ArgKind {
   GlobalPointer,    // __global/__constant buffer: 8-byte device address in the argument block
@@ -218,6 +229,13 @@ struct KernelInterface {
   // (its results are then wrong); UINT32_MAX otherwise. The slot follows the arguments, so
   // the arguments are laid out as without it.
   uint32_t loop_limit_status_offset = UINT32_MAX;
+  // With TargetCaps::checked_memory: where the frontend writes the device address of the
+  // launch's check table (layout: kernel_to_shader/passes/checked_memory.cpp), and what each
+  // checked access site is ("store in foo"), indexed by the site the table reports. Local
+  // memory then needs kCheckSinkBytes more than the kernel's, for the sink.
+  uint32_t check_table_offset = UINT32_MAX;
+  std::vector<std::string> check_sites;
+  std::vector<uint32_t> check_site_arguments;  // the argument a site's pointer comes from, or UINT32_MAX
   // With TargetCaps::loop_iteration_limit, kernels with loops stop before the driver cuts
   // them and resume in the next dispatch of the same launch (a "round"; see
   // kernel_to_shader/passes/resumable_loops.h). Where the frontend writes four device

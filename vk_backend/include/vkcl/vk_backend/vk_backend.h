@@ -6,6 +6,7 @@
 #include <volk.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -153,9 +154,13 @@ class Device {
     uint64_t address = 0;
     void* mapped = nullptr;
     bool host_cached = false;
+    // Whose it was (a CL context): a spare goes only to its owner's next buffer, so that no
+    // buffer shows another context's data.
+    uint64_t owner = 0;
   };
-  bool take_spare(VkDeviceSize size, MemoryPlacement placement, Spare* out);
+  bool take_spare(VkDeviceSize size, MemoryPlacement placement, uint64_t owner, Spare* out);
   void keep_spare(const Spare& spare);  // frees the oldest spares beyond the limit
+  void drop_spares(uint64_t owner);     // frees the owner's
 
   // Device memory within the budget of its heap (memory_budget()), so that asking for more
   // than the device has fails with VK_ERROR_OUT_OF_DEVICE_MEMORY instead of growing the
@@ -165,8 +170,16 @@ class Device {
   void free_memory(VkDeviceMemory memory);  // any memory of the device, counted or not
   VkDeviceSize memory_in_use(uint32_t heap) const;
 
+  // A lost device (VK_ERROR_DEVICE_LOST from the driver, or injected: CommandStream): nothing
+  // more is submitted and waits return at once.
+  bool lost() const { return lost_.load(); }
+  void mark_lost() { lost_.store(true); }
+  bool first_to_report_loss() { return !loss_reported_.exchange(true); }
+
  private:
   explicit Device(const DeviceInfo& info) : info_(info) {}
+  std::atomic<bool> lost_{false};
+  std::atomic<bool> loss_reported_{false};
   DeviceInfo info_;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
@@ -192,7 +205,7 @@ class Buffer {
   // come from there: its contents start as a released buffer's, which OpenCL allows.
   static VkResult create(std::shared_ptr<Device> device, VkDeviceSize size,
                          MemoryPlacement placement, std::unique_ptr<Buffer>* out,
-                         bool reusable = false);
+                         bool reusable = false, uint64_t owner = 0);
   // Wraps |host_pointer| (|size| bytes, both aligned to min_imported_host_pointer_alignment)
   // with VK_EXT_external_memory_host. VK_ERROR_FEATURE_NOT_PRESENT when that cannot be done.
   static VkResult import_host(std::shared_ptr<Device> device, void* host_pointer,
@@ -221,6 +234,7 @@ class Buffer {
   void* mapped_ = nullptr;
   bool host_cached_ = false;
   bool reusable_ = false;
+  uint64_t owner_ = 0;  // Device::Spare::owner
   MemoryPlacement placement_ = MemoryPlacement::DeviceLocal;
 };
 
@@ -317,7 +331,11 @@ class CommandStream {
   // Timeline value of the last recorded command (submitted or not).
   uint64_t last_point() const;
   VkSemaphore timeline() const { return timeline_; }
-  uint64_t completed_point() const;  // value the semaphore has reached
+  // Value the semaphore has reached; on a lost device UINT64_MAX (nothing is left to wait
+  // for), failed() then telling which points did not complete.
+  uint64_t completed_point() const;
+  // Whether the work up to |point| was lost with the device.
+  bool failed(uint64_t point) const;
   // Blocks until the timeline reaches |point| (submitting first if it is not submitted yet).
   VkResult wait(uint64_t point);
 

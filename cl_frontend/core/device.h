@@ -47,8 +47,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   // CL_DEVICE_IMAGE_SUPPORT: where the Vulkan device backs the minimum image formats, unless
   // VKCL_WITHOUT_FEATURES hides images.
   bool images() const;
-  // Whether launches with local memory zero it first in each work-group (LeftoverLocals);
-  // VKCL_ZERO_LOCAL_MEMORY=0 turns it off.
+  // Whether launches with local memory zero it first in each work-group (LeftoverLocals):
+  // on GPUs, unless VKCL_ZERO_LOCAL_MEMORY says otherwise.
   bool zeroes_local_memory() const;
   // CL_DEVICE_SVM_CAPABILITIES: coarse- and fine-grained buffers where host and kernels see
   // host-visible memory at one address (core/svm.h), else none.

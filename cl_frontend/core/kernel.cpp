@@ -371,7 +371,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   cl::CheckReport::Launch check{name, ki.check_sites, ki.check_site_arguments, {}, {}, 0,
                                 ki.private_memory_size};
   if (checked && ki.static_local_memory_size)
-    check.local.push_back({"the kernel's __local variables", 0, ki.static_local_memory_size});
+    check.local.push_back({"the kernel's __local variables", 0, ki.static_local_memory_size, k2s::kCheckLocalVariables});
   // "argument 1 'a'" (the name where the program kept it).
   const compiler::KernelInfo* info = source_info();
   auto arg_name = [&](size_t i) {
@@ -453,7 +453,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     std::memcpy(&plan.arguments[ki.program_data_address_offset], &address, 8);
     if (checked)
       check.global.push_back({"the program's __global and __constant variables", address,
-                              address + plan.program_data->size()});
+                              address + plan.program_data->size(), k2s::kCheckProgramVariables});
   }
   if (checked) {
     for (const auto& s : plan.svm)

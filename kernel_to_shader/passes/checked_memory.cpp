@@ -89,21 +89,30 @@ uint32_t Lowering::check_table_helper(bool local) {
   };
   uint32_t begin_at = local ? emit(Op::OpUConvert, u64, {p[0]}) : p[0];
   uint32_t end = emit(Op::OpIAdd, u64, {begin_at, emit(Op::OpUConvert, u64, {p[1]})});
+  // The argument's own range, where the table has one (else it reads 0, 0): then the search
+  // is skipped (|argument| is a constant at each call, so the driver keeps one path).
+  uint32_t known = emit(Op::OpULessThan, b, {p[4], c_u32(kCheckTableEntries)});
+  uint32_t slot = emit(Op::OpSelect, u32, {known, p[4], c_u32(0)});
+  slot = emit(Op::OpIAdd, u32, {slot, c_u32(local ? kCheckTableEntries : 2 * kCheckTableEntries)});
+  uint32_t arg_first = field(slot, 0), arg_last = field(slot, 1);
+  known = emit(Op::OpLogicalAnd, b, {known, emit(Op::OpINotEqual, b, {arg_last, c_u64(0)})});
+  uint32_t before_search = f.blocks.back().label, search = take_id(), merge = take_id();
+  emit_void(Op::OpSelectionMerge, {merge, 0});
+  emit_void(Op::OpBranchConditional, {known, merge, search});
+  f.blocks.push_back(ir::Block{search, {}});
+  block_ = &f.blocks.back().instructions;
   uint32_t index = c_u32(0);  // the last entry that begins at or before the access
   for (uint32_t step = kCheckTableEntries / 2; step; step /= 2) {
     uint32_t next = emit(Op::OpIAdd, u32, {index, c_u32(step)});
     uint32_t before = emit(Op::OpULessThanEqual, b, {field(next, 0), begin_at});
     index = emit(Op::OpSelect, u32, {before, next, index});
   }
-  uint32_t first = field(index, 0), last = field(index, 1);
-  // The argument's own range, where the table has one (else it reads 0, 0).
-  uint32_t known = emit(Op::OpULessThan, b, {p[4], c_u32(kCheckTableEntries)});
-  uint32_t slot = emit(Op::OpSelect, u32, {known, p[4], c_u32(0)});
-  slot = emit(Op::OpIAdd, u32, {slot, c_u32(local ? kCheckTableEntries : 2 * kCheckTableEntries)});
-  uint32_t arg_first = field(slot, 0), arg_last = field(slot, 1);
-  known = emit(Op::OpLogicalAnd, b, {known, emit(Op::OpINotEqual, b, {arg_last, c_u64(0)})});
-  first = emit(Op::OpSelect, u64, {known, arg_first, first});
-  last = emit(Op::OpSelect, u64, {known, arg_last, last});
+  uint32_t found_first = field(index, 0), found_last = field(index, 1);
+  emit_void(Op::OpBranch, {merge});
+  f.blocks.push_back(ir::Block{merge, {}});
+  block_ = &f.blocks.back().instructions;
+  uint32_t first = emit(Op::OpPhi, u64, {arg_first, before_search, found_first, search});
+  uint32_t last = emit(Op::OpPhi, u64, {arg_last, before_search, found_last, search});
   uint32_t inside = emit(Op::OpLogicalAnd, b, {emit(Op::OpULessThanEqual, b, {first, begin_at}),
                                                emit(Op::OpULessThanEqual, b, {end, last})});
   inside = emit(Op::OpLogicalAnd, b, {inside, emit(Op::OpUGreaterThanEqual, b, {end, begin_at})});
@@ -162,8 +171,7 @@ uint32_t Lowering::pointer_argument(uint32_t pointer) {
   for (const auto& e : in_.entry_points)
     kernel = kernel || e.operands[1] == lowering_function_ ||
              (name != names_.end() && ir::decode_string(e.operands, 2) == name->second);
-  if (!kernel || !pointer) return UINT32_MAX;
-  for (int depth = 0; depth < 64; ++depth) {
+  for (int depth = 0; pointer && depth < 64; ++depth) {
     const ir::Instruction* d = def(pointer);
     if (!d) return UINT32_MAX;
     switch (d->opcode) {
@@ -180,12 +188,20 @@ uint32_t Lowering::pointer_argument(uint32_t pointer) {
         continue;
       }
       case Op::OpFunctionParameter:
+        if (!kernel) return UINT32_MAX;
         for (const auto& f : in_.functions) {
           if (f.id() != lowering_function_) continue;
-          for (size_t k = 0; k < f.parameters.size(); ++k)
+          for (size_t k = 0; k < f.parameters.size() && k < kCheckProgramVariables; ++k)
             if (f.parameters[k].result_id == pointer) return uint32_t(k);
         }
         return UINT32_MAX;
+      case Op::OpVariable:
+        switch (spv::StorageClass(d->operands[0])) {
+          case spv::StorageClass::Workgroup: return kCheckLocalVariables;
+          case spv::StorageClass::CrossWorkgroup:
+          case spv::StorageClass::UniformConstant: return kCheckProgramVariables;
+          default: return UINT32_MAX;
+        }
       default:
         return UINT32_MAX;
     }

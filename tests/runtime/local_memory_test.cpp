@@ -3,6 +3,7 @@
 // it, through calls too), and each launch gets only those (CLBlast and clFFT build programs
 // of many kernels whose __local arrays together exceed CL_DEVICE_LOCAL_MEM_SIZE).
 #include <cstdint>
+#include <cstdlib>
 
 #include "runtime/cl_harness.h"
 
@@ -125,8 +126,11 @@ TEST_P(LocalMemory, KernelOverTheLimitIsRefused) {
 // memory. One kernel fills its __local array and a __local argument with a pattern; the next
 // kernel, in many work-groups, reads its own without writing them (a store that the |never|
 // argument keeps from running stops the compiler from folding the reads away): every word
-// is 0. With VKCL_ZERO_LOCAL_MEMORY=0 lavapipe hands the pattern back.
+// is 0. GPUs zero by default; the test asks for it (VKCL_ZERO_LOCAL_MEMORY=1) so that it runs
+// on lavapipe too, which hands the pattern back without it.
 TEST_P(LocalMemory, EachWorkGroupStartsWithZeroedLocalMemory) {
+  setenv("VKCL_ZERO_LOCAL_MEMORY", "1", 1);
+  struct Unset { ~Unset() { unsetenv("VKCL_ZERO_LOCAL_MEMORY"); } } unset;
   Program p = build(R"(
     __kernel void leave(__local uint* arg) {
       __local uint a[N];

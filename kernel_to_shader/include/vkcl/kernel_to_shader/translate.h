@@ -143,6 +143,10 @@ inline constexpr uint32_t kSpecZeroLocalMemory = 5;
 inline constexpr uint32_t kCheckSinkBytes = 32;
 // Checked mode: the check table's room for objects, in global and in local memory each.
 inline constexpr uint32_t kCheckTableEntries = 256;
+// Checked mode: the "arguments" (KernelInterface::check_site_arguments) that stand for the
+// kernel's __local variables and for the program's __global/__constant variables.
+inline constexpr uint32_t kCheckLocalVariables = kCheckTableEntries - 1;
+inline constexpr uint32_t kCheckProgramVariables = kCheckTableEntries - 2;
 
 enum class ArgKind {
   GlobalPointer,    // __global/__constant buffer: 8-byte device address in the argument block

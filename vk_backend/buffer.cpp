@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "inject.h"
 #include "vkcl/vk_backend/vk_backend.h"
 
 namespace vkcl::vk {
@@ -44,6 +45,7 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   info.size = (size + 3) & ~VkDeviceSize(3);
   info.usage = kUsage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   VkResult r = vkCreateBuffer(d, &info, nullptr, &b->buffer_);
   if (r != VK_SUCCESS) return r;
   VkMemoryRequirements req;
@@ -77,6 +79,7 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
     if (r != VK_SUCCESS) return r;
   }
   b->reusable_ = reusable;
+  b->fresh_ = true;
   *out = std::move(b);
   return VK_SUCCESS;
 }
@@ -98,6 +101,7 @@ VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
   info.size = size;
   info.usage = kUsage;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   VkResult r = vkCreateBuffer(d, &info, nullptr, &b->buffer_);
   if (r != VK_SUCCESS) return r;
   VkMemoryHostPointerPropertiesEXT pointer{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};

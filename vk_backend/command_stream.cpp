@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "exit.h"
+#include "inject.h"
 #include "vkcl/vk_backend/vk_backend.h"
 
 namespace vkcl::vk {
@@ -73,11 +74,13 @@ VkResult CommandStream::create(std::shared_ptr<Device> device,
   VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
   type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
   VkSemaphoreCreateInfo sem{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   VkResult r = vkCreateSemaphore(d, &sem, nullptr, &s->timeline_);
   if (r != VK_SUCCESS) return r;
   VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = device->info().compute_queue_family;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   r = vkCreateCommandPool(d, &pool, nullptr, &s->impl_->pool);
   if (r != VK_SUCCESS) return r;
   s->impl_->tick_ns = device->info().properties.limits.timestampPeriod;
@@ -126,6 +129,7 @@ static VkResult begin(Device& device, CommandStream::Impl& impl, VkSemaphore tim
     alloc.commandPool = impl.pool;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     alloc.commandBufferCount = 1;
+    if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
     VkResult r = vkAllocateCommandBuffers(device.handle(), &alloc, &impl.recording);
     if (r != VK_SUCCESS) return r;
   }
@@ -228,6 +232,7 @@ VkResult CommandStream::write_timestamp(uint32_t* slot) {
     info.queryType = VK_QUERY_TYPE_TIMESTAMP;
     info.queryCount = kQueriesPerPool;
     VkQueryPool pool;
+    if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
     r = vkCreateQueryPool(device_->handle(), &info, nullptr, &pool);
     if (r != VK_SUCCESS) return r;
     uint32_t base = uint32_t(impl_->query_pools.size()) * kQueriesPerPool;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "exit.h"
+#include "inject.h"
 #include "vkcl/vk_backend/vk_backend.h"
 
 namespace vkcl::vk {
@@ -194,6 +195,17 @@ bool injected_failure() {
 }
 
 }  // namespace
+
+bool detail::injected_object_failure() {
+  // The application's own buffers and images are left alone, as for VKCL_FAIL_ALLOCATIONS:
+  // their failure is only returned to it (and tests that go on with the missing object would
+  // hand kernels a NULL buffer).
+  if (t_application_allocations) return false;
+  const char* v = std::getenv("VKCL_FAIL_OBJECTS");  // read each time: tests set it
+  const unsigned long every = v ? std::strtoul(v, nullptr, 10) : 0ul;
+  static std::atomic<unsigned long> count{0};
+  return every && ++count % every == 0;
+}
 
 ApplicationAllocation::ApplicationAllocation() { ++t_application_allocations; }
 ApplicationAllocation::~ApplicationAllocation() { --t_application_allocations; }

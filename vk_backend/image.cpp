@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "inject.h"
+
 namespace vkcl::vk {
 
 namespace {
@@ -131,6 +133,7 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
   info.usage = usage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   VkResult r = vkCreateImage(d, &info, nullptr, &image->image_);
   if (r != VK_SUCCESS) return r;
   VkMemoryRequirements req;
@@ -156,6 +159,7 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
     view.format = format;
     view.components = components;
     view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers};
+    if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
     r = vkCreateImageView(d, &view, nullptr, &image->view_);
     if (r != VK_SUCCESS) return r;
   }
@@ -181,6 +185,7 @@ VkResult TexelBufferView::create(std::shared_ptr<Device> device, const Buffer& b
   info.format = format;
   info.offset = offset;
   info.range = range;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   VkResult r = vkCreateBufferView(device->handle(), &info, nullptr, &v->view_);
   if (r != VK_SUCCESS) return r;
   *out = std::move(v);
@@ -275,6 +280,7 @@ VkResult DescriptorSet::create(std::shared_ptr<Device> device, const ComputePipe
   pool.maxSets = 1;
   pool.poolSizeCount = uint32_t(sizes.size());
   pool.pPoolSizes = sizes.data();
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   VkResult r = vkCreateDescriptorPool(d, &pool, nullptr, &s->pool_);
   if (r != VK_SUCCESS) return r;
   VkDescriptorSetLayout layout = pipeline.set_layout();
@@ -282,6 +288,7 @@ VkResult DescriptorSet::create(std::shared_ptr<Device> device, const ComputePipe
   alloc.descriptorPool = s->pool_;
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &layout;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   r = vkAllocateDescriptorSets(d, &alloc, &s->set_);
   if (r != VK_SUCCESS) return r;
   std::vector<VkDescriptorImageInfo> infos;

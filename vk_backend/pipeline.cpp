@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <string>
 
+#include "inject.h"
 #include "vkcl/vk_backend/vk_backend.h"
 
 namespace vkcl::vk {
@@ -19,6 +20,7 @@ VkResult ComputePipeline::create(std::shared_ptr<Device> device,
   VkShaderModuleCreateInfo module{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   module.codeSize = spirv.size() * 4;
   module.pCode = spirv.data();
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   VkResult r = vkCreateShaderModule(d, &module, nullptr, &p->module_);
   if (r != VK_SUCCESS) return r;
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_size};
@@ -32,6 +34,7 @@ VkResult ComputePipeline::create(std::shared_ptr<Device> device,
     if (p->push_descriptors_) set.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
     set.bindingCount = uint32_t(bindings.size());
     set.pBindings = bindings.data();
+    if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
     r = vkCreateDescriptorSetLayout(d, &set, nullptr, &p->set_layout_);
     if (r != VK_SUCCESS) return r;
     layout.setLayoutCount = 1;
@@ -39,6 +42,7 @@ VkResult ComputePipeline::create(std::shared_ptr<Device> device,
   }
   layout.pushConstantRangeCount = push_constant_size ? 1 : 0;
   layout.pPushConstantRanges = &range;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   r = vkCreatePipelineLayout(d, &layout, nullptr, &p->layout_);
   if (r != VK_SUCCESS) return r;
   std::vector<VkSpecializationMapEntry> entries;
@@ -57,6 +61,7 @@ VkResult ComputePipeline::create(std::shared_ptr<Device> device,
   create.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
   create.layout = p->layout_;
   if (device->info().pipeline_statistics) create.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   r = vkCreateComputePipelines(d, device->pipeline_cache(), 1, &create, nullptr, &p->pipeline_);
   if (r != VK_SUCCESS) return r;
   *out = std::move(p);

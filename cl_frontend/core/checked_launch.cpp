@@ -125,6 +125,7 @@ std::string CheckReport::describe(uint32_t code, uint64_t where, uint32_t bytes,
 
 cl_int CheckReport::command_status() {
   std::call_once(read_, [&] {
+    if (!table_) return;  // never made (its creation failed): nothing ran
     const auto* table = static_cast<const uint8_t*>(table_->mapped());
     if (word_at(table, 8) == 0) return;
     uint64_t where;

@@ -74,6 +74,21 @@ cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags f
     if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
     mem->storage = std::move(buffer);
   }
+  // Vulkan promises nothing about new memory, and lavapipe's comes from the process heap
+  // (what an earlier context freed): a new buffer is zeroed unless the host's data fills it.
+  if (!(flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)) && mem->storage->fresh()) {
+    if (void* mapped = mem->storage->mapped()) {
+      std::memset(mapped, 0, size);
+    } else {
+      std::unique_ptr<vk::CommandStream> stream;
+      VkResult r = vk::CommandStream::create(*device, &stream);
+      if (r == VK_SUCCESS) r = stream->fill_buffer(*mem->storage, 0, (size + 3) & ~size_t(3), 0);
+      uint64_t point = 0;
+      if (r == VK_SUCCESS) r = stream->submit({}, &point);
+      if (r == VK_SUCCESS) r = stream->wait(point);
+      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+    }
+  }
   if ((flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)) && !mem->host_ptr_imported) {
     if (mem->storage->mapped()) {
       std::memcpy(mem->storage->mapped(), host_ptr, size);

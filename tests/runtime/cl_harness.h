@@ -65,6 +65,25 @@ class WithoutImages {
   std::string old_;
 };
 
+// Captures stderr while alive; text() ends the capture, and so does the destructor, so that
+// an ASSERT returning early leaves no capture behind (gtest aborts on a second one).
+class CapturedStderr {
+ public:
+  CapturedStderr() { testing::internal::CaptureStderr(); }
+  ~CapturedStderr() { (void)text(); }
+  CapturedStderr(const CapturedStderr&) = delete;
+  CapturedStderr& operator=(const CapturedStderr&) = delete;
+  std::string text() {
+    if (!done_) text_ = testing::internal::GetCapturedStderr();
+    done_ = true;
+    return text_;
+  }
+
+ private:
+  bool done_ = false;
+  std::string text_;
+};
+
 class KernelTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override;

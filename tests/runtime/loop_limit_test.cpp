@@ -83,9 +83,9 @@ TEST_P(LoopLimit, LongLoopsRunToTheEnd) {
                                  {40000, 24, 3}, {1000000, 16, 16}}) {
     std::vector<uint32_t> a, out;
     cl_int waited = CL_OUT_OF_RESOURCES;
-    testing::internal::CaptureStderr();
+    CapturedStderr captured;
     Event e = run_two_loops(n, items, local, &a, &out, &waited);
-    std::string said = testing::internal::GetCapturedStderr();
+    std::string said = captured.text();
     EXPECT_EQ(waited, CL_SUCCESS) << n;
     EXPECT_EQ(status_of(e), CL_COMPLETE) << n;
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
@@ -161,9 +161,9 @@ TEST_P(LoopLimit, NestedLoopsOfEveryKind) {
   set_mem_arg(k, 0, ds);
   set_mem_arg(k, 1, dout);
   set_arg(k, 2, n);
-  testing::internal::CaptureStderr();
+  CapturedStderr captured;
   run(k, 1, &items, &local);
-  std::string said = testing::internal::GetCapturedStderr();
+  std::string said = captured.text();
   EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
   std::vector<uint32_t> out = read<uint32_t>(dout, items);
   for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(out[g], reference(g, seeds[g], n)) << "work-item " << g;
@@ -201,11 +201,11 @@ TEST_P(LoopLimit, BarriersAndLocalMemory) {
     ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, local * 4, nullptr));
     set_arg(k, 2, n);
     cl_event e = nullptr;
-    testing::internal::CaptureStderr();
+    CapturedStderr captured;
     ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, &local, 0, nullptr, &e));
     Event event(e);
     cl_int waited = clWaitForEvents(1, &e);
-    std::string said = testing::internal::GetCapturedStderr();
+    std::string said = captured.text();
     const char* resumable = std::getenv("VKCL_RESUMABLE_LOOPS");
     if (driver_limits_loops() && resumable && std::string(resumable) == "0") {
       EXPECT_EQ(waited, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
@@ -244,9 +244,9 @@ TEST_P(LoopLimit, DivergentLoopsAndAtomics) {
   set_mem_arg(k, 0, dout);
   set_mem_arg(k, 1, dtotal);
   set_arg(k, 2, n);
-  testing::internal::CaptureStderr();
+  CapturedStderr captured;
   run(k, 1, &items, &local);
-  std::string said = testing::internal::GetCapturedStderr();
+  std::string said = captured.text();
   EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
   std::vector<uint32_t> out = read<uint32_t>(dout, items);
   for (uint32_t g = 0; g < items; ++g) {
@@ -274,9 +274,9 @@ TEST_P(LoopLimit, LocalMemoryWithoutBarriers) {
   Mem dout = poisoned(items * 4);
   set_mem_arg(k, 0, dout);
   set_arg(k, 1, n);
-  testing::internal::CaptureStderr();
+  CapturedStderr captured;
   run(k, 1, &items, &local);
-  std::string said = testing::internal::GetCapturedStderr();
+  std::string said = captured.text();
   EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
   std::vector<uint32_t> out = read<uint32_t>(dout, items);
   for (uint32_t g = 0; g < items; ++g) {
@@ -320,9 +320,9 @@ TEST_P(LoopLimit, CountedLoopsOfEveryShape) {
     set_mem_arg(k, 0, out);
     for (size_t a = 0; a < args.size(); ++a)
       ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, cl_uint(a + 1), args[a].first, args[a].second.data()));
-    testing::internal::CaptureStderr();
+    CapturedStderr captured;
     run(k, 1, &items, &local);
-    std::string said = testing::internal::GetCapturedStderr();
+    std::string said = captured.text();
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
     std::vector<uint32_t> got = read<uint32_t>(out, items);
     for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(got[g], want(g)) << "work-item " << g;
@@ -382,7 +382,7 @@ TEST_P(LoopLimit, PastTheRecordedRoundsTheQueueAddsMore) {
     set_mem_arg(loops, 1, dout);
     set_arg(loops, 2, n);
     set_mem_arg(add_one, 0, dout);
-    testing::internal::CaptureStderr();
+    CapturedStderr captured;
     cl_event e = nullptr;
     ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, loops, 1, nullptr, &items, &items, 0, nullptr, &e));
     Event event(e);
@@ -400,7 +400,7 @@ TEST_P(LoopLimit, PastTheRecordedRoundsTheQueueAddsMore) {
     std::vector<uint32_t> out = read<uint32_t>(dout, items);  // a blocking read finishes too
     EXPECT_EQ(status_of(e), CL_COMPLETE);
     EXPECT_EQ(status_of(m), CL_COMPLETE);
-    std::string said = testing::internal::GetCapturedStderr();
+    std::string said = captured.text();
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
     for (size_t i = 0; i < items; ++i) ASSERT_EQ(out[i], want + 1) << "work-item " << i;
   }
@@ -430,9 +430,9 @@ TEST_P(LoopLimit, BarrierLoopsPastTheRecordedRounds) {
   set_mem_arg(k, 0, dout);
   ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, local * 4, nullptr));
   set_arg(k, 2, n);
-  testing::internal::CaptureStderr();
+  CapturedStderr captured;
   run(k, 1, &items, &local);
-  std::string said = testing::internal::GetCapturedStderr();
+  std::string said = captured.text();
   EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
   std::vector<uint32_t> ring = rotate_reference(uint32_t(local), n);
   std::vector<uint32_t> out = read<uint32_t>(dout, items);
@@ -456,7 +456,7 @@ TEST_P(LoopLimit, FailureSeenAfterFinish) {
   set_arg(k, 2, uint32_t(70000));
   size_t one = 1;
   cl_event e = nullptr;
-  testing::internal::CaptureStderr();
+  CapturedStderr captured;
   ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &one, &one, 0, nullptr, &e));
   Event kernel_event(e);
   EXPECT_EQ(CL_SUCCESS, clFinish(queue_));
@@ -466,7 +466,7 @@ TEST_P(LoopLimit, FailureSeenAfterFinish) {
   Event marker(m);
   EXPECT_EQ(clWaitForEvents(1, &m), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
   EXPECT_EQ(status_of(m), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-  std::string said = testing::internal::GetCapturedStderr();
+  std::string said = captured.text();
   EXPECT_NE(said.find("vkcl: kernel two_loops:"), std::string::npos) << said;
 }
 
@@ -475,9 +475,9 @@ TEST_P(LoopLimit, FailureSeenAfterFinish) {
 TEST_P(LoopLimit, NoAlarmBelowTheLimit) {
   std::vector<uint32_t> a, out;
   cl_int waited = CL_OUT_OF_RESOURCES;
-  testing::internal::CaptureStderr();
+  CapturedStderr captured;
   Event e = run_two_loops(15000, 64, 64, &a, &out, &waited);
-  std::string said = testing::internal::GetCapturedStderr();
+  std::string said = captured.text();
   EXPECT_EQ(waited, CL_SUCCESS);
   EXPECT_EQ(status_of(e), CL_COMPLETE);
   EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
@@ -502,7 +502,7 @@ TEST_P(LoopLimit, NoAlarmWithoutLongLoops) {
   std::vector<uint32_t> a(8);
   for (auto& x : a) x = uint32_t(rng_());
   Mem da = buffer(a.size() * 4, a.data());
-  testing::internal::CaptureStderr();
+  CapturedStderr captured;
   for (const char* name : {"no_loop", "short_loop"}) {
     Kernel k = kernel(p, name);
     Mem dout = poisoned(items * 4);
@@ -524,7 +524,7 @@ TEST_P(LoopLimit, NoAlarmWithoutLongLoops) {
       ASSERT_EQ(out[i], want) << name << " work-item " << i;
     }
   }
-  std::string said = testing::internal::GetCapturedStderr();
+  std::string said = captured.text();
   EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
 }
 
@@ -562,7 +562,7 @@ TEST_P(LoopLimit, RerunnableKernelsRunAgainWhenCut) {
     set_arg(k, 2, n);
     size_t global[2] = {w, h}, local[2] = {w, h};
     cl_event e = nullptr;
-    testing::internal::CaptureStderr();
+    CapturedStderr captured;
     ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 2, nullptr, global, local, 0, nullptr, &e));
     Event event(e);
     EXPECT_EQ(CL_SUCCESS, clWaitForEvents(1, &e)) << n;
@@ -571,7 +571,7 @@ TEST_P(LoopLimit, RerunnableKernelsRunAgainWhenCut) {
     size_t origin[3] = {0, 0, 0}, region[3] = {w, h, 1};
     ASSERT_EQ(CL_SUCCESS, clEnqueueReadImage(queue_, img_h, CL_TRUE, origin, region, 0, 0, out.data(), 0,
                                              nullptr, nullptr));
-    std::string said = testing::internal::GetCapturedStderr();
+    std::string said = captured.text();
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
     const uint32_t want = two_loops_reference(a, n);
     for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], want) << "n " << n << " work-item " << i;
@@ -629,10 +629,10 @@ TEST_P(LoopLimit, SumsIntoItsOwnBufferAcrossARerun) {
     set_mem_arg(k, 0, da);
     set_mem_arg(k, 1, io);
     set_arg(k, 2, n);
-    testing::internal::CaptureStderr();
+    CapturedStderr captured;
     run(k, 1, &items, &items);
     std::vector<uint32_t> out = read<uint32_t>(io, items);
-    std::string said = testing::internal::GetCapturedStderr();
+    std::string said = captured.text();
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
     const uint32_t want = two_loops_reference(a, n);
     for (size_t i = 0; i < items; ++i) ASSERT_EQ(out[i], start[i] + want) << "n " << n << " work-item " << i;

@@ -208,6 +208,9 @@ class Buffer {
                          bool reusable = false, uint64_t owner = 0);
   // Wraps |host_pointer| (|size| bytes, both aligned to min_imported_host_pointer_alignment)
   // with VK_EXT_external_memory_host. VK_ERROR_FEATURE_NOT_PRESENT when that cannot be done.
+  // Whether its memory was allocated for it, not taken from a spare: the driver may hand
+  // back what another part of the process freed, which a new CL buffer must not show.
+  bool fresh() const { return fresh_; }
   static VkResult import_host(std::shared_ptr<Device> device, void* host_pointer,
                               VkDeviceSize size, std::unique_ptr<Buffer>* out);
   ~Buffer();
@@ -234,6 +237,7 @@ class Buffer {
   void* mapped_ = nullptr;
   bool host_cached_ = false;
   bool reusable_ = false;
+  bool fresh_ = false;  // its memory was allocated for it (not a spare's)
   uint64_t owner_ = 0;  // Device::Spare::owner
   MemoryPlacement placement_ = MemoryPlacement::DeviceLocal;
 };

@@ -36,7 +36,9 @@ VkImageSubresourceLayers layers_of(const ImageRegion& region) {
 }
 
 // Every texel of |image| from UNDEFINED to GENERAL, once, on a stream of its own: the image is
-// then ready for any queue's commands without per-queue layout tracking.
+// then ready for any queue's commands without per-queue layout tracking. And zeroed: Vulkan
+// promises nothing about new memory (lavapipe's comes from the process heap, where an earlier
+// context's images were).
 VkResult make_general(std::shared_ptr<Device> device, const Image& image) {
   std::unique_ptr<CommandStream> stream;
   VkResult r = CommandStream::create(device, &stream);
@@ -55,6 +57,13 @@ VkResult make_general(std::shared_ptr<Device> device, const Image& image) {
   barrier.image = image.handle();
   barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, image.layers()};
   vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
+                       nullptr, 0, nullptr, 1, &barrier);
+  VkClearColorValue zero{};
+  vkCmdClearColorImage(cb, image.handle(), VK_IMAGE_LAYOUT_GENERAL, &zero, 1, &barrier.subresourceRange);
+  barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0,
                        nullptr, 0, nullptr, 1, &barrier);
   uint64_t point = 0;

@@ -1,7 +1,8 @@
-// A new buffer never shows another context's data (issue 18): vkcl keeps the memory of
-// released buffers for the next buffer of the same size, but only within the context that
-// released it. Three sizes, each written with a pattern in one context, released with it,
-// and looked for in a buffer of the same size in the next context.
+// A new buffer or image never shows another context's data (issue 18): vkcl keeps the memory
+// of released buffers for the next buffer of the same size, but only within the context that
+// released it, and zeroes memory it allocates anew (lavapipe's comes from the process heap).
+// Each size is written with a pattern in one context, released with it, and looked for in a
+// new object of the same size in the next context.
 #include <string>
 #include <vector>
 
@@ -41,6 +42,35 @@ TEST_P(ContextIsolation, NewBuffersHoldNoOtherContextsData) {
   std::vector<cl_uint> pattern(1024, kPattern);
   ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(queue_, again, CL_TRUE, 0, 4096, pattern.data(), 0, nullptr, nullptr));
   EXPECT_EQ(read<cl_uint>(again, 1024), pattern);
+}
+
+// The same for images: a 64x64 RGBA8 image written in one context, released with it, and a
+// new one of the same size in the next.
+TEST_P(ContextIsolation, NewImagesHoldNoOtherContextsData) {
+  constexpr cl_uint kPattern = 0xc3a5f00du;
+  const size_t side = 64;
+  std::vector<cl_uint> pattern(side * side, kPattern);
+  const cl_image_format format{CL_RGBA, CL_UNORM_INT8};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = desc.image_height = side;
+  const size_t origin[3] = {0, 0, 0}, region[3] = {side, side, 1};
+  for (int round = 0; round < 3; ++round) {
+    cl_int err;
+    Context context(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    Queue queue(clCreateCommandQueueWithProperties(context, device_, nullptr, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    Mem image(clCreateImage(context, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err));
+    if (err == CL_INVALID_OPERATION) GTEST_SKIP() << "no images";
+    ASSERT_EQ(CL_SUCCESS, err);
+    std::vector<cl_uint> got(side * side, 1);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueReadImage(queue, image, CL_TRUE, origin, region, 0, 0, got.data(), 0, nullptr, nullptr));
+    size_t seen = 0;
+    for (cl_uint w : got) seen += w == kPattern;
+    EXPECT_EQ(seen, 0u) << "round " << round;
+    ASSERT_EQ(CL_SUCCESS, clEnqueueWriteImage(queue, image, CL_TRUE, origin, region, 0, 0, pattern.data(), 0, nullptr, nullptr));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Options, ContextIsolation, ::testing::Values(std::string("")), options_name);

@@ -11,7 +11,17 @@
 namespace vkcl::test {
 namespace {
 
-class ContextIsolation : public KernelTest {};
+class ContextIsolation : public KernelTest {
+ protected:
+  // A context of its own on the test's device, with a queue.
+  void fresh(Context* context, Queue* queue) {
+    cl_int err;
+    *context = Context(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    *queue = Queue(clCreateCommandQueueWithProperties(*context, device_, nullptr, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+  }
+};
 
 TEST_P(ContextIsolation, NewBuffersHoldNoOtherContextsData) {
   constexpr cl_uint kPattern = 0xc3a5f00du;
@@ -19,11 +29,10 @@ TEST_P(ContextIsolation, NewBuffersHoldNoOtherContextsData) {
     SCOPED_TRACE(bytes);
     std::vector<cl_uint> pattern(bytes / 4, kPattern);
     for (int round = 0; round < 2; ++round) {
+      Context context;
+      Queue queue;
+      ASSERT_NO_FATAL_FAILURE(fresh(&context, &queue));
       cl_int err;
-      Context context(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
-      ASSERT_EQ(CL_SUCCESS, err);
-      Queue queue(clCreateCommandQueueWithProperties(context, device_, nullptr, &err));
-      ASSERT_EQ(CL_SUCCESS, err);
       Mem m(clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &err));
       ASSERT_EQ(CL_SUCCESS, err);
       std::vector<cl_uint> got(bytes / 4, 0);
@@ -56,11 +65,10 @@ TEST_P(ContextIsolation, NewImagesHoldNoOtherContextsData) {
   desc.image_width = desc.image_height = side;
   const size_t origin[3] = {0, 0, 0}, region[3] = {side, side, 1};
   for (int round = 0; round < 3; ++round) {
+    Context context;
+    Queue queue;
+    ASSERT_NO_FATAL_FAILURE(fresh(&context, &queue));
     cl_int err;
-    Context context(clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err));
-    ASSERT_EQ(CL_SUCCESS, err);
-    Queue queue(clCreateCommandQueueWithProperties(context, device_, nullptr, &err));
-    ASSERT_EQ(CL_SUCCESS, err);
     Mem image(clCreateImage(context, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err));
     if (err == CL_INVALID_OPERATION) GTEST_SKIP() << "no images";
     ASSERT_EQ(CL_SUCCESS, err);

@@ -11,8 +11,12 @@
 #include "core/object.h"
 #include "core/result.h"
 
+struct _cl_command_queue;
 struct _cl_context;
 struct _cl_event;
+namespace vkcl::cl {
+struct GpuCommand;
+}
 
 namespace vkcl::api {
 
@@ -71,10 +75,38 @@ bool valid_mem_flags(cl_mem_flags flags);
 // Hands the event of an enqueued command out (or drops it) and, for blocking calls, waits
 // for it; the command's status is returned.
 cl_int finish_enqueue(cl::Result<cl::Ref<_cl_event>> r, bool blocking, cl_event* event);
+// GPU commands as the enqueue entry points make them, for command buffers to record as well
+// (api/command_buffer.cpp): each checks its objects against |queue|'s context and device as
+// the entry point does, and fills |out|.
+cl_int copy_buffer_command(_cl_command_queue* queue, cl_mem src, cl_mem dst, size_t src_offset,
+                           size_t dst_offset, size_t size, cl::GpuCommand* out);
+cl_int copy_buffer_rect_command(_cl_command_queue* queue, cl_mem src, cl_mem dst,
+                                const size_t* src_origin, const size_t* dst_origin,
+                                const size_t* region, size_t src_row, size_t src_slice,
+                                size_t dst_row, size_t dst_slice, cl::GpuCommand* out);
+cl_int fill_buffer_command(_cl_command_queue* queue, cl_mem buffer, const void* pattern,
+                           size_t pattern_size, size_t offset, size_t size, cl::GpuCommand* out);
+cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_dim,
+                      const size_t* offset, const size_t* global, const size_t* local,
+                      cl::GpuCommand* out);
+cl_int copy_image_command(_cl_command_queue* queue, cl_mem src, cl_mem dst, const size_t* src_origin,
+                          const size_t* dst_origin, const size_t* region, cl::GpuCommand* out);
+cl_int fill_image_command(_cl_command_queue* queue, cl_mem image, const void* fill_color,
+                          const size_t* origin, const size_t* region, cl::GpuCommand* out);
+cl_int copy_image_to_buffer_command(_cl_command_queue* queue, cl_mem src, cl_mem dst,
+                                    const size_t* origin, const size_t* region, size_t offset,
+                                    cl::GpuCommand* out);
+cl_int copy_buffer_to_image_command(_cl_command_queue* queue, cl_mem src, cl_mem dst, size_t offset,
+                                    const size_t* origin, const size_t* region, cl::GpuCommand* out);
+// Enqueues |command| on |queue| after |waits| (the entry points' common end).
+cl_int enqueue_gpu(_cl_command_queue* queue, const std::vector<_cl_event*>& waits,
+                   cl::GpuCommand command, cl_event* event);
 // clEnqueueUnmapMemObject for an image (arguments checked but |mapped|).
 cl_int unmap_image(cl_command_queue queue, cl_mem image, void* mapped,
                    const std::vector<_cl_event*>& waits, cl_event* event);
 
+// cl_khr_command_buffer's entry points by name (api/command_buffer.cpp), or NULL.
+void* command_buffer_function(const char* name);
 // Extension entry points by name (clGetExtensionFunctionAddress*).
 void* CL_API_CALL extension_function(const char* name);
 // The same for |platform|: NULL when it is not vkcl's platform.

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "api/api.h"
+#include "core/gpu_command.h"
 #include "core/image.h"
 #include "core/kernel.h"
 #include "core/queue.h"
@@ -86,72 +87,133 @@ cl_int CL_API_CALL EnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_
   return finish_enqueue(std::move(r), blocking, event);
 }
 
-cl_int CL_API_CALL EnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,
-                                     size_t src_offset, size_t dst_offset, size_t size,
-                                     cl_uint num_events, const cl_event* wait_list,
-                                     cl_event* event) {
-  std::vector<_cl_event*> waits;
-  cl_int e = check_buffer_command(queue, src, src_offset, size, num_events, wait_list, &waits);
-  if (e != CL_SUCCESS) return e;
-  if (!cl::validate(dst) || dst->image) return CL_INVALID_MEM_OBJECT;
-  if (dst->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+}  // namespace
+
+cl_int copy_buffer_command(_cl_command_queue* queue, cl_mem src, cl_mem dst, size_t src_offset,
+                           size_t dst_offset, size_t size, cl::GpuCommand* out) {
+  // CL_INVALID_MEM_OBJECT if src_buffer and dst_buffer are not valid buffer objects.
+  if (!cl::validate(src) || src->image || !cl::validate(dst) || dst->image) return CL_INVALID_MEM_OBJECT;
+  // CL_INVALID_CONTEXT if the context associated with command_queue, src_buffer and
+  // dst_buffer are not the same.
+  if (src->context.get() != queue->context.get() || dst->context.get() != queue->context.get())
+    return CL_INVALID_CONTEXT;
   // CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset + size or dst_offset + size
   // require accessing elements outside the src_buffer and dst_buffer buffer objects
   // respectively, or if size is 0.
-  if (size == 0 || dst_offset > dst->size || size > dst->size - dst_offset) return CL_INVALID_VALUE;
+  if (size == 0 || src_offset > src->size || size > src->size - src_offset ||
+      dst_offset > dst->size || size > dst->size - dst_offset)
+    return CL_INVALID_VALUE;
   // CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or sub-buffer object
   // and the source and destination regions overlap.
   if (src->storage == dst->storage) {
     size_t a = src->offset + src_offset, b = dst->offset + dst_offset;
     if (a < b + size && b < a + size) return CL_MEM_COPY_OVERLAP;
   }
-  auto r = queue->enqueue(CL_COMMAND_COPY_BUFFER, waits, true,
-                          [queue, src, dst, src_offset, dst_offset, size] {
-                            return cl::cl_error_from(queue->stream->copy_buffer(
-                                *src->storage, src->offset + src_offset, *dst->storage,
-                                dst->offset + dst_offset, size));
-                          },
-                          {cl::keep(src), cl::keep(dst)});
+  out->type = CL_COMMAND_COPY_BUFFER;
+  out->record = [src, dst, src_offset, dst_offset, size](_cl_command_queue& q) {
+    return cl::cl_error_from(q.stream->copy_buffer(*src->storage, src->offset + src_offset,
+                                                   *dst->storage, dst->offset + dst_offset, size));
+  };
+  out->keep = {cl::keep(src), cl::keep(dst)};
+  return CL_SUCCESS;
+}
+
+cl_int enqueue_gpu(_cl_command_queue* queue, const std::vector<_cl_event*>& waits,
+                   cl::GpuCommand command, cl_event* event) {
+  auto record = std::move(command.record);
+  auto r = queue->enqueue(command.type, waits, true, [queue, record] { return record(*queue); },
+                          std::move(command.keep), std::move(command.status));
   return finish_enqueue(std::move(r), false, event);
 }
 
-cl_int CL_API_CALL EnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void* pattern,
-                                     size_t pattern_size, size_t offset, size_t size,
+namespace {
+
+cl_int CL_API_CALL EnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,
+                                     size_t src_offset, size_t dst_offset, size_t size,
                                      cl_uint num_events, const cl_event* wait_list,
                                      cl_event* event) {
-  std::vector<_cl_event*> waits;
-  cl_int e = check_buffer_command(queue, buffer, offset, size, num_events, wait_list, &waits);
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  cl::GpuCommand command;
+  cl_int e = copy_buffer_command(queue, src, dst, src_offset, dst_offset, size, &command);
   if (e != CL_SUCCESS) return e;
+  std::vector<_cl_event*> waits;
+  e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
+  if (e != CL_SUCCESS) return e;
+  return enqueue_gpu(queue, waits, std::move(command), event);
+}
+
+}  // namespace
+
+cl_int fill_buffer_command(_cl_command_queue* queue, cl_mem buffer, const void* pattern,
+                           size_t pattern_size, size_t offset, size_t size, cl::GpuCommand* out) {
+  // CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object.
+  if (!cl::validate(buffer) || buffer->image) return CL_INVALID_MEM_OBJECT;
+  // CL_INVALID_CONTEXT if the context associated with command_queue and buffer are not the
+  // same.
+  if (buffer->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+  // CL_INVALID_VALUE if offset or offset + size require accessing elements outside the
+  // buffer object.
+  if (offset > buffer->size || size > buffer->size - offset) return CL_INVALID_VALUE;
   // CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if pattern_size is not
   // one of {1, 2, 4, 8, 16, 32, 64, 128}; if offset and size are not a multiple of
   // pattern_size.
   if (!pattern || pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)))
     return CL_INVALID_VALUE;
   if (offset % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
-  std::vector<uint8_t> bytes(static_cast<const uint8_t*>(pattern),
-                             static_cast<const uint8_t*>(pattern) + pattern_size);
-  size_t absolute = buffer->offset + offset;
+  out->type = CL_COMMAND_FILL_BUFFER;
+  out->keep = {cl::keep(buffer)};
+  const auto* bytes = static_cast<const uint8_t*>(pattern);
+  const size_t absolute = buffer->offset + offset;
   if (pattern_size <= 4 && absolute % 4 == 0 && size % 4 == 0) {
     uint32_t word = 0;
     for (size_t i = 0; i < 4; ++i) reinterpret_cast<uint8_t*>(&word)[i] = bytes[i % pattern_size];
-    auto r = queue->enqueue(CL_COMMAND_FILL_BUFFER, waits, true,
-                            [queue, buffer, absolute, size, word] {
-                              return cl::cl_error_from(queue->stream->fill_buffer(
-                                  *buffer->storage, absolute, size, word));
-                            },
-                            {cl::keep(buffer)});
-    return finish_enqueue(std::move(r), false, event);
+    out->record = [buffer, absolute, size, word](_cl_command_queue& q) {
+      return cl::cl_error_from(q.stream->fill_buffer(*buffer->storage, absolute, size, word));
+    };
+    return CL_SUCCESS;
   }
-  auto r = queue->enqueue(CL_COMMAND_FILL_BUFFER, waits, false,
-                          [queue, buffer, offset, size, bytes] {
-                            cl_int s = queue->sync();
-                            if (s) return s;
-                            std::vector<uint8_t> filled(size);
-                            for (size_t i = 0; i < size; ++i) filled[i] = bytes[i % bytes.size()];
-                            return cl::write_to_buffer(*queue, *buffer, offset, size, filled.data());
-                          },
-                          {cl::keep(buffer)});
-  return finish_enqueue(std::move(r), false, event);
+  // Patterns Vulkan's fill cannot write (wider than 4 bytes, or not at 4-byte places): the
+  // pattern repeated in a block of host-visible memory, copied over the range a block at a
+  // time (copies have no alignment rule).
+  const size_t block = std::min<size_t>(size, size_t(64) << 10);
+  if (block == 0) {
+    out->record = [](_cl_command_queue&) { return CL_SUCCESS; };
+    return CL_SUCCESS;
+  }
+  std::unique_ptr<vk::Buffer> source;
+  VkResult vr = vk::Buffer::create(queue->vk, block, vk::MemoryPlacement::HostVisible, &source);
+  if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
+  auto* to = static_cast<uint8_t*>(source->mapped());
+  for (size_t i = 0; i < block; ++i) to[i] = bytes[i % pattern_size];
+  std::shared_ptr<vk::Buffer> shared = std::move(source);
+  out->keep.push_back(shared);
+  out->record = [buffer, absolute, size, block, shared](_cl_command_queue& q) {
+    for (size_t done = 0; done < size; done += block) {
+      VkResult r = q.stream->copy_buffer(*shared, 0, *buffer->storage, absolute + done,
+                                         std::min(block, size - done));
+      if (r != VK_SUCCESS) return cl::cl_error_from(r);
+    }
+    return CL_SUCCESS;
+  };
+  return CL_SUCCESS;
+}
+
+namespace {
+
+cl_int CL_API_CALL EnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void* pattern,
+                                     size_t pattern_size, size_t offset, size_t size,
+                                     cl_uint num_events, const cl_event* wait_list,
+                                     cl_event* event) {
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  cl::GpuCommand command;
+  cl_int e = fill_buffer_command(queue, buffer, pattern, pattern_size, offset, size, &command);
+  if (e != CL_SUCCESS) return e;
+  std::vector<_cl_event*> waits;
+  e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
+  if (e != CL_SUCCESS) return e;
+  return enqueue_gpu(queue, waits, std::move(command), event);
 }
 
 // Rectangular copies between host memory and a buffer, done row by row on the host.
@@ -256,38 +318,54 @@ cl_int CL_API_CALL EnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer,
   return finish_enqueue(std::move(r), true, event);
 }
 
+}  // namespace
+
+cl_int copy_buffer_rect_command(_cl_command_queue* queue, cl_mem src, cl_mem dst,
+                                const size_t* src_origin, const size_t* dst_origin,
+                                const size_t* region, size_t src_row, size_t src_slice,
+                                size_t dst_row, size_t dst_slice, cl::GpuCommand* out) {
+  if (!cl::validate(src) || src->image || !cl::validate(dst) || dst->image) return CL_INVALID_MEM_OBJECT;
+  if (src->context.get() != queue->context.get() || dst->context.get() != queue->context.get())
+    return CL_INVALID_CONTEXT;
+  Rect s, d;
+  cl_int e = check_rect(src_origin, dst_origin, region, src_row, src_slice, dst_row, dst_slice,
+                        src->size, &s);
+  if (e != CL_SUCCESS) return e;
+  e = check_rect(dst_origin, src_origin, region, dst_row, dst_slice, src_row, src_slice,
+                 dst->size, &d);
+  if (e != CL_SUCCESS) return e;
+  out->type = CL_COMMAND_COPY_BUFFER_RECT;
+  out->record = [=](_cl_command_queue& q) {
+    for (size_t z = 0; z < s.region[2]; ++z)
+      for (size_t y = 0; y < s.region[1]; ++y) {
+        size_t a = s.buffer_origin + z * s.buffer_slice + y * s.buffer_row;
+        size_t b = d.buffer_origin + z * d.buffer_slice + y * d.buffer_row;
+        VkResult vr = q.stream->copy_buffer(*src->storage, src->offset + a, *dst->storage,
+                                            dst->offset + b, s.region[0]);
+        if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
+      }
+    return CL_SUCCESS;
+  };
+  out->keep = {cl::keep(src), cl::keep(dst)};
+  return CL_SUCCESS;
+}
+
+namespace {
+
 cl_int CL_API_CALL EnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst,
                                          const size_t* src_origin, const size_t* dst_origin,
                                          const size_t* region, size_t src_row, size_t src_slice,
                                          size_t dst_row, size_t dst_slice, cl_uint num_events,
                                          const cl_event* wait_list, cl_event* event) {
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  cl::GpuCommand command;
+  cl_int e = copy_buffer_rect_command(queue, src, dst, src_origin, dst_origin, region, src_row,
+                                      src_slice, dst_row, dst_slice, &command);
+  if (e != CL_SUCCESS) return e;
   std::vector<_cl_event*> waits;
-  cl_int e = check_buffer_command(queue, src, 0, 0, num_events, wait_list, &waits);
+  e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
   if (e != CL_SUCCESS) return e;
-  if (!cl::validate(dst) || dst->image) return CL_INVALID_MEM_OBJECT;
-  if (dst->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
-  Rect s, d;
-  e = check_rect(src_origin, dst_origin, region, src_row, src_slice, dst_row, dst_slice,
-                 src->size, &s);
-  if (e != CL_SUCCESS) return e;
-  e = check_rect(dst_origin, src_origin, region, dst_row, dst_slice, src_row, src_slice,
-                 dst->size, &d);
-  if (e != CL_SUCCESS) return e;
-  auto r = queue->enqueue(CL_COMMAND_COPY_BUFFER_RECT, waits, true,
-                          [=] {
-                            for (size_t z = 0; z < s.region[2]; ++z)
-                              for (size_t y = 0; y < s.region[1]; ++y) {
-                                size_t a = s.buffer_origin + z * s.buffer_slice + y * s.buffer_row;
-                                size_t b = d.buffer_origin + z * d.buffer_slice + y * d.buffer_row;
-                                VkResult vr = queue->stream->copy_buffer(
-                                    *src->storage, src->offset + a, *dst->storage,
-                                    dst->offset + b, s.region[0]);
-                                if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
-                              }
-                            return CL_SUCCESS;
-                          },
-                          {cl::keep(src), cl::keep(dst)});
-  return finish_enqueue(std::move(r), false, event);
+  return enqueue_gpu(queue, waits, std::move(command), event);
 }
 
 void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
@@ -532,12 +610,11 @@ _cl_command_queue::More rerun_if_cut(_cl_command_queue* queue, std::shared_ptr<L
   };
 }
 
-cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
-                                        const size_t* offset, const size_t* global,
-                                        const size_t* local, cl_uint num_events,
-                                        const cl_event* wait_list, cl_event* event) {
-  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
-  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+}  // namespace
+
+cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_dim,
+                      const size_t* offset, const size_t* global, const size_t* local,
+                      cl::GpuCommand* out) {
   // CL_INVALID_KERNEL if kernel is not a valid kernel object.
   if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
   // CL_INVALID_CONTEXT if context associated with command_queue and kernel are not the same.
@@ -550,9 +627,6 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
   // (1.x returned CL_INVALID_GLOBAL_WORK_SIZE).
   static const size_t kNoWork[3] = {0, 0, 0};
   if (!global) global = kNoWork;
-  std::vector<_cl_event*> waits;
-  cl_int e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
-  if (e != CL_SUCCESS) return e;
   auto plan = kernel->plan_launch(queue->device, work_dim, offset, global, local);
   if (!plan) return plan.error();
   auto shared = std::make_shared<LaunchPlan>(std::move(*plan));
@@ -591,22 +665,45 @@ cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
   }
   if (plain) keep.push_back(plain);
   if (plain && plain->check) gpu_status = with_check(std::move(gpu_status), plain->check);
-  auto r = queue->enqueue(CL_COMMAND_NDRANGE_KERNEL, waits, true,
-                          [queue, shared, status, plain] {
-                            if (shared->regions.empty()) return CL_SUCCESS;
-                            if (!plain) {
-                              cl_int e = record_launch(*queue, *shared);
-                              if (e == CL_SUCCESS && shared->resume_arguments)
-                                queue->continue_with(more_rounds(queue, shared, status));
-                              return e;
-                            }
-                            cl_int e = snapshot_written(*queue, *plain);
-                            if (e == CL_SUCCESS) e = record_launch(*queue, *plain);
-                            if (e == CL_SUCCESS) queue->continue_with(rerun_if_cut(queue, plain, shared, status));
-                            return e;
-                          },
-                          std::move(keep), std::move(gpu_status));
-  return finish_enqueue(std::move(r), false, event);
+  out->type = CL_COMMAND_NDRANGE_KERNEL;
+  out->record = [shared, status, plain](_cl_command_queue& q) {
+    _cl_command_queue* queue = &q;
+    if (shared->regions.empty()) return CL_SUCCESS;
+    if (!plain) {
+      cl_int e = record_launch(*queue, *shared);
+      if (e == CL_SUCCESS && shared->resume_arguments)
+        queue->continue_with(more_rounds(queue, shared, status));
+      return e;
+    }
+    cl_int e = snapshot_written(*queue, *plain);
+    if (e == CL_SUCCESS) e = record_launch(*queue, *plain);
+    if (e == CL_SUCCESS) queue->continue_with(rerun_if_cut(queue, plain, shared, status));
+    return e;
+  };
+  out->keep = std::move(keep);
+  out->status = std::move(gpu_status);
+  return CL_SUCCESS;
+}
+
+namespace {
+
+cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                                        const size_t* offset, const size_t* global,
+                                        const size_t* local, cl_uint num_events,
+                                        const cl_event* wait_list, cl_event* event) {
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  // (The kernel's checks come before the wait list's.)
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  if (kernel->program->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+  if (work_dim < 1 || work_dim > 3) return CL_INVALID_WORK_DIMENSION;
+  std::vector<_cl_event*> waits;
+  cl_int e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
+  if (e != CL_SUCCESS) return e;
+  cl::GpuCommand command;
+  e = kernel_command(queue, kernel, work_dim, offset, global, local, &command);
+  if (e != CL_SUCCESS) return e;
+  return enqueue_gpu(queue, waits, std::move(command), event);
 }
 
 cl_int CL_API_CALL EnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint num_events,

@@ -4,6 +4,7 @@
 
 #include "api/api.h"
 #include "core/device.h"
+#include "core/gpu_command.h"
 #include "core/image.h"
 #include "core/image_format.h"
 #include "core/info.h"
@@ -307,12 +308,9 @@ cl_int CL_API_CALL GetImageInfo(cl_mem mem, cl_image_info param, size_t size, vo
   }
 }
 
-// Common checks of image commands: the queue, the image, their context, images on the
-// queue's device, the wait list.
-cl_int check_image_command(cl_command_queue queue, cl_mem image, cl_uint num_events,
-                           const cl_event* wait_list, std::vector<_cl_event*>* waits) {
-  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
-  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+// Common checks of image commands but the queue's own and the wait list's: the image, its
+// context, images on the queue's device.
+cl_int check_image_object(_cl_command_queue* queue, cl_mem image) {
   // CL_INVALID_MEM_OBJECT if image is not a valid image object.
   if (!cl::validate(image) || !image->image) return CL_INVALID_MEM_OBJECT;
   // CL_INVALID_CONTEXT if the context associated with command_queue and image are not the
@@ -320,6 +318,16 @@ cl_int check_image_command(cl_command_queue queue, cl_mem image, cl_uint num_eve
   if (image->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
   // CL_INVALID_OPERATION if the device associated with command_queue does not support images.
   if (!queue->device->images()) return CL_INVALID_OPERATION;
+  return CL_SUCCESS;
+}
+
+// Common checks of image commands: the queue, the image, their context, images on the
+// queue's device, the wait list.
+cl_int check_image_command(cl_command_queue queue, cl_mem image, cl_uint num_events,
+                           const cl_event* wait_list, std::vector<_cl_event*>* waits) {
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  if (cl_int e = check_image_object(queue, image); e != CL_SUCCESS) return e;
   return check_wait_list(num_events, wait_list, queue->context.get(), waits);
 }
 
@@ -421,11 +429,21 @@ bool same_format(const cl_image_format& a, const cl_image_format& b) {
   return a.image_channel_order == b.image_channel_order && a.image_channel_data_type == b.image_channel_data_type;
 }
 
-cl_int CL_API_CALL EnqueueCopyImage(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* src_origin,
-                                    const size_t* dst_origin, const size_t* region, cl_uint num_events,
-                                    const cl_event* wait_list, cl_event* event) {
-  std::vector<_cl_event*> waits;
-  cl_int e = check_image_command(queue, src, num_events, wait_list, &waits);
+// The buffer side of copies between images and buffers: CL_INVALID_MEM_OBJECT if it is not a
+// valid buffer object; CL_INVALID_VALUE if the bytes at |offset| for |region| "refer to a
+// region outside" it.
+cl_int check_buffer_side(cl_command_queue queue, cl_mem buffer, size_t offset, size_t bytes) {
+  if (!cl::validate(buffer) || buffer->image) return CL_INVALID_MEM_OBJECT;
+  if (buffer->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+  if (offset > buffer->size || bytes > buffer->size - offset) return CL_INVALID_VALUE;
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_int copy_image_command(_cl_command_queue* queue, cl_mem src, cl_mem dst, const size_t* src_origin,
+                          const size_t* dst_origin, const size_t* region, cl::GpuCommand* out) {
+  cl_int e = check_image_object(queue, src);
   if (e != CL_SUCCESS) return e;
   // CL_INVALID_MEM_OBJECT if src_image and dst_image are not valid image objects.
   if (!cl::validate(dst) || !dst->image) return CL_INVALID_MEM_OBJECT;
@@ -449,19 +467,17 @@ cl_int CL_API_CALL EnqueueCopyImage(cl_command_queue queue, cl_mem src, cl_mem d
   auto scratch = cl::prepare_copy_image(*queue, *src, *dst, region);
   if (!scratch) return scratch.error();
   Box so(src_origin), d(dst_origin), r(region);
-  auto result = queue->enqueue(CL_COMMAND_COPY_IMAGE, waits, true,
-                               [queue, src, dst, so, d, r, s = *scratch] {
-                                 return cl::copy_image(*queue, *src, *dst, so.v, d.v, r.v, s);
-                               },
-                               {cl::keep(src), cl::keep(dst), *scratch});
-  return finish_enqueue(std::move(result), false, event);
+  out->type = CL_COMMAND_COPY_IMAGE;
+  out->record = [src, dst, so, d, r, s = *scratch](_cl_command_queue& q) {
+    return cl::copy_image(q, *src, *dst, so.v, d.v, r.v, s);
+  };
+  out->keep = {cl::keep(src), cl::keep(dst), *scratch};
+  return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL EnqueueFillImage(cl_command_queue queue, cl_mem image, const void* fill_color,
-                                    const size_t* origin, const size_t* region, cl_uint num_events,
-                                    const cl_event* wait_list, cl_event* event) {
-  std::vector<_cl_event*> waits;
-  cl_int e = check_image_command(queue, image, num_events, wait_list, &waits);
+cl_int fill_image_command(_cl_command_queue* queue, cl_mem image, const void* fill_color,
+                          const size_t* origin, const size_t* region, cl::GpuCommand* out) {
+  cl_int e = check_image_object(queue, image);
   if (e != CL_SUCCESS) return e;
   // CL_INVALID_VALUE if fill_color is NULL.
   if (!fill_color) return CL_INVALID_VALUE;
@@ -471,27 +487,18 @@ cl_int CL_API_CALL EnqueueFillImage(cl_command_queue queue, cl_mem image, const 
   auto pattern = cl::prepare_fill_image(*queue, *image, texel, region);
   if (!pattern) return pattern.error();
   Box o(origin), r(region);
-  auto result = queue->enqueue(CL_COMMAND_FILL_IMAGE, waits, true,
-                               [queue, image, o, r, p = *pattern] { return cl::fill_image(*queue, *image, o.v, r.v, p); },
-                               {cl::keep(image), *pattern});
-  return finish_enqueue(std::move(result), false, event);
-}
-
-// The buffer side of copies between images and buffers: CL_INVALID_MEM_OBJECT if it is not a
-// valid buffer object; CL_INVALID_VALUE if the bytes at |offset| for |region| "refer to a
-// region outside" it.
-cl_int check_buffer_side(cl_command_queue queue, cl_mem buffer, size_t offset, size_t bytes) {
-  if (!cl::validate(buffer) || buffer->image) return CL_INVALID_MEM_OBJECT;
-  if (buffer->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
-  if (offset > buffer->size || bytes > buffer->size - offset) return CL_INVALID_VALUE;
+  out->type = CL_COMMAND_FILL_IMAGE;
+  out->record = [image, o, r, p = *pattern](_cl_command_queue& q) {
+    return cl::fill_image(q, *image, o.v, r.v, p);
+  };
+  out->keep = {cl::keep(image), *pattern};
   return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL EnqueueCopyImageToBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,
-                                            const size_t* origin, const size_t* region, size_t offset,
-                                            cl_uint num_events, const cl_event* wait_list, cl_event* event) {
-  std::vector<_cl_event*> waits;
-  cl_int e = check_image_command(queue, src, num_events, wait_list, &waits);
+cl_int copy_image_to_buffer_command(_cl_command_queue* queue, cl_mem src, cl_mem dst,
+                                    const size_t* origin, const size_t* region, size_t offset,
+                                    cl::GpuCommand* out) {
+  cl_int e = check_image_object(queue, src);
   if (e != CL_SUCCESS) return e;
   if ((e = check_region(*src->image, origin, region)) != CL_SUCCESS) return e;
   // "dst_cb = src_image_width * src_image_height * src_image_depth * bytes per element".
@@ -500,19 +507,17 @@ cl_int CL_API_CALL EnqueueCopyImageToBuffer(cl_command_queue queue, cl_mem src, 
   auto scratch = cl::prepare_image_buffer_copy(*queue, *src, *dst, offset, region);
   if (!scratch) return scratch.error();
   Box o(origin), r(region);
-  auto result = queue->enqueue(CL_COMMAND_COPY_IMAGE_TO_BUFFER, waits, true,
-                               [queue, src, dst, o, r, offset, s = *scratch] {
-                                 return cl::copy_image_to_buffer(*queue, *src, *dst, o.v, r.v, offset, s);
-                               },
-                               {cl::keep(src), cl::keep(dst), *scratch});
-  return finish_enqueue(std::move(result), false, event);
+  out->type = CL_COMMAND_COPY_IMAGE_TO_BUFFER;
+  out->record = [src, dst, o, r, offset, s = *scratch](_cl_command_queue& q) {
+    return cl::copy_image_to_buffer(q, *src, *dst, o.v, r.v, offset, s);
+  };
+  out->keep = {cl::keep(src), cl::keep(dst), *scratch};
+  return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL EnqueueCopyBufferToImage(cl_command_queue queue, cl_mem src, cl_mem dst, size_t offset,
-                                            const size_t* origin, const size_t* region, cl_uint num_events,
-                                            const cl_event* wait_list, cl_event* event) {
-  std::vector<_cl_event*> waits;
-  cl_int e = check_image_command(queue, dst, num_events, wait_list, &waits);
+cl_int copy_buffer_to_image_command(_cl_command_queue* queue, cl_mem src, cl_mem dst, size_t offset,
+                                    const size_t* origin, const size_t* region, cl::GpuCommand* out) {
+  cl_int e = check_image_object(queue, dst);
   if (e != CL_SUCCESS) return e;
   if ((e = check_region(*dst->image, origin, region)) != CL_SUCCESS) return e;
   const size_t bytes = region[0] * region[1] * region[2] * dst->image->element_size;
@@ -520,12 +525,60 @@ cl_int CL_API_CALL EnqueueCopyBufferToImage(cl_command_queue queue, cl_mem src, 
   auto scratch = cl::prepare_image_buffer_copy(*queue, *dst, *src, offset, region);
   if (!scratch) return scratch.error();
   Box o(origin), r(region);
-  auto result = queue->enqueue(CL_COMMAND_COPY_BUFFER_TO_IMAGE, waits, true,
-                               [queue, src, dst, o, r, offset, s = *scratch] {
-                                 return cl::copy_buffer_to_image(*queue, *src, *dst, offset, o.v, r.v, s);
-                               },
-                               {cl::keep(src), cl::keep(dst), *scratch});
-  return finish_enqueue(std::move(result), false, event);
+  out->type = CL_COMMAND_COPY_BUFFER_TO_IMAGE;
+  out->record = [src, dst, o, r, offset, s = *scratch](_cl_command_queue& q) {
+    return cl::copy_buffer_to_image(q, *src, *dst, offset, o.v, r.v, s);
+  };
+  out->keep = {cl::keep(src), cl::keep(dst), *scratch};
+  return CL_SUCCESS;
+}
+
+namespace {
+
+// An image command: the queue's checks, then the command's own, then the wait list's.
+template <typename Make>
+cl_int enqueue_image_command(cl_command_queue queue, cl_uint num_events, const cl_event* wait_list,
+                             cl_event* event, Make make) {
+  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
+  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
+  cl::GpuCommand command;
+  cl_int e = make(&command);
+  if (e != CL_SUCCESS) return e;
+  std::vector<_cl_event*> waits;
+  if ((e = check_wait_list(num_events, wait_list, queue->context.get(), &waits)) != CL_SUCCESS) return e;
+  return enqueue_gpu(queue, waits, std::move(command), event);
+}
+
+cl_int CL_API_CALL EnqueueCopyImage(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* src_origin,
+                                    const size_t* dst_origin, const size_t* region, cl_uint num_events,
+                                    const cl_event* wait_list, cl_event* event) {
+  return enqueue_image_command(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+    return copy_image_command(queue, src, dst, src_origin, dst_origin, region, c);
+  });
+}
+
+cl_int CL_API_CALL EnqueueFillImage(cl_command_queue queue, cl_mem image, const void* fill_color,
+                                    const size_t* origin, const size_t* region, cl_uint num_events,
+                                    const cl_event* wait_list, cl_event* event) {
+  return enqueue_image_command(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+    return fill_image_command(queue, image, fill_color, origin, region, c);
+  });
+}
+
+cl_int CL_API_CALL EnqueueCopyImageToBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,
+                                            const size_t* origin, const size_t* region, size_t offset,
+                                            cl_uint num_events, const cl_event* wait_list, cl_event* event) {
+  return enqueue_image_command(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+    return copy_image_to_buffer_command(queue, src, dst, origin, region, offset, c);
+  });
+}
+
+cl_int CL_API_CALL EnqueueCopyBufferToImage(cl_command_queue queue, cl_mem src, cl_mem dst, size_t offset,
+                                            const size_t* origin, const size_t* region, cl_uint num_events,
+                                            const cl_event* wait_list, cl_event* event) {
+  return enqueue_image_command(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+    return copy_buffer_to_image_command(queue, src, dst, offset, origin, region, c);
+  });
 }
 
 void* CL_API_CALL EnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool blocking, cl_map_flags flags,

@@ -129,7 +129,7 @@ void* extension_function(const char* name) {
     return reinterpret_cast<void*>(guard<GetKernelSuggestedLocalWorkSize>);
   if (std::strcmp(name, "clGetValidationMessageCountVKCL") == 0)
     return reinterpret_cast<void*>(&GetValidationMessageCountVKCL);
-  return nullptr;
+  return command_buffer_function(name);
 }
 
 void* extension_function_for_platform(cl_platform_id platform, const char* name) {

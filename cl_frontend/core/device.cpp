@@ -243,7 +243,9 @@ static const char* kExtensions[] = {"cl_ext_float_atomics",
     // from barriers and local memory (lower_group.cpp).
     "cl_khr_work_group_uniform_arithmetic",
     // The local size a launch without one would get (api/kernel.cpp).
-    "cl_khr_suggested_local_work_size"};
+    "cl_khr_suggested_local_work_size",
+    // Recorded commands run as one queue command (core/command_buffer.h).
+    "cl_khr_command_buffer"};
 
 // OpenCL C 3.0 features every device has: work-group functions are built from barriers and
 // local memory; program-scope variables live in a per-program buffer of device memory;
@@ -452,7 +454,7 @@ cl_uint _cl_device_id::max_clock_mhz() const {
   return cl_uint(best + 0.5);
 }
 
-static cl_version version(int major, int minor) { return CL_MAKE_VERSION(major, minor, 0); }
+static cl_version version(int major, int minor, int patch = 0) { return CL_MAKE_VERSION(major, minor, patch); }
 
 cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
                                size_t* size_ret) const {
@@ -604,7 +606,12 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
       for (const std::string& e : extension_list()) {
         // cl_khr_integer_dot_product 2.0 adds the 4x8-bit vector inputs and the
         // acceleration queries, both answered below.
-        cl_name_version n{e == "cl_khr_integer_dot_product" ? version(2, 0) : version(1, 0), ""};
+        // cl_khr_command_buffer: 0.9.0, the provisional version whose entry points Debian 12's
+        // headers declare (later versions changed their parameters).
+        cl_name_version n{e == "cl_khr_integer_dot_product" ? version(2, 0)
+                          : e == "cl_khr_command_buffer"    ? version(0, 9, 0)
+                                                            : version(1, 0),
+                          ""};
         std::snprintf(n.name, sizeof(n.name), "%s", e.c_str());
         v.push_back(n);
       }
@@ -686,6 +693,14 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
     case CL_DEVICE_PIPE_SUPPORT: return out(cl_bool(CL_FALSE));
     case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
       return out(cl_device_device_enqueue_capabilities(0));
+    // cl_khr_command_buffer: printf works in recorded kernels (each execution has its own
+    // buffer), an execution may be pending more than once, and out-of-order queues record
+    // too (a buffer's commands keep their order; the queue orders executions as commands).
+    case CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR:
+      return out(cl_device_command_buffer_capabilities_khr(CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR |
+                                                           CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR |
+                                                           CL_COMMAND_BUFFER_CAPABILITY_OUT_OF_ORDER_KHR));
+    case CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR: return out(cl_command_queue_properties(0));
     // cl_khr_device_uuid: Vulkan's (VkPhysicalDeviceIDProperties), as external memory
     // matches devices by them.
     case CL_DEVICE_UUID_KHR: return out(std::vector<cl_uchar>(info_.id.deviceUUID, info_.id.deviceUUID + CL_UUID_SIZE_KHR));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 
 #include <array>
 #include <memory>

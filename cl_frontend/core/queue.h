@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/context.h"
@@ -61,6 +62,9 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   // command is done. Nothing recorded after the command runs before it is done.
   using More = std::function<vkcl::cl::Result<bool>()>;
   void continue_with(More more) { next_more_ = std::move(more); }
+  // Inside GPU work that records several commands (a command buffer): takes what the command
+  // just recorded set with continue_with, if anything.
+  More take_continuation() { return std::exchange(next_more_, nullptr); }
   // Takes the command that continues as far as the GPU has got; with |block|, to its end.
   void settle(bool block);
 

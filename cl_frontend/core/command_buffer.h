@@ -1,0 +1,52 @@
+// Command buffers (cl_khr_command_buffer 0.9.0, the version of Debian 12's headers): commands
+// recorded once against a queue and run as one command each time the buffer is enqueued.
+//
+// A recorded command is kept as the means to make it (api/command_buffer.cpp): the objects
+// it was checked with, a kernel's arguments as they were when it was recorded (a clone of the
+// kernel). Each execution makes its commands from those, so that a launch's own state (the
+// status words of resuming kernels, checked mode's table, printf's buffer) is its own, and
+// records them into the queue's stream in order with a barrier between each two, which is
+// every order the sync points can ask for. An execution is one command of the queue: its
+// event completes when the last of them has, and fails where one of them does.
+#pragma once
+
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "core/gpu_command.h"
+#include "core/object.h"
+#include "core/queue.h"
+#include "core/result.h"
+
+struct _cl_command_buffer_khr
+    : vkcl::cl::Object<_cl_command_buffer_khr, vkcl::cl::ObjectKind::CommandBuffer> {
+  using Make = std::function<vkcl::cl::Result<vkcl::cl::GpuCommand>(_cl_command_queue& queue)>;
+
+  vkcl::cl::Ref<_cl_command_queue> queue;
+  std::vector<cl_command_buffer_properties_khr> properties;  // as given, 0-terminated
+  cl_command_buffer_flags_khr flags = 0;
+
+  // Recording: adds a command; returns its sync point. Fails once finalized.
+  vkcl::cl::Result<cl_sync_point_khr> add(Make make);
+  // The number of commands recorded (sync points are 0 .. count - 1).
+  size_t size();
+  vkcl::cl::Result<void> finalize();
+  cl_command_buffer_state_khr state();
+  // Enqueues an execution on |on| (the buffer's queue or one like it) after |waits|.
+  vkcl::cl::Result<vkcl::cl::Ref<_cl_event>> enqueue(_cl_command_queue* on,
+                                                      const std::vector<_cl_event*>& waits);
+
+ private:
+  std::mutex mutex_;
+  bool finalized_ = false;
+  std::vector<Make> commands_;
+  std::vector<vkcl::cl::Ref<_cl_event>> executions_;  // not known complete yet
+};
+
+namespace vkcl::cl {
+using CommandBuffer = _cl_command_buffer_khr;
+}

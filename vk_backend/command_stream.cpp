@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <deque>
+#include <utility>
 
 #include "exit.h"
 #include "inject.h"
@@ -53,6 +54,11 @@ struct CommandStream::Impl {
   // lost (after the work before it has finished, so nothing in flight uses freed memory).
   uint64_t inject_at = 0;
   uint64_t submissions = 0;
+  // While capturing: the capture, and the batch's recording state put aside.
+  std::unique_ptr<Captured> capture;
+  VkCommandBuffer batch = VK_NULL_HANDLE;
+  size_t batch_commands = 0;
+  VkPipeline batch_bound = VK_NULL_HANDLE;
 };
 
 namespace {
@@ -220,6 +226,62 @@ VkResult CommandStream::barrier() {
   if (!impl_->recording || impl_->recorded_commands == 0) return VK_SUCCESS;
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   full_barrier(impl_->recording);
+  return VK_SUCCESS;
+}
+
+Captured::~Captured() {
+  // (The pool's command buffer goes with it.)
+  if (pool_ && vulkan_usable()) vkDestroyCommandPool(device_->handle(), pool_, nullptr);
+}
+
+VkResult CommandStream::begin_capture() {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
+  std::unique_ptr<Captured> c(new Captured());
+  c->device_ = device_;
+  VkDevice d = device_->handle();
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool.queueFamilyIndex = device_->info().compute_queue_family;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  VkResult r = vkCreateCommandPool(d, &pool, nullptr, &c->pool_);
+  if (r != VK_SUCCESS) return r;
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = c->pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+  alloc.commandBufferCount = 1;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  if ((r = vkAllocateCommandBuffers(d, &alloc, &c->buffer_)) != VK_SUCCESS) return r;
+  VkCommandBufferInheritanceInfo inheritance{VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
+  VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  info.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+  info.pInheritanceInfo = &inheritance;
+  if ((r = vkBeginCommandBuffer(c->buffer_, &info)) != VK_SUCCESS) return r;
+  Impl& impl = *impl_;
+  impl.batch = std::exchange(impl.recording, c->buffer_);
+  impl.batch_commands = std::exchange(impl.recorded_commands, 0);
+  impl.batch_bound = std::exchange(impl.bound, VK_NULL_HANDLE);
+  impl.capture = std::move(c);
+  return VK_SUCCESS;
+}
+
+VkResult CommandStream::end_capture(std::unique_ptr<Captured>* out) {
+  Impl& impl = *impl_;
+  if (!impl.capture) return VK_ERROR_INITIALIZATION_FAILED;
+  VkResult r = vulkan_usable() ? vkEndCommandBuffer(impl.recording) : VK_ERROR_DEVICE_LOST;
+  impl.recording = std::exchange(impl.batch, VK_NULL_HANDLE);
+  impl.recorded_commands = impl.batch_commands;
+  impl.bound = impl.batch_bound;
+  std::unique_ptr<Captured> c = std::move(impl.capture);
+  if (r == VK_SUCCESS) *out = std::move(c);
+  return r;
+}
+
+VkResult CommandStream::execute(const Captured& captured) {
+  VkResult r = begin(*device_, *impl_, timeline_);
+  if (r != VK_SUCCESS) return r;
+  vkCmdExecuteCommands(impl_->recording, 1, &captured.buffer_);
+  // The pipeline bound after a secondary command buffer is undefined.
+  impl_->bound = VK_NULL_HANDLE;
+  impl_->recorded_commands++;
   return VK_SUCCESS;
 }
 

@@ -165,6 +165,7 @@ int main(int argc, char** argv) {
   AddScanMeasures(all, *options);
   AddLaunchMeasures(all, *options);
   AddQueueMeasures(all, *options);
+  AddCommandBufferMeasures(all, *options);
   AddTransferMeasures(all, *options);
 
   std::vector<Measure> measures;

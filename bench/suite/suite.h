@@ -91,6 +91,7 @@ void AddGemmMeasures(std::vector<Measure>& measures, const Options& options);
 void AddScanMeasures(std::vector<Measure>& measures, const Options& options);
 void AddLaunchMeasures(std::vector<Measure>& measures, const Options& options);
 void AddQueueMeasures(std::vector<Measure>& measures, const Options& options);
+void AddCommandBufferMeasures(std::vector<Measure>& measures, const Options& options);
 void AddTransferMeasures(std::vector<Measure>& measures, const Options& options);
 void AddImageMeasures(std::vector<Measure>& measures, const Options& options);
 

@@ -53,12 +53,14 @@ cl_int record(cl_command_buffer_khr buffer, cl_command_queue queue, cl_uint num_
   cl::GpuCommand checked;
   if ((e = make(buffer->queue.get(), &checked)) != CL_SUCCESS) return e;
   // The objects stay with the buffer as long as it lives.
-  auto held = std::make_shared<_cl_command_queue::Keep>(std::move(checked.keep));
-  auto added = buffer->add([make, held](_cl_command_queue& q) -> cl::Result<cl::GpuCommand> {
-    cl::GpuCommand c;
-    if (cl_int e = make(&q, &c); e != CL_SUCCESS) return cl::Error{e};
-    return c;
-  });
+  auto held = std::make_shared<_cl_command_queue::Keep>(checked.keep);
+  auto added = buffer->add(
+      [make, held](_cl_command_queue& q) -> cl::Result<cl::GpuCommand> {
+        cl::GpuCommand c;
+        if (cl_int e = make(&q, &c); e != CL_SUCCESS) return cl::Error{e};
+        return c;
+      },
+      std::move(checked));
   if (!added) return added.error();
   if (sync_point) *sync_point = *added;
   return CL_SUCCESS;

@@ -115,6 +115,7 @@ cl_int copy_buffer_command(_cl_command_queue* queue, cl_mem src, cl_mem dst, siz
                                                    *dst->storage, dst->offset + dst_offset, size));
   };
   out->keep = {cl::keep(src), cl::keep(dst)};
+  out->fixed = true;
   return CL_SUCCESS;
 }
 
@@ -163,6 +164,7 @@ cl_int fill_buffer_command(_cl_command_queue* queue, cl_mem buffer, const void* 
   if (offset % pattern_size || size % pattern_size) return CL_INVALID_VALUE;
   out->type = CL_COMMAND_FILL_BUFFER;
   out->keep = {cl::keep(buffer)};
+  out->fixed = true;
   const auto* bytes = static_cast<const uint8_t*>(pattern);
   const size_t absolute = buffer->offset + offset;
   if (pattern_size <= 4 && absolute % 4 == 0 && size % 4 == 0) {
@@ -347,6 +349,7 @@ cl_int copy_buffer_rect_command(_cl_command_queue* queue, cl_mem src, cl_mem dst
     return CL_SUCCESS;
   };
   out->keep = {cl::keep(src), cl::keep(dst)};
+  out->fixed = true;
   return CL_SUCCESS;
 }
 
@@ -666,6 +669,9 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
   if (plain) keep.push_back(plain);
   if (plain && plain->check) gpu_status = with_check(std::move(gpu_status), plain->check);
   out->type = CL_COMMAND_NDRANGE_KERNEL;
+  // (Beyond the kernel and its plan, |keep| holds what a launch has of its own: printf's
+  // output, the loop status, checked mode's report, the plain form's plan.)
+  out->fixed = keep.size() == 2 && !shared->resume_arguments;
   out->record = [shared, status, plain](_cl_command_queue& q) {
     _cl_command_queue* queue = &q;
     if (shared->regions.empty()) return CL_SUCCESS;

@@ -472,6 +472,7 @@ cl_int copy_image_command(_cl_command_queue* queue, cl_mem src, cl_mem dst, cons
     return cl::copy_image(q, *src, *dst, so.v, d.v, r.v, s);
   };
   out->keep = {cl::keep(src), cl::keep(dst), *scratch};
+  out->fixed = true;
   return CL_SUCCESS;
 }
 
@@ -492,6 +493,7 @@ cl_int fill_image_command(_cl_command_queue* queue, cl_mem image, const void* fi
     return cl::fill_image(q, *image, o.v, r.v, p);
   };
   out->keep = {cl::keep(image), *pattern};
+  out->fixed = true;
   return CL_SUCCESS;
 }
 
@@ -512,6 +514,7 @@ cl_int copy_image_to_buffer_command(_cl_command_queue* queue, cl_mem src, cl_mem
     return cl::copy_image_to_buffer(q, *src, *dst, o.v, r.v, offset, s);
   };
   out->keep = {cl::keep(src), cl::keep(dst), *scratch};
+  out->fixed = true;
   return CL_SUCCESS;
 }
 
@@ -530,6 +533,7 @@ cl_int copy_buffer_to_image_command(_cl_command_queue* queue, cl_mem src, cl_mem
     return cl::copy_buffer_to_image(q, *src, *dst, offset, o.v, r.v, s);
   };
   out->keep = {cl::keep(src), cl::keep(dst), *scratch};
+  out->fixed = true;
   return CL_SUCCESS;
 }
 

@@ -46,11 +46,13 @@ struct Execution {
 
 }  // namespace
 
-cl::Result<cl_sync_point_khr> _cl_command_buffer_khr::add(Make make) {
+cl::Result<cl_sync_point_khr> _cl_command_buffer_khr::add(Make make, cl::GpuCommand checked) {
   std::lock_guard<std::mutex> lock(mutex_);
   // CL_INVALID_OPERATION if command_buffer has been finalized.
   if (finalized_) return cl::Error{CL_INVALID_OPERATION};
-  commands_.push_back(std::move(make));
+  Recorded r{std::move(make), std::nullopt};
+  if (checked.fixed) r.fixed = std::move(checked);
+  commands_.push_back(std::move(r));
   return cl_sync_point_khr(commands_.size() - 1);
 }
 
@@ -63,6 +65,38 @@ cl::Result<void> _cl_command_buffer_khr::finalize() {
   std::lock_guard<std::mutex> lock(mutex_);
   // CL_INVALID_OPERATION if command_buffer is not in the recording state.
   if (finalized_) return cl::Error{CL_INVALID_OPERATION};
+  for (size_t i = 0; i < commands_.size();) {
+    if (!commands_[i].fixed) {
+      steps_.push_back(commands_[i++].make);
+      continue;
+    }
+    size_t end = i;
+    while (end < commands_.size() && commands_[end].fixed) ++end;
+    auto captured = queue->capture([&] {
+      for (size_t j = i; j < end; ++j) {
+        if (j > i)
+          if (VkResult r = queue->stream->barrier(); r != VK_SUCCESS) return cl::cl_error_from(r);
+        if (cl_int e = commands_[j].fixed->record(*queue); e != CL_SUCCESS) return e;
+      }
+      return CL_SUCCESS;
+    });
+    if (!captured) {
+      // (Out of memory for the capture: recorded for each execution instead.)
+      for (; i < end; ++i) steps_.push_back(commands_[i].make);
+      continue;
+    }
+    auto keep = std::make_shared<_cl_command_queue::Keep>();
+    for (size_t j = i; j < end; ++j)
+      for (auto& k : commands_[j].fixed->keep) keep->push_back(k);
+    steps_.push_back([capture = *captured, keep](_cl_command_queue&) -> cl::Result<cl::GpuCommand> {
+      cl::GpuCommand c;
+      c.type = CL_COMMAND_COMMAND_BUFFER_KHR;
+      c.record = [capture](_cl_command_queue& q) { return q.replay(*capture); };
+      c.keep = {capture, keep};
+      return c;
+    });
+    i = end;
+  }
   finalized_ = true;
   return {};
 }
@@ -85,7 +119,7 @@ cl::Result<cl::Ref<_cl_event>> _cl_command_buffer_khr::enqueue(_cl_command_queue
   _cl_command_queue::Keep keep;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const Make& make : commands_) {
+    for (const Make& make : steps_) {
       auto c = make(*on);
       if (!c) return cl::Error{c.error()};
       for (auto& k : c->keep) keep.push_back(std::move(k));

@@ -3,11 +3,15 @@
 //
 // A recorded command is kept as the means to make it (api/command_buffer.cpp): the objects
 // it was checked with, a kernel's arguments as they were when it was recorded (a clone of the
-// kernel). Each execution makes its commands from those, so that a launch's own state (the
-// status words of resuming kernels, checked mode's table, printf's buffer) is its own, and
-// records them into the queue's stream in order with a barrier between each two, which is
-// every order the sync points can ask for. An execution is one command of the queue: its
-// event completes when the last of them has, and fails where one of them does.
+// kernel). Commands that record the same work each time (GpuCommand::fixed: copies, fills,
+// kernels that neither resume, print nor check) are recorded once, when the buffer is
+// finalized, each run of them into a Vulkan secondary command buffer with its argument
+// blocks (_cl_command_queue::capture). The others are made again for each execution, so
+// that a launch's own state (the status words of resuming kernels, checked mode's table,
+// printf's buffer) is its own. An execution records its steps into the queue's batch in
+// order with a barrier between each two (every order sync points can ask for), and is one
+// command of the queue: its event completes when the last step has, and fails where one
+// does.
 #pragma once
 
 #include <CL/cl.h>
@@ -15,6 +19,7 @@
 
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/gpu_command.h"
@@ -30,8 +35,10 @@ struct _cl_command_buffer_khr
   std::vector<cl_command_buffer_properties_khr> properties;  // as given, 0-terminated
   cl_command_buffer_flags_khr flags = 0;
 
-  // Recording: adds a command; returns its sync point. Fails once finalized.
-  vkcl::cl::Result<cl_sync_point_khr> add(Make make);
+  // Recording: adds a command, made by |make| for each execution or, where |checked| (as
+  // made when it was recorded) is fixed, recorded once; returns its sync point. Fails once
+  // finalized.
+  vkcl::cl::Result<cl_sync_point_khr> add(Make make, vkcl::cl::GpuCommand checked);
   // The number of commands recorded (sync points are 0 .. count - 1).
   size_t size();
   vkcl::cl::Result<void> finalize();
@@ -41,9 +48,14 @@ struct _cl_command_buffer_khr
                                                       const std::vector<_cl_event*>& waits);
 
  private:
+  struct Recorded {
+    Make make;
+    std::optional<vkcl::cl::GpuCommand> fixed;
+  };
   std::mutex mutex_;
   bool finalized_ = false;
-  std::vector<Make> commands_;
+  std::vector<Recorded> commands_;
+  std::vector<Make> steps_;  // once finalized: what each execution records
   std::vector<vkcl::cl::Ref<_cl_event>> executions_;  // not known complete yet
 };
 

@@ -17,6 +17,9 @@ struct GpuCommand {
   std::function<cl_int(_cl_command_queue& queue)> record;
   _cl_command_queue::Keep keep;  // objects it uses, until it completes
   std::function<cl_int()> status;  // its status once run (none: CL_COMPLETE)
+  // It records the same work each time and keeps no state of its own per run (no status to
+  // read, nothing to print, no continuation): a command buffer records it once.
+  bool fixed = false;
 };
 
 }  // namespace vkcl::cl

@@ -290,8 +290,42 @@ cl::Result<vk::Buffer*> _cl_command_queue::staging(int slot, size_t size) {
   return b.get();
 }
 
+cl::Result<std::shared_ptr<_cl_command_queue::Capture>> _cl_command_queue::capture(
+    const std::function<cl_int()>& record) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  auto c = std::make_shared<Capture>();
+  VkResult r = stream->begin_capture();
+  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  capturing_ = c.get();
+  cl_int e = record();
+  capturing_ = nullptr;
+  r = stream->end_capture(&c->commands);
+  if (e != CL_SUCCESS) return cl::Error{e};
+  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  return c;
+}
+
+cl_int _cl_command_queue::replay(const Capture& capture) {
+  return cl::cl_error_from(stream->execute(*capture.commands));
+}
+
 cl::Result<uint64_t> _cl_command_queue::argument_block(const void* data, size_t size) {
   size_t aligned = (size + 255) / 256 * 256;
+  if (capturing_) {
+    // A captured command's arguments live as long as the capture, in blocks of its own.
+    auto& blocks = capturing_->arguments;
+    if (blocks.empty() || capturing_->used + aligned > blocks.back()->size()) {
+      std::unique_ptr<vk::Buffer> b;
+      VkResult r = vk::Buffer::create(vk, std::max(kArgumentChunk, aligned), vk::MemoryPlacement::HostVisible, &b);
+      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+      blocks.push_back(std::move(b));
+      capturing_->used = 0;
+    }
+    std::memcpy(static_cast<uint8_t*>(blocks.back()->mapped()) + capturing_->used, data, size);
+    uint64_t address = blocks.back()->address() + capturing_->used;
+    capturing_->used += aligned;
+    return address;
+  }
   if (chunk_ == SIZE_MAX || chunk_offset_ + aligned > kArgumentChunk) {
     if (chunk_ != SIZE_MAX) chunks_[chunk_].busy_until = stream->last_point();
     uint64_t done = stream->completed_point();

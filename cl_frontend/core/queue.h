@@ -68,6 +68,17 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   // Takes the command that continues as far as the GPU has got; with |block|, to its end.
   void settle(bool block);
 
+  // Commands recorded once and replayed (command buffers): what |record| records into the
+  // stream, with the argument blocks it asks for in memory of its own.
+  struct Capture {
+    std::unique_ptr<vkcl::vk::Captured> commands;
+    std::vector<std::unique_ptr<vkcl::vk::Buffer>> arguments;
+    size_t used = 0;  // of the last argument buffer
+  };
+  vkcl::cl::Result<std::shared_ptr<Capture>> capture(const std::function<cl_int()>& record);
+  // Inside GPU work: records |capture| into the stream.
+  cl_int replay(const Capture& capture);
+
   // Runs the commands held back by user events that can run now, in order (a failed user
   // event terminates the commands waiting on it). Returns whether any ran.
   bool drain();
@@ -112,6 +123,7 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   std::unique_ptr<vkcl::vk::Buffer> staging_[2];
   size_t chunk_ = SIZE_MAX;
   size_t chunk_offset_ = 0;
+  Capture* capturing_ = nullptr;  // argument blocks go there while set
 };
 
 namespace vkcl::cl {

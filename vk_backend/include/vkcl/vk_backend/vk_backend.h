@@ -291,6 +291,23 @@ class ComputePipeline {
   uint32_t push_constant_size_ = 0;
 };
 
+// Commands captured once (CommandStream::begin_capture/end_capture) that a stream replays
+// in its batch as often as wanted: a secondary command buffer of its own pool, recorded for
+// simultaneous use.
+class Captured {
+ public:
+  ~Captured();
+  Captured(const Captured&) = delete;
+  Captured& operator=(const Captured&) = delete;
+
+ private:
+  friend class CommandStream;
+  Captured() = default;
+  std::shared_ptr<Device> device_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer buffer_ = VK_NULL_HANDLE;
+};
+
 // An ordered stream of GPU commands for one CL queue. Commands are recorded into a batch (one
 // VkCommandBuffer) and submitted by submit(); each submission signals the stream's timeline
 // semaphore with the next value. Not thread-safe: the owner serialises calls.
@@ -320,6 +337,12 @@ class CommandStream {
   // The batch's command buffer (begun if need be) for one more command, for vk_backend's
   // other command families (image.h) to record into.
   VkResult command_buffer(VkCommandBuffer* out);
+  // Everything recorded from begin_capture until end_capture goes into a Captured, not the
+  // batch (which is left as it was). No submission may come between them.
+  VkResult begin_capture();
+  VkResult end_capture(std::unique_ptr<Captured>* out);  // ends the capture, also on error
+  // Records |captured| into the batch.
+  VkResult execute(const Captured& captured);
   // Records a timestamp; returns its slot in |*slot| for read_timestamp after completion.
   VkResult write_timestamp(uint32_t* slot);
   // Nanoseconds on the host's CLOCK_MONOTONIC scale for a completed |slot|.

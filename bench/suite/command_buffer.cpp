@@ -14,7 +14,7 @@ namespace vkcl_bench {
 namespace {
 
 const char* const kSource = R"(
-__kernel void step(__global const float* in, __global float* out, float a) {
+__kernel void advance(__global const float* in, __global float* out, float a) {
   size_t i = get_global_id(0);
   out[i] = in[i] * a + 1.0f;
 }
@@ -138,7 +138,7 @@ std::unique_ptr<Trial> PrepareSequence(Platform& platform, Outcome& outcome) {
   trial->recorded = create(1, &queue, nullptr, &error);
   if (error != CL_SUCCESS) return Failed(outcome, error, "clCreateCommandBufferKHR");
   for (int k = 0; k < kKernels; ++k) {
-    trial->kernels[k] = Kernel(clCreateKernel(trial->program.get(), "step", &error));
+    trial->kernels[k] = Kernel(clCreateKernel(trial->program.get(), "advance", &error));
     if (error != CL_SUCCESS) return Failed(outcome, error, "clCreateKernel");
     cl_mem in = trial->buffers[k].get(), out = trial->buffers[k + 1].get();
     float a = Step(k);

@@ -2,7 +2,10 @@
 
 #include <spirv-tools/libspirv.h>
 
+#include <optional>
 #include <unordered_map>
+
+#include "vkcl/common/host_allocation.h"
 
 namespace vkcl::k2s {
 
@@ -11,10 +14,12 @@ bool parse_input(const std::vector<uint32_t>& words, ir::Module* module, std::st
   // bound; the repairs run before validation read the operands their opcode has (found by
   // fuzzing: an OpTypeVector without operands read past the end). SPIRV-Tools' binary parser
   // checks each instruction against the grammar, as spirv-val does first.
+  std::optional<host_allocation::ForeignCode> foreign(std::in_place);  // SPIRV-Tools
   spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
   spv_diagnostic diagnostic = nullptr;
   spv_result_t parsed = spvBinaryParse(context, nullptr, words.data(), words.size(), nullptr,
                                        nullptr, &diagnostic);
+  foreign.reset();
   if (parsed != SPV_SUCCESS) {
     *error = diagnostic && diagnostic->error ? diagnostic->error : "not a SPIR-V binary";
     if (diagnostic) *error += " (word " + std::to_string(diagnostic->position.index) + ")";

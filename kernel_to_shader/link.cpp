@@ -9,6 +9,7 @@
 
 #include "input_checks.h"
 #include "ir/module.h"
+#include "vkcl/common/host_allocation.h"
 #include "vkcl/kernel_to_shader/translate.h"
 
 namespace vkcl::k2s {
@@ -49,10 +50,7 @@ std::vector<std::string> exported_names(const ir::Module& m) {
 
 bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool library,
                   std::vector<uint32_t>* out, std::string* error) {
-  spvtools::Context context(SPV_ENV_UNIVERSAL_1_6);
   std::string messages;
-  context.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&,
-                                 const char* m) { messages += std::string(m) + "\n"; });
   spvtools::LinkerOptions options;
   options.SetCreateLibrary(library);
   // Built-in variables stay imported (every module imports its own).
@@ -96,7 +94,15 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
     if (m.size() > 1) version = std::max(version, m[1]);
   for (auto& m : inputs)
     if (m.size() > 1) m[1] = version;
-  if (spvtools::Link(context, inputs, out, options) != SPV_SUCCESS) {
+  spv_result_t linked;
+  {
+    host_allocation::ForeignCode foreign;  // SPIRV-Tools, and the consumer it calls
+    spvtools::Context context(SPV_ENV_UNIVERSAL_1_6);
+    context.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&,
+                                   const char* m) { messages += std::string(m) + "\n"; });
+    linked = spvtools::Link(context, inputs, out, options);
+  }
+  if (linked != SPV_SUCCESS) {
     *error = "error: linking failed:\n" + messages;
     return false;
   }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -14,10 +15,12 @@
 #include "input_checks.h"
 #include "passes/pass.h"
 #include "side_effects.h"
+#include "vkcl/common/host_allocation.h"
 
 namespace vkcl::k2s {
 
 std::string validate(const std::vector<uint32_t>& words, spv_target_env env) {
+  host_allocation::ForeignCode foreign;  // SPIRV-Tools, and the consumer it calls
   spvtools::SpirvTools tools(env);
   std::string messages;
   tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& pos,
@@ -67,6 +70,7 @@ uint32_t lay_out_local_memory(std::vector<uint32_t>& words,
   for (size_t r = 0; r < regions.size(); ++r) scan.region_of[regions[r].offset_id] = r;
   scan.reached.assign(regions.size(), false);
   scan.first = words.data();
+  std::optional<host_allocation::ForeignCode> foreign(std::in_place);  // SPIRV-Tools and |scan|
   spv_context context = spvContextCreate(SPV_ENV_VULKAN_1_2);
   spvBinaryParse(
       context, &scan, words.data(), words.size(), nullptr,
@@ -84,6 +88,7 @@ uint32_t lay_out_local_memory(std::vector<uint32_t>& words,
       },
       nullptr);
   spvContextDestroy(context);
+  foreign.reset();
   uint32_t end = base;
   for (size_t r = 0; r < regions.size(); ++r) {
     auto at = scan.defined_at.find(regions[r].offset_id);
@@ -120,6 +125,7 @@ bool extract_kernel(const ir::Module& shader, size_t index, const PassContext& c
     if (mode.operands[0] == ep.operands[1]) modes.push_back(mode);
   m.execution_modes = modes;
   std::vector<uint32_t> words = ir::serialize(m);
+  std::optional<host_allocation::ForeignCode> foreign(std::in_place);  // SPIRV-Tools
   spvtools::Optimizer opt(SPV_ENV_VULKAN_1_2);
   opt.RegisterPass(spvtools::CreateEliminateDeadFunctionsPass());
   std::string messages;
@@ -129,9 +135,11 @@ bool extract_kernel(const ir::Module& shader, size_t index, const PassContext& c
   spvtools::OptimizerOptions oopts;
   oopts.set_run_validator(false);
   if (!opt.Run(words.data(), words.size(), out, oopts)) {
+    foreign.reset();
     *log += "internal error while extracting kernel " + name + ": " + messages;
     return false;
   }
+  foreign.reset();
   *local_bytes = lay_out_local_memory(*out, context.local_regions, context.local_base);
   return true;
 }

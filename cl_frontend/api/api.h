@@ -10,6 +10,7 @@
 
 #include "core/object.h"
 #include "core/result.h"
+#include "vkcl/common/host_allocation.h"
 
 struct _cl_command_queue;
 struct _cl_context;
@@ -33,6 +34,8 @@ struct Guarded;
 template <typename R, typename... A, R(CL_API_CALL* F)(A...)>
 struct Guarded<F> {
   static R CL_API_CALL call(A... args) {
+    // Allocations in the call may be failed by VKCL_FAIL_HOST_ALLOCATIONS.
+    host_allocation::EntryPoint inside;
     try {
       return F(args...);
     } catch (...) {

@@ -111,6 +111,9 @@ cl_ulong CL_API_CALL GetValidationMessageCountVKCL() {
   return vk::Instance::validation_message_count();
 }
 
+// vkcl's own query for tests: host allocations VKCL_FAIL_HOST_ALLOCATIONS failed so far.
+cl_ulong CL_API_CALL GetHostAllocationFailureCountVKCL() { return host_allocation::failures(); }
+
 void* CL_API_CALL GetExtensionFunctionAddressForPlatform(cl_platform_id platform,
                                                          const char* name) {
   // Returns NULL if platform is not a valid platform: the loader hands vkcl any handle whose
@@ -129,6 +132,10 @@ void* extension_function(const char* name) {
     return reinterpret_cast<void*>(guard<GetKernelSuggestedLocalWorkSize>);
   if (std::strcmp(name, "clGetValidationMessageCountVKCL") == 0)
     return reinterpret_cast<void*>(&GetValidationMessageCountVKCL);
+  // Only where libvkcl.so has its own operator new (not in sanitizer builds).
+  if (std::strcmp(name, "clGetHostAllocationFailureCountVKCL") == 0)
+    return host_allocation::available() ? reinterpret_cast<void*>(&GetHostAllocationFailureCountVKCL)
+                                        : nullptr;
   return command_buffer_function(name);
 }
 

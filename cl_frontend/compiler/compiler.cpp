@@ -2,6 +2,7 @@
 
 #include "compiler/cache.h"
 #include "compiler/legalize.h"
+#include "vkcl/common/host_allocation.h"
 
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
@@ -552,6 +553,9 @@ CompileResult compile(const std::string& source, const std::string& options,
   if (std::optional<CompileResult> hit = cache::lookup(key)) return *hit;
   std::vector<std::string> files;
   std::lock_guard<std::mutex> lock(g_compile_mutex);
+  // clang, LLVM and SPIRV-LLVM-Translator from here on (the cache's store too): an exception
+  // must not unwind through them or the callbacks they make.
+  host_allocation::ForeignCode foreign;
   llvm::LLVMContext context;
   bool bad_options = false;
   std::unique_ptr<llvm::Module> module = run_clang(args, source, context, &result.log, &bad_options, all_headers, &files);

@@ -3,6 +3,9 @@
 #include <spirv-tools/libspirv.h>
 
 #include <algorithm>
+#include <optional>
+
+#include "vkcl/common/host_allocation.h"
 
 namespace vkcl::ir {
 
@@ -104,6 +107,8 @@ std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::
   ParseState state;
   state.base = words.data();
   state.size = words.size();
+  // SPIRV-Tools, and on_instruction, which it calls.
+  std::optional<vkcl::host_allocation::ForeignCode> foreign(std::in_place);
   spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
   spv_diagnostic diagnostic = nullptr;
   spv_result_t r = spvBinaryParse(context, &state, words.data(), words.size(), nullptr,
@@ -115,6 +120,7 @@ std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::
     return nullptr;
   }
   spvContextDestroy(context);
+  foreign.reset();
   auto lib = std::make_unique<Library>();
   lib->words_ = words;
   lib->ids_ = std::move(state.ids);

@@ -6,6 +6,8 @@
 #include <spirv-tools/libspirv.hpp>
 #include <spirv/unified1/OpenCL.std.h>
 
+#include "vkcl/common/host_allocation.h"
+
 #include <algorithm>
 #include <functional>
 #include <cstring>
@@ -32,9 +34,14 @@ std::string Lowering::describe(const ir::Instruction& inst) const {
   if (inst.type_id) words.push_back(inst.type_id);
   if (inst.result_id) words.push_back(inst.result_id);
   words.insert(words.end(), inst.operands.begin(), inst.operands.end());
-  spvtools::SpirvTools tools(SPV_ENV_UNIVERSAL_1_6);
   std::string text;
-  if (tools.Disassemble(words, &text, SPV_BINARY_TO_TEXT_OPTION_NO_HEADER)) {
+  bool disassembled;
+  {
+    host_allocation::ForeignCode foreign;  // SPIRV-Tools
+    spvtools::SpirvTools tools(SPV_ENV_UNIVERSAL_1_6);
+    disassembled = tools.Disassemble(words, &text, SPV_BINARY_TO_TEXT_OPTION_NO_HEADER);
+  }
+  if (disassembled) {
     auto pos = text.find("OpMemoryModel");
     pos = text.find('\n', pos);
     text = text.substr(pos + 1);

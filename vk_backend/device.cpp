@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <new>
 
 #include "exit.h"
 #include "inject.h"
@@ -90,6 +91,8 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
   if (info.external_memory_host) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  if (info.external_memory_fd) extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+  if (info.external_memory_dma_buf) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
   if (info.push_descriptor) extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (info.calibrated_timestamps) extensions.push_back(VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME);
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executables{
@@ -130,28 +133,43 @@ void Device::free_spare(const Spare& spare) {
   free_memory(spare.memory);
 }
 
+namespace {
+
+// At most this many spares are kept (keep_spare), in room reserved once: keeping and
+// dropping spares happens as buffers and contexts go, in destructors, where an allocation
+// that failed would end the process (std::terminate). What they free is gathered here.
+constexpr size_t kMaxSpares = 64;
+struct Freed {
+  Device::Spare spares[kMaxSpares + 1];
+  size_t count = 0;
+  void add(const Device::Spare& s) { spares[count++] = s; }
+};
+
+}  // namespace
+
 void Device::drop_spares(uint64_t owner) {
-  std::vector<Spare> freed;
+  Freed freed;
   {
     std::lock_guard<std::mutex> lock(spares_mutex_);
     for (size_t i = spares_.size(); i-- > 0;) {
       if (spares_[i].owner != owner) continue;
-      freed.push_back(spares_[i]);
+      freed.add(spares_[i]);
       spare_bytes_ -= spares_[i].size;
       spares_.erase(spares_.begin() + i);
     }
   }
-  for (const Spare& s : freed) free_spare(s);
+  for (size_t i = 0; i < freed.count; ++i) free_spare(freed.spares[i]);
 }
 
 void Device::free_all_spares() {
-  std::vector<Spare> freed;
+  Freed freed;
   {
     std::lock_guard<std::mutex> lock(spares_mutex_);
-    freed.swap(spares_);
+    for (const Spare& s : spares_) freed.add(s);
+    spares_.clear();  // keeps its room
     spare_bytes_ = 0;
   }
-  for (const Spare& s : freed) free_spare(s);
+  for (size_t i = 0; i < freed.count; ++i) free_spare(freed.spares[i]);
 }
 
 VkDeviceSize memory_budget(const DeviceInfo& device, uint32_t heap) {
@@ -273,22 +291,31 @@ void Device::keep_spare(const Spare& spare) {
   for (uint32_t i = 0; i < info_.memory.memoryHeapCount; ++i)
     largest = std::max(largest, info_.memory.memoryHeaps[i].size);
   const VkDeviceSize limit = std::min<VkDeviceSize>(largest / 8, VkDeviceSize(512) << 20);
-  std::vector<Spare> freed;
+  Freed freed;
   {
     std::lock_guard<std::mutex> lock(spares_mutex_);
-    if (spare.size > limit) {
-      freed.push_back(spare);
+    bool room = spares_.size() < spares_.capacity();
+    if (!room) {
+      try {
+        spares_.reserve(kMaxSpares + 1);
+        room = true;
+      } catch (const std::bad_alloc&) {
+        // Not kept: freed now.
+      }
+    }
+    if (spare.size > limit || !room) {
+      freed.add(spare);
     } else {
       spares_.push_back(spare);
       spare_bytes_ += spare.size;
-      while (spare_bytes_ > limit || spares_.size() > 64) {
-        freed.push_back(spares_.front());
+      while (spare_bytes_ > limit || spares_.size() > kMaxSpares) {
+        freed.add(spares_.front());
         spare_bytes_ -= spares_.front().size;
         spares_.erase(spares_.begin());
       }
     }
   }
-  for (const Spare& s : freed) free_spare(s);
+  for (size_t i = 0; i < freed.count; ++i) free_spare(freed.spares[i]);
 }
 
 uint32_t Device::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,

@@ -1,5 +1,6 @@
 // Enqueue entry points: buffer reads, writes, copies, fills, maps, kernels, markers.
 #include <cstring>
+#include <new>
 
 #include "api/api.h"
 #include "core/gpu_command.h"
@@ -411,13 +412,22 @@ void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_boo
   }
   buffer->map_count++;
   bool needs_copy = use_host_copy || !view;
-  auto r = queue->enqueue(CL_COMMAND_MAP_BUFFER, waits, false,
-                          [queue, buffer, offset, size, flags, pointer, needs_copy] {
-                            cl_int s = queue->sync();
-                            if (s || !needs_copy || (flags & CL_MAP_WRITE_INVALIDATE_REGION)) return s;
-                            return cl::read_from_buffer(*queue, *buffer, offset, size, pointer);
-                          },
-                          {cl::keep(buffer)});
+  cl::Result<cl::Ref<_cl_event>> r = cl::Error{CL_OUT_OF_HOST_MEMORY};
+  try {
+    r = queue->enqueue(CL_COMMAND_MAP_BUFFER, waits, false,
+                       [queue, buffer, offset, size, flags, pointer, needs_copy] {
+                         cl_int s = queue->sync();
+                         if (s || !needs_copy || (flags & CL_MAP_WRITE_INVALIDATE_REGION)) return s;
+                         return cl::read_from_buffer(*queue, *buffer, offset, size, pointer);
+                       },
+                       {cl::keep(buffer)});
+  } catch (const std::bad_alloc&) {
+    // Not enqueued (no memory): nothing was mapped.
+    buffer->map_count--;
+    std::lock_guard<std::mutex> lock(buffer->map_mutex);
+    buffer->mappings.erase(pointer);
+    throw;
+  }
   e = finish_enqueue(std::move(r), blocking, event);
   set_error(errcode_ret, e);
   return e == CL_SUCCESS ? pointer : nullptr;
@@ -435,28 +445,38 @@ cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue queue, cl_mem mem, voi
   cl_int e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
   if (e != CL_SUCCESS) return e;
   if (mem->image) return unmap_image(queue, mem, mapped, waits, event);
-  _cl_mem::Mapping mapping;
+  auto shadow = std::make_shared<_cl_mem::Mapping>();
+  decltype(mem->mappings)::node_type node;  // the mapping, out of the list
   {
     std::lock_guard<std::mutex> lock(mem->map_mutex);
     auto it = mem->mappings.find(mapped);
     // CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by clEnqueueMapBuffer
     // for memobj.
     if (it == mem->mappings.end()) return CL_INVALID_VALUE;
-    mapping = std::move(it->second);
-    mem->mappings.erase(it);
+    node = mem->mappings.extract(it);
   }
-  bool write_back = (mapping.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
-                    ((mem->host_ptr && !mem->host_ptr_imported) || !mapping.shadow.empty());
-  auto shadow = std::make_shared<_cl_mem::Mapping>(std::move(mapping));
-  auto r = queue->enqueue(CL_COMMAND_UNMAP_MEM_OBJECT, waits, false,
-                          [queue, mem, mapped, shadow, write_back] {
-                            mem->map_count--;
-                            if (!write_back) return CL_SUCCESS;
-                            cl_int s = queue->sync();
-                            if (s) return s;
-                            return cl::write_to_buffer(*queue, *mem, shadow->offset, shadow->size, mapped);
-                          },
-                          {cl::keep(mem)});
+  *shadow = std::move(node.mapped());
+  bool write_back = (shadow->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
+                    ((mem->host_ptr && !mem->host_ptr_imported) || !shadow->shadow.empty());
+  cl::Result<cl::Ref<_cl_event>> r = cl::Error{CL_OUT_OF_HOST_MEMORY};
+  try {
+    r = queue->enqueue(CL_COMMAND_UNMAP_MEM_OBJECT, waits, false,
+                       [queue, mem, mapped, shadow, write_back] {
+                         mem->map_count--;
+                         if (!write_back) return CL_SUCCESS;
+                         cl_int s = queue->sync();
+                         if (s) return s;
+                         return cl::write_to_buffer(*queue, *mem, shadow->offset, shadow->size, mapped);
+                       },
+                       {cl::keep(mem)});
+  } catch (const std::bad_alloc&) {
+    // Not enqueued (no memory): the pointer stays mapped, for the application to unmap again
+    // (the node goes back without allocating).
+    node.mapped() = std::move(*shadow);
+    std::lock_guard<std::mutex> lock(mem->map_mutex);
+    mem->mappings.insert(std::move(node));
+    throw;
+  }
   return finish_enqueue(std::move(r), false, event);
 }
 

@@ -1,4 +1,6 @@
 // Event entry points.
+#include <new>
+
 #include "api/api.h"
 #include "core/info.h"
 #include "core/queue.h"
@@ -76,8 +78,13 @@ cl_int CL_API_CALL SetUserEventStatus(cl_event event, cl_int status) {
   // CL_INVALID_OPERATION if the execution_status for event has already been changed.
   if (!event->set_complete(status)) return CL_INVALID_OPERATION;
   // Commands held back by it run now, or, for a negative status, are terminated with every
-  // command waiting on them.
-  _cl_command_queue::drain_all();
+  // command waiting on them. The status is set whatever happens here: were this to fail
+  // (no memory), the commands still run, from the next wait, finish or enqueue, which drain
+  // their queue too.
+  try {
+    _cl_command_queue::drain_all();
+  } catch (const std::bad_alloc&) {
+  }
   return CL_SUCCESS;
 }
 

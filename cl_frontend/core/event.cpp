@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <algorithm>
+
 #include <thread>
 
 #include "core/info.h"
@@ -137,52 +139,67 @@ cl_int _cl_event::wait() {
 
 cl::Result<void> _cl_event::add_callback(cl_int when, Callback fn, void* data) {
   (void)status();  // GPU work that has completed is noticed here
+  auto reached_now = [&] {
+    return done_ ? final_status_ : running_ ? CL_RUNNING : submitted_ ? CL_SUBMITTED : CL_QUEUED;
+  };
+  // Someone has to notice the progress of GPU work: a helper thread waits for it (user
+  // events and host commands report their own). It starts before the callback is
+  // registered, so that a thread (or its memory) that cannot be had fails the call with
+  // nothing registered; a second helper, should two calls race here, only waits too.
+  bool watch;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    watch = reached_now() > when && queue && !is_user() && !watched_;
+  }
+  if (watch) {
+    retain();
+    try {
+      std::thread([this] {
+        wait();
+        release();
+      }).detach();
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
   cl_int reached;
-  bool watch = false;
   {
     // The status and the list change under this lock, so a callback is either called here
     // or found in the list by the change that reaches its status.
     std::lock_guard<std::mutex> lock(mutex_);
-    reached = done_ ? final_status_ : running_ ? CL_RUNNING : submitted_ ? CL_SUBMITTED : CL_QUEUED;
-    if (reached > when) {
-      callbacks_.push_back({when, fn, data});
-      // Someone has to notice the progress of GPU work: a helper thread waits for it (user
-      // events and host commands report their own).
-      watch = queue && !is_user() && !watched_;
-      watched_ = watched_ || watch;
-    }
+    watched_ = watched_ || watch;
+    reached = reached_now();
+    if (reached > when) callbacks_.push_back({when, fn, data});
   }
   // "called when the execution status ... changes to an execution status equal to or past
   // the status specified": one already reached calls it now.
   if (reached <= when) fn(this, reached < 0 ? reached : when, data);
-  if (watch) {
-    retain();
-    std::thread([this] {
-      wait();
-      release();
-    }).detach();
-  }
   return {};
 }
 
 void _cl_event::run_callbacks(cl_int reached) {
-  std::vector<std::tuple<cl_int, Callback, void*>> run;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    // Those registered for |reached| or an earlier status (CL_SUBMITTED > CL_RUNNING >
-    // CL_COMPLETE); a failure reaches all of them.
-    for (auto it = callbacks_.begin(); it != callbacks_.end();) {
-      if (reached < 0 || std::get<0>(*it) >= reached) {
-        run.push_back(*it);
-        it = callbacks_.erase(it);
-      } else {
-        ++it;
-      }
+  // One at a time, taken out of the list under the lock and called outside it: nothing is
+  // allocated, so a status change, once made, always reaches its callbacks.
+  while (true) {
+    std::tuple<cl_int, Callback, void*> next;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      // Those registered for |reached| or an earlier status (CL_SUBMITTED > CL_RUNNING >
+      // CL_COMPLETE); a failure reaches all of them. In the order they were registered.
+      auto it = std::find_if(callbacks_.begin(), callbacks_.end(), [&](const auto& c) {
+        return reached < 0 || std::get<0>(c) >= reached;
+      });
+      if (it == callbacks_.end()) return;
+      next = *it;
+      callbacks_.erase(it);
     }
+    // "event_command_status is equal to the command_exec_callback_type used while
+    // registering the callback", or the error code of a command that was abnormally
+    // terminated.
+    auto& [when, fn, data] = next;
+    fn(this, reached < 0 ? reached : when, data);
   }
-  // "event_command_status is equal to the command_exec_callback_type used while registering
-  // the callback", or the error code of a command that was abnormally terminated.
-  for (auto& [when, fn, data] : run) fn(this, reached < 0 ? reached : when, data);
 }
 
 cl_int _cl_event::profiling_info(cl_profiling_info param, size_t size, void* value,

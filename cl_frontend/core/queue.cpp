@@ -1,6 +1,7 @@
 #include "core/queue.h"
 
 #include <cstring>
+#include <new>
 #include <set>
 #include <thread>
 #include <sched.h>
@@ -79,8 +80,28 @@ cl::Result<cl::Ref<_cl_event>> _cl_command_queue::enqueue(cl_command_type type,
     held_.push_back(std::move(p));
     return event;
   }
-  execute(p);
+  run(p);
   return event;
+}
+
+void _cl_command_queue::run(Pending& p) {
+  // A command that could not even start (no memory for its bookkeeping) fails its event,
+  // which nothing else would ever complete.
+  try {
+    execute(p);
+  } catch (const std::bad_alloc&) {
+    p.event->set_complete(CL_OUT_OF_HOST_MEMORY);
+  }
+}
+
+// The command's own work: an exception (no host memory) is its failure, as an error it
+// returned would be.
+static cl_int run_work(const _cl_command_queue::Work& work) {
+  try {
+    return work();
+  } catch (const std::bad_alloc&) {
+    return CL_OUT_OF_HOST_MEMORY;
+  }
 }
 
 void _cl_command_queue::execute(Pending& p) {
@@ -107,7 +128,7 @@ void _cl_command_queue::execute(Pending& p) {
   if (!p.gpu) {
     p.event->mark_running();
     p.event->started = cl::host_time_ns();
-    cl_int status = p.work();
+    cl_int status = run_work(p.work);
     p.event->ended = cl::host_time_ns();
     p.event->set_complete(status == CL_SUCCESS ? CL_COMPLETE : status);
     return;
@@ -117,9 +138,11 @@ void _cl_command_queue::execute(Pending& p) {
   // has one, and commands between run concurrently where the device can.
   if (in_order || waits_on_queue || barrier_next_) stream->barrier();
   barrier_next_ = p.type == CL_COMMAND_BARRIER;
+  // Room for its event made before anything is recorded: nothing after the work may fail.
+  batch_events_.reserve(batch_events_.size() + 1);
   if (profiling) stream->write_timestamp(&p.event->start_slot);
   next_more_ = nullptr;
-  cl_int status = p.work();
+  cl_int status = run_work(p.work);
   More more = std::move(next_more_);
   next_more_ = nullptr;
   if (status != CL_SUCCESS) {
@@ -139,7 +162,7 @@ void _cl_command_queue::execute(Pending& p) {
     return;
   }
   p.event->set_recorded(point, std::move(p.gpu_status));
-  in_flight_.push_back({point, std::move(p.keep)});
+  keep_until(point, std::move(p.keep));
   if (++batch_commands_ >= kBatchLimit) (void)flush();
 }
 
@@ -185,7 +208,7 @@ void _cl_command_queue::settle(bool block) {
       done.event->set_complete(more.error());
     } else {
       done.event->set_point(done.point);
-      in_flight_.push_back({done.point, std::move(done.keep)});
+      keep_until(done.point, std::move(done.keep));
     }
   }
 }
@@ -203,6 +226,19 @@ cl::Result<void> _cl_command_queue::flush() {
   batch_commands_ = 0;
   retire();
   return {};
+}
+
+void _cl_command_queue::keep_until(uint64_t point, Keep keep) {
+  std::pair<uint64_t, Keep> entry{point, std::move(keep)};
+  try {
+    in_flight_.push_back(std::move(entry));  // on failure |entry| is left as it was
+  } catch (const std::bad_alloc&) {
+    // No memory to note them: the GPU is waited for here, and then they may go.
+    try {
+      stream->wait(point);
+    } catch (const std::bad_alloc&) {
+    }
+  }
 }
 
 void _cl_command_queue::retire() {
@@ -258,7 +294,7 @@ bool _cl_command_queue::drain() {
     Pending ready = std::move(p);
     held_.pop_front();
     ready.event->held = false;
-    execute(ready);
+    run(ready);
     ran = true;
   }
   return ran;

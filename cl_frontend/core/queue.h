@@ -97,6 +97,10 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
     std::function<cl_int()> gpu_status;
   };
   void execute(Pending& p);
+  // execute(), and a command that could not start fails its event.
+  void run(Pending& p);
+  // Keeps a command's objects until the stream passes |point| (in_flight_), without failing.
+  void keep_until(uint64_t point, Keep keep);
   void retire();
 
   // The command that continues, while it is not done: the point its work so far signals.

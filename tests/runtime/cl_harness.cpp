@@ -29,7 +29,29 @@ void KernelTest::TearDown() {
   }
 }
 
+namespace {
+
+// The fixture is made with VKCL_FAIL_HOST_ALLOCATIONS unset (and the variable set back
+// after), so that a run of the tests under it fails allocations in the tests' own steps
+// rather than in every test's first clCreateContext.
+class HostAllocationFailuresAside {
+ public:
+  HostAllocationFailuresAside() {
+    if (const char* v = std::getenv("VKCL_FAIL_HOST_ALLOCATIONS")) value_ = v;
+    unsetenv("VKCL_FAIL_HOST_ALLOCATIONS");
+  }
+  ~HostAllocationFailuresAside() {
+    if (!value_.empty()) setenv("VKCL_FAIL_HOST_ALLOCATIONS", value_.c_str(), 1);
+  }
+
+ private:
+  std::string value_;
+};
+
+}  // namespace
+
 void KernelTest::SetUp() {
+  HostAllocationFailuresAside aside;
   platform_ = find_vkcl_platform();
   ASSERT_NE(platform_, nullptr) << "the vkcl platform is not visible through the ICD loader";
   ASSERT_EQ(CL_SUCCESS, clGetDeviceIDs(platform_, CL_DEVICE_TYPE_DEFAULT, 1, &device_, nullptr));

@@ -290,6 +290,10 @@ VkResult CommandStream::write_timestamp(uint32_t* slot) {
   if (r != VK_SUCCESS) return r;
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (impl_->free_slots.empty()) {
+    // Room first: once the pool exists nothing may fail (it would be lost), and a slot given
+    // back (release_timestamp, from an event's destructor) must never need memory.
+    impl_->query_pools.reserve(impl_->query_pools.size() + 1);
+    impl_->free_slots.reserve((impl_->query_pools.size() + 1) * kQueriesPerPool);
     VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     info.queryType = VK_QUERY_TYPE_TIMESTAMP;
     info.queryCount = kQueriesPerPool;
@@ -391,11 +395,10 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
     lose(*device_, *impl_);
     return VK_ERROR_DEVICE_LOST;
   }
-  // Everything the batch wrote is visible to the host once its point signals.
-  full_barrier(impl_->recording);
-  VkResult r = vkEndCommandBuffer(impl_->recording);
-  if (r != VK_SUCCESS) return r;
   uint64_t signal = impl_->submitted + 1;
+  // What needs memory comes before the batch is ended and submitted, so that a failure (no
+  // host memory) leaves it recording, to submit again; the batch is noted in flight first
+  // and taken back if it does not go.
   std::vector<VkSemaphore> wait_semaphores;
   std::vector<uint64_t> wait_values;
   std::vector<VkPipelineStageFlags> wait_stages;
@@ -403,6 +406,14 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
     wait_semaphores.push_back(s);
     wait_values.push_back(v);
     wait_stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+  }
+  impl_->in_flight.push_back({impl_->recording, signal});
+  // Everything the batch wrote is visible to the host once its point signals.
+  full_barrier(impl_->recording);
+  VkResult r = vkEndCommandBuffer(impl_->recording);
+  if (r != VK_SUCCESS) {
+    impl_->in_flight.pop_back();
+    return r;
   }
   VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
   timeline.waitSemaphoreValueCount = uint32_t(wait_values.size());
@@ -421,9 +432,9 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
     std::lock_guard<std::mutex> lock(device_->queue_mutex());
     r = vkQueueSubmit(device_->queue(), 1, &submit, VK_NULL_HANDLE);
   }
+  if (r != VK_SUCCESS) impl_->in_flight.pop_back();
   if (r == VK_ERROR_DEVICE_LOST) lose(*device_, *impl_);
   if (r != VK_SUCCESS) return r;
-  impl_->in_flight.push_back({impl_->recording, signal});
   impl_->recording = VK_NULL_HANDLE;
   impl_->submitted = signal;
   if (point) *point = signal;

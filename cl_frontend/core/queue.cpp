@@ -186,8 +186,13 @@ void _cl_command_queue::settle(bool block) {
       stream->wait(open_->point);
       continue;
     }
-    // Its work so far has run: more, or done.
-    auto more = open_->more();
+    // Its work so far has run: more, or done (failed, when recording more needed memory
+    // there was none of: settle runs in waits and in the queue's destructor).
+    cl::Result<bool> more = cl::Error{CL_OUT_OF_HOST_MEMORY};
+    try {
+      more = open_->more();
+    } catch (const std::bad_alloc&) {
+    }
     if (more && *more) {
       bool profiling = properties & CL_QUEUE_PROFILING_ENABLE;
       uint32_t end_slot = UINT32_MAX;

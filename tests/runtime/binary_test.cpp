@@ -207,6 +207,8 @@ TEST_P(Binaries, CorruptModulesInIntactBinariesFailToBuild) {
   // Damage the checksum cannot see (a forger's): the build fails or succeeds, never crashes.
   const std::vector<unsigned char> good = binary_of(compiled(
       "__kernel void k(__global int* out) { out[get_global_id(0)] = (int)get_global_id(0) * 3; }"));
+  // (Empty when the compile failed, as under VKCL_FAIL_HOST_ALLOCATIONS.)
+  ASSERT_GT(good.size(), 28u + 5 * 4);
   std::mt19937 rng(7);
   size_t words = (good.size() - 28) / 4;
   int failures = 0;

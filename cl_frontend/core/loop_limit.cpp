@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 namespace vkcl::cl {
 
@@ -136,9 +137,14 @@ bool LoopLimitStatus::cut_for_rerun() {
 LoopLimitStatus::~LoopLimitStatus() {
   // The command has completed by now (the queue lets go of it when it retires, the event
   // when it completes): a launch whose event nobody asked about still reports.
-  (void)command_status();
-  pool_->give_back(std::move(word_));
-  if (resume_pool_ && resume_.buffer) resume_pool_->give_back(std::move(resume_.buffer));
+  // A destructor must not throw: without memory, no report and the buffers are freed
+  // rather than kept.
+  try {
+    (void)command_status();
+    pool_->give_back(std::move(word_));
+    if (resume_pool_ && resume_.buffer) resume_pool_->give_back(std::move(resume_.buffer));
+  } catch (const std::bad_alloc&) {
+  }
 }
 
 }  // namespace vkcl::cl

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <new>
 
 namespace vkcl::cl {
 
@@ -176,10 +177,15 @@ void PrintfPool::give_back(std::shared_ptr<vk::Buffer> buffer) {
 
 PrintfOutput::~PrintfOutput() {
   if (!buffer_ || !buffer_->mapped()) return;
-  std::string text = format_printf_buffer(static_cast<const uint8_t*>(buffer_->mapped()), calls_);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-  if (pool_) pool_->give_back(std::move(buffer_));
+  // A destructor must not throw: without the memory to format it, the output is lost (and
+  // the buffer freed rather than kept).
+  try {
+    std::string text = format_printf_buffer(static_cast<const uint8_t*>(buffer_->mapped()), calls_);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    if (pool_) pool_->give_back(std::move(buffer_));
+  } catch (const std::bad_alloc&) {
+  }
 }
 
 }  // namespace vkcl::cl

@@ -145,7 +145,8 @@ void* extension_function_for_platform(cl_platform_id platform, const char* name)
 
 cl_int icd_get_platform_ids(cl_uint num_entries, cl_platform_id* platforms,
                             cl_uint* num_platforms) {
-  return GetPlatformIDs(num_entries, platforms, num_platforms);
+  // Guarded as every entry point: the loader calls it as one (no exception may reach it).
+  return guard<GetPlatformIDs>(num_entries, platforms, num_platforms);
 }
 
 void register_platform(cl_icd_dispatch& t) {

@@ -282,7 +282,8 @@ cl_ulong HostAllocationFailures::round(unsigned long n, int first, cl_uint salt)
 TEST_P(HostAllocationFailures, EveryStepFailsCleanlyAndTheObjectsRecover) {
   if (!failure_count(platform_)) GTEST_SKIP() << "this build has no operator new of its own (a sanitizer build)";
   std::vector<unsigned long> every = {1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47,
-                                      53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 211, 499, 1009};
+                                      53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 127, 151, 211, 307,
+                                      401, 499, 701, 1009, 1511, 2003};
   bool quiet = false;
   cl_ulong total = 0;
   cl_uint salt = 0;
@@ -302,7 +303,7 @@ TEST_P(HostAllocationFailures, EveryStepFailsCleanlyAndTheObjectsRecover) {
     total += injected;
     // N grows until a whole run of the application goes by without a failure.
     if (injected == 0 && n >= 97) quiet = true;
-    else if (r + 1 == every.size() && n < (1ul << 30)) every.push_back(n * 3);
+    else if (r + 1 == every.size() && n < (1ul << 30)) every.push_back(n * 2);
   }
   EXPECT_TRUE(quiet) << "no run went without failures";
   EXPECT_GT(total, 100u);

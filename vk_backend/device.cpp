@@ -249,7 +249,15 @@ VkResult Device::allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemor
       if (attempt == 0 && (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)) continue;
       return r;
     }
-    allocations_[*out] = {heap, info.allocationSize};
+    try {
+      allocations_[*out] = {heap, info.allocationSize};
+    } catch (const std::bad_alloc&) {
+      // Not noted (no host memory for it): given back, as if the driver had had none.
+      heap_used_[heap] -= info.allocationSize;
+      vkFreeMemory(device_, *out, nullptr);
+      *out = VK_NULL_HANDLE;
+      return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
     return VK_SUCCESS;
   }
   return VK_ERROR_OUT_OF_DEVICE_MEMORY;

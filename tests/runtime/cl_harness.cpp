@@ -1,5 +1,7 @@
 #include "runtime/cl_harness.h"
 
+#include <stdexcept>
+
 namespace vkcl::test {
 
 cl_platform_id find_vkcl_platform() {
@@ -92,6 +94,10 @@ Mem KernelTest::buffer(size_t bytes, const void* init, cl_mem_flags flags) {
   if (init) flags |= CL_MEM_COPY_HOST_PTR;
   Mem m(clCreateBuffer(context_, flags, bytes, const_cast<void*>(init), &err));
   EXPECT_EQ(CL_SUCCESS, err);
+  // A test cannot go on without its buffer (its kernel would be handed NULL and write
+  // through it, as under VKCL_FAIL_HOST_ALLOCATIONS): the exception ends the test, which
+  // GoogleTest reports as a failure.
+  if (!m) throw std::runtime_error("clCreateBuffer failed: " + std::to_string(err));
   return m;
 }
 

@@ -214,6 +214,7 @@ TEST_P(SubGroups, ExtendedTypesMatchTheCpuModel) {
   for (size_t i = 0; i < global; ++i) {
     size_t sub = size_t(out[6 * i + 5]);
     ASSERT_GT(sub, size_t(2));
+    ASSERT_LE(sub, local);  // (the poison, where the kernel did not run)
     size_t first = i / sub * sub, lane = i % sub;  // sub-groups do not cross work-groups of 32
     int sum = 0, max = -128, min = 127, before = 0;
     for (size_t j = first; j < first + sub; ++j) {

@@ -1,3 +1,6 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "inject.h"
@@ -15,6 +18,8 @@ constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                       VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                       VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
 }  // namespace
+
+VkBufferUsageFlags buffer_usage() { return kUsage; }
 
 VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
                         MemoryPlacement placement, std::unique_ptr<Buffer>* out, bool reusable,
@@ -131,6 +136,105 @@ VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
   b->mapped_ = host_pointer;
   b->host_cached_ = true;  // the application's own memory
   *out = std::move(b);
+  return VK_SUCCESS;
+}
+
+VkResult Buffer::import_fd(std::shared_ptr<Device> device, VkExternalMemoryHandleTypeFlagBits type, int fd,
+                           VkDeviceSize size, std::unique_ptr<Buffer>* out) {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
+  if (!(device->info().importable_buffer_handles & type) || fd < 0 || size == 0)
+    return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+  // Drivers trust the handle (lavapipe reads a pipe given as a memory fd for ever, and maps a
+  // file shorter than the buffer, which then faults): what can never hold memory, or holds
+  // too little of it, is refused here.
+  struct stat st;
+  if (fstat(fd, &st) != 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode) ||
+      (S_ISREG(st.st_mode) && VkDeviceSize(st.st_size) < size))
+    return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+  std::unique_ptr<Buffer> b(new Buffer());
+  b->device_ = device;
+  b->size_ = size;
+  VkDevice d = device->handle();
+  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+  external.handleTypes = type;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
+  info.size = size;
+  info.usage = kUsage;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  VkResult r = vkCreateBuffer(d, &info, nullptr, &b->buffer_);
+  if (r != VK_SUCCESS) return r;
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(d, b->buffer_, &req);
+  uint32_t types = req.memoryTypeBits;
+  if (type != VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT) {
+    VkMemoryFdPropertiesKHR fd_properties{VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR};
+    if (vkGetMemoryFdPropertiesKHR(d, type, fd, &fd_properties) != VK_SUCCESS) return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+    types &= fd_properties.memoryTypeBits;
+  }
+  // An opaque fd's memory must be imported with the exporter's size and memory type, which
+  // OpenCL does not pass: the buffer's own size, device-local types first (what a renderer
+  // shares), each tried until the driver takes one.
+  const VkPhysicalDeviceMemoryProperties& memory = device->info().memory;
+  std::vector<uint32_t> order;
+  for (int pass = 0; pass < 2; ++pass)
+    for (uint32_t t = 0; t < memory.memoryTypeCount; ++t)
+      if ((types & (1u << t)) &&
+          bool(memory.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) == (pass == 0))
+        order.push_back(t);
+  for (uint32_t t : order) {
+    // Vulkan owns an imported fd; the application keeps its own.
+    int copy = dup(fd);
+    if (copy < 0) return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+    VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR};
+    import.handleType = type;
+    import.fd = copy;
+    VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO, &import};
+    flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = t;
+    if (detail::injected_object_failure()) {
+      close(copy);
+      return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    r = vkAllocateMemory(d, &alloc, nullptr, &b->memory_);
+    if (r == VK_SUCCESS) {
+      b->host_cached_ = memory.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+      if (memory.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+        if (vkMapMemory(d, b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_) != VK_SUCCESS) b->mapped_ = nullptr;
+      break;
+    }
+    close(copy);
+    b->memory_ = VK_NULL_HANDLE;
+  }
+  if (!b->memory_) return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+  if ((r = vkBindBufferMemory(d, b->buffer_, b->memory_, 0)) != VK_SUCCESS) return r;
+  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  address.buffer = b->buffer_;
+  b->address_ = vkGetBufferDeviceAddress(d, &address);
+  *out = std::move(b);
+  return VK_SUCCESS;
+}
+
+VkResult Buffer::external_ownership(CommandStream& stream, bool acquire) const {
+  VkCommandBuffer cb;
+  VkResult r = stream.command_buffer(&cb);
+  if (r != VK_SUCCESS) return r;
+  const uint32_t family = device_->info().compute_queue_family;
+  VkBufferMemoryBarrier barrier{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+  barrier.srcAccessMask = acquire ? 0 : VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = acquire ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                        VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
+                                  : 0;
+  barrier.srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : family;
+  barrier.dstQueueFamilyIndex = acquire ? family : VK_QUEUE_FAMILY_EXTERNAL;
+  barrier.buffer = buffer_;
+  barrier.offset = 0;
+  barrier.size = VK_WHOLE_SIZE;
+  const VkPipelineStageFlags work = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  vkCmdPipelineBarrier(cb, acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : work,
+                       acquire ? work : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 1, &barrier, 0,
+                       nullptr);
   return VK_SUCCESS;
 }
 

@@ -136,6 +136,24 @@ void hide_features(DeviceInfo* info) {
   if (hidden("push_descriptor")) info->push_descriptor = false;
 }
 
+// The fd handle types whose memory the driver imports for buffers like vkcl's.
+VkExternalMemoryHandleTypeFlags importable_buffer_handles(VkPhysicalDevice physical, const DeviceInfo& info) {
+  VkExternalMemoryHandleTypeFlags importable = 0;
+  std::vector<VkExternalMemoryHandleTypeFlagBits> types;
+  if (info.external_memory_fd) types.push_back(VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT);
+  if (info.external_memory_dma_buf) types.push_back(VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT);
+  for (VkExternalMemoryHandleTypeFlagBits type : types) {
+    VkPhysicalDeviceExternalBufferInfo query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+    query.usage = buffer_usage();
+    query.handleType = type;
+    VkExternalBufferProperties properties{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+    vkGetPhysicalDeviceExternalBufferProperties(physical, &query, &properties);
+    if (properties.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT)
+      importable |= type;
+  }
+  return importable;
+}
+
 DeviceInfo describe(VkPhysicalDevice physical) {
   DeviceInfo info;
   info.physical = physical;
@@ -146,6 +164,10 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   info.external_memory_host = has_extension(extensions, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
   info.push_descriptor = has_extension(extensions, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   info.memory_budget = has_extension(extensions, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  info.external_memory_fd = has_extension(extensions, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+  info.external_memory_dma_buf =
+      info.external_memory_fd && has_extension(extensions, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
+  info.importable_buffer_handles = importable_buffer_handles(physical, info);
 
   VkPhysicalDeviceExternalMemoryHostPropertiesEXT host_props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};

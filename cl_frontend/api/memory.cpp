@@ -34,8 +34,9 @@ cl_mem CL_API_CALL CreateBufferWithProperties(cl_context context,
                                               cl_int* errcode_ret) {
   // CL_INVALID_CONTEXT if context is not a valid context.
   if (!cl::validate(context)) return set_error(errcode_ret, CL_INVALID_CONTEXT), nullptr;
-  // CL_INVALID_PROPERTY if a property name in properties is not a supported property name.
-  if (properties && properties[0] != 0) return set_error(errcode_ret, CL_INVALID_PROPERTY), nullptr;
+  ExternalMemory external;
+  if (cl_int e = parse_external_memory(context, properties, &external); e != CL_SUCCESS)
+    return set_error(errcode_ret, e), nullptr;
   if (!valid_flags(flags)) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
   if (!(flags & kAccess)) flags |= CL_MEM_READ_WRITE;
   // CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater than
@@ -47,8 +48,14 @@ cl_mem CL_API_CALL CreateBufferWithProperties(cl_context context,
   // CL_MEM_USE_HOST_PTR are not set in flags.
   bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
   if (wants_ptr != (host_ptr != nullptr)) return set_error(errcode_ret, CL_INVALID_HOST_PTR), nullptr;
-  auto mem = _cl_mem::create_buffer(context, flags, size, host_ptr);
-  if (mem && properties) (*mem)->properties = {0};
+  if (external.fd >= 0) {
+    // Memory another API allocated: no host pointer to use, copy or allocate.
+    if (host_ptr) return set_error(errcode_ret, CL_INVALID_HOST_PTR), nullptr;
+    if (flags & kHostPtr) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+  }
+  auto mem = external.fd >= 0 ? _cl_mem::import_buffer(context, flags, size, external.type, external.fd)
+                              : _cl_mem::create_buffer(context, flags, size, host_ptr);
+  if (mem && properties) (*mem)->properties = external.properties;
   return hand_out(std::move(mem), errcode_ret);
 }
 

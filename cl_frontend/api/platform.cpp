@@ -136,7 +136,8 @@ void* extension_function(const char* name) {
   if (std::strcmp(name, "clGetHostAllocationFailureCountVKCL") == 0)
     return host_allocation::available() ? reinterpret_cast<void*>(&GetHostAllocationFailureCountVKCL)
                                         : nullptr;
-  return command_buffer_function(name);
+  if (void* f = command_buffer_function(name)) return f;
+  return external_memory_function(name);
 }
 
 void* extension_function_for_platform(cl_platform_id platform, const char* name) {

@@ -265,6 +265,15 @@ static const char* kFeatures[] = {"__opencl_c_work_group_collective_functions",
                                   "__opencl_c_integer_dot_product_input_4x8bit",
                                   "__opencl_c_integer_dot_product_input_4x8bit_packed"};
 
+std::vector<cl_external_memory_handle_type_khr> _cl_device_id::external_memory_handles() const {
+  std::vector<cl_external_memory_handle_type_khr> v;
+  if (info_.importable_buffer_handles & VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT)
+    v.push_back(CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR);
+  if (info_.importable_buffer_handles & VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT)
+    v.push_back(CL_EXTERNAL_MEMORY_HANDLE_DMA_BUF_KHR);
+  return v;
+}
+
 std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
   // Not cl_khr_subgroups: the extension requires independent forward progress of
   // sub-groups, which Vulkan does not promise (lavapipe runs a work-group's subgroups in
@@ -287,6 +296,12 @@ std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
   if (images() && info_.features.shaderStorageImageWriteWithoutFormat) v.push_back("cl_khr_3d_image_writes");
   if (images()) v.push_back("cl_khr_image2d_from_buffer");
   v.push_back("cl_khr_device_uuid");
+  // Buffers over memory a Vulkan program (or another API) exported (api/external_memory.cpp).
+  for (cl_external_memory_handle_type_khr type : external_memory_handles()) {
+    if (type == CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR) v.push_back("cl_khr_external_memory_opaque_fd");
+    if (type == CL_EXTERNAL_MEMORY_HANDLE_DMA_BUF_KHR) v.push_back("cl_khr_external_memory_dma_buf");
+  }
+  if (!external_memory_handles().empty()) v.push_back("cl_khr_external_memory");
   if (info_.pci_bus) v.push_back("cl_khr_pci_bus_info");
   // Depth images are single-channel colour images underneath (core/image_format.cpp).
   std::call_once(depth_formats_checked_, [&] { backs_depth_images_ = cl::backs_depth_images(info_); });
@@ -610,6 +625,8 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
         // headers declare (later versions changed their parameters).
         cl_name_version n{e == "cl_khr_integer_dot_product" ? version(2, 0)
                           : e == "cl_khr_command_buffer"    ? version(0, 9, 0)
+                          // The versions of Debian 12's headers (2023.02.06).
+                          : e.rfind("cl_khr_external_memory", 0) == 0 ? version(0, 9, 0)
                                                             : version(1, 0),
                           ""};
         std::snprintf(n.name, sizeof(n.name), "%s", e.c_str());
@@ -701,6 +718,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
                                                            CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR |
                                                            CL_COMMAND_BUFFER_CAPABILITY_OUT_OF_ORDER_KHR));
     case CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR: return out(cl_command_queue_properties(0));
+    case CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR: return out(external_memory_handles());
     // cl_khr_device_uuid: Vulkan's (VkPhysicalDeviceIDProperties), as external memory
     // matches devices by them.
     case CL_DEVICE_UUID_KHR: return out(std::vector<cl_uchar>(info_.id.deviceUUID, info_.id.deviceUUID + CL_UUID_SIZE_KHR));

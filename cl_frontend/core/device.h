@@ -48,6 +48,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   // CL_DEVICE_IMAGE_SUPPORT: where the Vulkan device backs the minimum image formats, unless
   // VKCL_WITHOUT_FEATURES hides images.
   bool images() const;
+  // cl_khr_external_memory: the handle types a buffer can be imported from.
+  std::vector<cl_external_memory_handle_type_khr> external_memory_handles() const;
   // Whether launches with local memory zero it first in each work-group (LeftoverLocals):
   // on GPUs, unless VKCL_ZERO_LOCAL_MEMORY says otherwise.
   bool zeroes_local_memory() const;

@@ -39,6 +39,28 @@ cl::Ref<_cl_mem> cl::WeakMem::lock() const {
   return Ref<_cl_mem>::adopt(it->second);
 }
 
+cl::Result<_cl_mem*> _cl_mem::import_buffer(_cl_context* context, cl_mem_flags flags, size_t size,
+                                            cl_external_memory_handle_type_khr type, int fd) {
+  auto device = context->vk_device(context->memory_device());
+  if (!device) return cl::Error{device.error()};
+  const VkExternalMemoryHandleTypeFlagBits vk_type = type == CL_EXTERNAL_MEMORY_HANDLE_DMA_BUF_KHR
+                                                         ? VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
+                                                         : VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+  std::unique_ptr<vk::Buffer> imported;
+  VkResult r = vk::Buffer::import_fd(*device, vk_type, fd, size, &imported);
+  // CL_INVALID_VALUE for a handle the device cannot import (not a memory fd, or not one of
+  // this device's memory types).
+  if (r == VK_ERROR_INVALID_EXTERNAL_HANDLE) return cl::Error{CL_INVALID_VALUE};
+  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+  auto mem = cl::Ref<_cl_mem>::adopt(new _cl_mem());
+  mem->context = cl::Ref<_cl_context>(context);
+  mem->flags = flags;
+  mem->size = size;
+  mem->external = type;
+  mem->storage = std::move(imported);
+  return mem.release_to_api();
+}
+
 cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags flags, size_t size,
                                             void* host_ptr) {
   auto device = context->vk_device(context->memory_device());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 
 #include <map>
 #include <memory>
@@ -29,6 +30,8 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
   void* host_ptr = nullptr;         // CL_MEM_USE_HOST_PTR pointer
   bool host_ptr_imported = false;   // the device reads host_ptr directly
   bool uses_svm = false;            // host_ptr is SVM memory, which the buffer uses
+  // cl_khr_external_memory: the handle type its memory was imported from (0: its own).
+  cl_external_memory_handle_type_khr external = 0;
   std::shared_ptr<vkcl::vk::Buffer> storage;
   size_t offset = 0;                // sub-buffers
   vkcl::cl::Ref<_cl_mem> parent;
@@ -48,6 +51,9 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
 
   static vkcl::cl::Result<_cl_mem*> create_buffer(_cl_context* context, cl_mem_flags flags,
                                                   size_t size, void* host_ptr);
+  // A buffer over memory another API exported as |fd| (cl_khr_external_memory).
+  static vkcl::cl::Result<_cl_mem*> import_buffer(_cl_context* context, cl_mem_flags flags, size_t size,
+                                                  cl_external_memory_handle_type_khr type, int fd);
   static vkcl::cl::Result<_cl_mem*> create_sub_buffer(_cl_mem* parent, cl_mem_flags flags,
                                                       size_t origin, size_t size);
   uint64_t device_address() const { return storage->address() + offset; }

@@ -91,6 +91,15 @@ cl_int _cl_platform_id::get_info(cl_platform_info param, size_t size, void* valu
     }
     case CL_PLATFORM_HOST_TIMER_RESOLUTION: return out(cl_ulong(1));
     case CL_PLATFORM_ICD_SUFFIX_KHR: return out("vkcl");
+    case CL_PLATFORM_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR: {
+      // Those every device can import.
+      std::vector<cl_external_memory_handle_type_khr> common = devices.front()->external_memory_handles();
+      for (const _cl_device_id* d : devices) {
+        auto own = d->external_memory_handles();
+        std::erase_if(common, [&](auto t) { return std::find(own.begin(), own.end(), t) == own.end(); });
+      }
+      return out(common);
+    }
     default:
       // CL_INVALID_VALUE if param_name is not one of the supported values.
       return CL_INVALID_VALUE;

@@ -65,6 +65,10 @@ struct DeviceInfo {
   bool float32_atomic_min_max_shared = false;
   bool subgroup_size_control = false;
   bool external_memory_host = false;   // VK_EXT_external_memory_host
+  bool external_memory_fd = false;     // VK_KHR_external_memory_fd
+  bool external_memory_dma_buf = false;  // VK_EXT_external_memory_dma_buf
+  // The fd handle types (opaque, dma-buf) a buffer's memory can be imported from.
+  VkExternalMemoryHandleTypeFlags importable_buffer_handles = 0;
   bool shader_device_clock = false;    // VK_KHR_shader_clock
   bool shader_subgroup_clock = false;
   bool push_descriptor = false;        // VK_KHR_push_descriptor (kernels' image descriptors)
@@ -198,6 +202,11 @@ class Device {
 
 // A VkBuffer with its own memory, usable as storage, transfer source/destination and through
 // its device address.
+class CommandStream;
+
+// The usage flags of every buffer vkcl makes.
+VkBufferUsageFlags buffer_usage();
+
 class Buffer {
  public:
   // VK_ERROR_OUT_OF_DEVICE_MEMORY / VK_ERROR_OUT_OF_HOST_MEMORY when |size| cannot be had.
@@ -213,6 +222,14 @@ class Buffer {
   bool fresh() const { return fresh_; }
   static VkResult import_host(std::shared_ptr<Device> device, void* host_pointer,
                               VkDeviceSize size, std::unique_ptr<Buffer>* out);
+  // A buffer of |size| bytes over memory another API allocated and exported as |fd| (of
+  // |type|, one of DeviceInfo::importable_buffer_handles). The caller keeps |fd| (a
+  // duplicate is imported). VK_ERROR_INVALID_EXTERNAL_HANDLE when it cannot be imported.
+  static VkResult import_fd(std::shared_ptr<Device> device, VkExternalMemoryHandleTypeFlagBits type,
+                            int fd, VkDeviceSize size, std::unique_ptr<Buffer>* out);
+  // Records the transfer of |buffer|'s memory from another API (|acquire|) or back to it: a
+  // queue family ownership transfer with VK_QUEUE_FAMILY_EXTERNAL.
+  VkResult external_ownership(CommandStream& stream, bool acquire) const;
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;

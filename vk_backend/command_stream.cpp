@@ -70,11 +70,12 @@ void lose(Device& device, CommandStream::Impl& impl) {
 }
 }  // namespace
 
-VkResult CommandStream::create(std::shared_ptr<Device> device,
-                               std::unique_ptr<CommandStream>* out) {
+VkResult CommandStream::create(std::shared_ptr<Device> device, std::unique_ptr<CommandStream>* out,
+                               QueuePriority priority) {
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   std::unique_ptr<CommandStream> s(new CommandStream());
   s->device_ = device;
+  s->queue_ = device->queue(priority);
   s->impl_ = std::make_unique<Impl>();
   VkDevice d = device->handle();
   VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
@@ -389,7 +390,7 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
   if (impl_->inject_at && ++impl_->submissions == impl_->inject_at) {
     {
       std::lock_guard<std::mutex> lock(device_->queue_mutex());
-      vkQueueWaitIdle(device_->queue());
+      vkDeviceWaitIdle(device_->handle());  // (every queue: the mutex held is theirs)
     }
     impl_->seen_done = impl_->submitted;
     lose(*device_, *impl_);
@@ -430,7 +431,7 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
   submit.pSignalSemaphores = &timeline_;
   {
     std::lock_guard<std::mutex> lock(device_->queue_mutex());
-    r = vkQueueSubmit(device_->queue(), 1, &submit, VK_NULL_HANDLE);
+    r = vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE);
   }
   if (r != VK_SUCCESS) impl_->in_flight.pop_back();
   if (r == VK_ERROR_DEVICE_LOST) lose(*device_, *impl_);

@@ -85,11 +85,12 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
     extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
   }
 
-  float priority = 1.0f;
+  // High, medium, low (QueuePriority), where the family has that many queues.
+  const float priorities[3] = {1.0f, 0.5f, 0.0f};
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue.queueFamilyIndex = info.compute_queue_family;
-  queue.queueCount = 1;
-  queue.pQueuePriorities = &priority;
+  queue.queueCount = info.compute_queue_count >= 3 ? 3 : 1;
+  queue.pQueuePriorities = priorities;
   if (info.external_memory_host) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
   if (info.external_memory_fd) extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
   if (info.external_memory_dma_buf) extensions.push_back(VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
@@ -110,7 +111,8 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   VkResult r = vkCreateDevice(info.physical, &create, nullptr, &device->device_);
   if (r != VK_SUCCESS) return r;
   volkLoadDevice(device->device_);
-  vkGetDeviceQueue(device->device_, info.compute_queue_family, 0, &device->queue_);
+  for (uint32_t i = 0; i < queue.queueCount; ++i)
+    vkGetDeviceQueue(device->device_, info.compute_queue_family, i, &device->queues_[i]);
   VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   vkCreatePipelineCache(device->device_, &cache, nullptr, &device->pipeline_cache_);
   detail::track_device(device.get(), true);

@@ -257,6 +257,7 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   }
   if (compute >= 0) {
     info.compute_queue_family = uint32_t(compute);
+    info.compute_queue_count = families[compute].queueCount;
     info.timestamp_valid_bits = families[compute].timestampValidBits;
   }
   info.usable = compute >= 0 && info.buffer_device_address && info.timeline_semaphore &&

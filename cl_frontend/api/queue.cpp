@@ -3,12 +3,15 @@
 #include "core/info.h"
 #include "core/queue.h"
 
+#include <CL/cl_ext.h>
+
 namespace vkcl::api {
 namespace {
 
 cl_command_queue make_queue(cl_context context, cl_device_id device,
                             cl_command_queue_properties props,
-                            std::vector<cl_queue_properties> list, cl_int* errcode_ret) {
+                            std::vector<cl_queue_properties> list, cl_int* errcode_ret,
+                            vk::QueuePriority priority = vk::QueuePriority::Medium) {
   // CL_INVALID_CONTEXT if context is not a valid context.
   if (!cl::validate(context)) return set_error(errcode_ret, CL_INVALID_CONTEXT), nullptr;
   // CL_INVALID_DEVICE if device is not a valid device or is not associated with context.
@@ -25,7 +28,7 @@ cl_command_queue make_queue(cl_context context, cl_device_id device,
   // supported by the device (on-device queues are not).
   if (props & CL_QUEUE_ON_DEVICE)
     return set_error(errcode_ret, CL_INVALID_QUEUE_PROPERTIES), nullptr;
-  auto q = _cl_command_queue::create(context, device, props);
+  auto q = _cl_command_queue::create(context, device, props, priority);
   if (q) (*q)->property_list = std::move(list);
   return hand_out(std::move(q), errcode_ret);
 }
@@ -36,11 +39,24 @@ cl_command_queue CL_API_CALL CreateCommandQueueWithProperties(cl_context context
                                                               cl_int* errcode_ret) {
   cl_command_queue_properties props = 0;
   std::vector<cl_queue_properties> list;
+  vk::QueuePriority priority = vk::QueuePriority::Medium;
   if (properties) {
     for (size_t i = 0; properties[i]; i += 2) {
       list.push_back(properties[i]);
       list.push_back(properties[i + 1]);
-      if (properties[i] == CL_QUEUE_PROPERTIES) props = properties[i + 1];
+      const cl_queue_properties value = properties[i + 1];
+      // cl_khr_priority_hints and cl_khr_throttle_hints: HIGH, MED or LOW. Priorities choose
+      // the Vulkan queue where the device has one per level; throttling has no Vulkan
+      // counterpart (a hint: accepted, no effect).
+      const bool level = value == CL_QUEUE_PRIORITY_HIGH_KHR || value == CL_QUEUE_PRIORITY_MED_KHR ||
+                         value == CL_QUEUE_PRIORITY_LOW_KHR;
+      if (properties[i] == CL_QUEUE_PRIORITY_KHR || properties[i] == CL_QUEUE_THROTTLE_KHR) {
+        if (!level) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+        if (properties[i] == CL_QUEUE_PRIORITY_KHR)
+          priority = value == CL_QUEUE_PRIORITY_HIGH_KHR  ? vk::QueuePriority::High
+                     : value == CL_QUEUE_PRIORITY_LOW_KHR ? vk::QueuePriority::Low
+                                                          : vk::QueuePriority::Medium;
+      } else if (properties[i] == CL_QUEUE_PROPERTIES) props = value;
       else if (properties[i] != CL_QUEUE_SIZE)
         return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
       else if (!(props & CL_QUEUE_ON_DEVICE))
@@ -48,7 +64,9 @@ cl_command_queue CL_API_CALL CreateCommandQueueWithProperties(cl_context context
     }
     list.push_back(0);
   }
-  return make_queue(context, device, props, std::move(list), errcode_ret);
+  // CL_INVALID_QUEUE_PROPERTIES for a priority or throttle hint on a device queue (which
+  // vkcl does not make anyway).
+  return make_queue(context, device, props, std::move(list), errcode_ret, priority);
 }
 
 cl_command_queue CL_API_CALL CreateCommandQueue(cl_context context, cl_device_id device,

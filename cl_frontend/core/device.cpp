@@ -245,7 +245,10 @@ static const char* kExtensions[] = {"cl_ext_float_atomics",
     // The local size a launch without one would get (api/kernel.cpp).
     "cl_khr_suggested_local_work_size",
     // Recorded commands run as one queue command (core/command_buffer.h).
-    "cl_khr_command_buffer"};
+    "cl_khr_command_buffer",
+    // Queue hints (api/queue.cpp): priorities choose a Vulkan queue of that priority where
+    // the device has one per level; throttling is accepted and has no effect.
+    "cl_khr_priority_hints", "cl_khr_throttle_hints"};
 
 // OpenCL C 3.0 features every device has: work-group functions are built from barriers and
 // local memory; program-scope variables live in a per-program buffer of device memory;

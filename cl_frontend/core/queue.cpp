@@ -27,7 +27,8 @@ Queues& live_queues() {
 
 cl::Result<_cl_command_queue*> _cl_command_queue::create(_cl_context* context,
                                                          _cl_device_id* device,
-                                                         cl_command_queue_properties properties) {
+                                                         cl_command_queue_properties properties,
+                                                         vk::QueuePriority priority) {
   auto vk = context->vk_device(device);
   if (!vk) return cl::Error{vk.error()};
   auto q = cl::Ref<_cl_command_queue>::adopt(new _cl_command_queue());
@@ -35,7 +36,7 @@ cl::Result<_cl_command_queue*> _cl_command_queue::create(_cl_context* context,
   q->device = device;
   q->properties = properties;
   q->vk = *vk;
-  VkResult r = vk::CommandStream::create(q->vk, &q->stream);
+  VkResult r = vk::CommandStream::create(q->vk, &q->stream, priority);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   {
     std::lock_guard<std::mutex> lock(live_queues().mutex);

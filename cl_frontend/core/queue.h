@@ -34,8 +34,9 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   std::shared_ptr<vkcl::vk::Device> vk;
   std::unique_ptr<vkcl::vk::CommandStream> stream;
 
-  static vkcl::cl::Result<_cl_command_queue*> create(_cl_context* context, _cl_device_id* device,
-                                                     cl_command_queue_properties properties);
+  static vkcl::cl::Result<_cl_command_queue*> create(
+      _cl_context* context, _cl_device_id* device, cl_command_queue_properties properties,
+      vkcl::vk::QueuePriority priority = vkcl::vk::QueuePriority::Medium);
   ~_cl_command_queue();
 
   // Enqueues a command. |gpu| work records into the stream; host work does everything itself

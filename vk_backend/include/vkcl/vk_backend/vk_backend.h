@@ -40,6 +40,7 @@ struct DeviceInfo {
   std::optional<std::array<uint32_t, 4>> pci_bus;
   VkPhysicalDeviceFeatures features{};  // shaderInt64, shaderInt16, shaderFloat64, ...
   uint32_t compute_queue_family = 0;
+  uint32_t compute_queue_count = 1;  // queues in that family
   uint32_t timestamp_valid_bits = 0;
   uint32_t core_count = 0;
   bool calibrated_timestamps = false;  // VK_EXT_calibrated_timestamps: device and CLOCK_MONOTONIC
@@ -129,7 +130,12 @@ enum class MemoryPlacement {
   HostVisible,   // host-visible, coherent; for staging and ALLOC_HOST_PTR
 };
 
-// A logical device with one compute queue; shared by every CL object of the device.
+// How urgent a stream's work is (cl_khr_priority_hints): where the compute family has three
+// queues or more, each level submits to a queue of its own Vulkan priority (1.0, 0.5, 0.0).
+enum class QueuePriority { High, Medium, Low };
+
+// A logical device with one compute queue per priority level (one for all where the family
+// has fewer than three); shared by every CL object of the device.
 class Device {
  public:
   static VkResult create(const DeviceInfo& info, std::shared_ptr<Device>* out);
@@ -139,8 +145,12 @@ class Device {
 
   const DeviceInfo& info() const { return info_; }
   VkDevice handle() const { return device_; }
-  VkQueue queue() const { return queue_; }
-  std::mutex& queue_mutex() { return queue_mutex_; }  // held around vkQueueSubmit
+  VkQueue queue(QueuePriority priority = QueuePriority::Medium) const {
+    return queues_[distinct_priorities() ? int(priority) : 0];
+  }
+  // Whether the priority levels have queues of their own.
+  bool distinct_priorities() const { return queues_[2] != VK_NULL_HANDLE; }
+  std::mutex& queue_mutex() { return queue_mutex_; }  // held around vkQueueSubmit, any queue
   VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
   // Memory type index for |type_bits| with all of |required| flags, preferring |preferred|;
   // UINT32_MAX when none.
@@ -186,7 +196,7 @@ class Device {
   std::atomic<bool> loss_reported_{false};
   DeviceInfo info_;
   VkDevice device_ = VK_NULL_HANDLE;
-  VkQueue queue_ = VK_NULL_HANDLE;
+  VkQueue queues_[3] = {};
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   std::mutex queue_mutex_;
   std::mutex spares_mutex_;
@@ -330,7 +340,8 @@ class Captured {
 // semaphore with the next value. Not thread-safe: the owner serialises calls.
 class CommandStream {
  public:
-  static VkResult create(std::shared_ptr<Device> device, std::unique_ptr<CommandStream>* out);
+  static VkResult create(std::shared_ptr<Device> device, std::unique_ptr<CommandStream>* out,
+                         QueuePriority priority = QueuePriority::Medium);
   ~CommandStream();  // waits for all submitted work
   CommandStream(const CommandStream&) = delete;
   CommandStream& operator=(const CommandStream&) = delete;
@@ -391,6 +402,7 @@ class CommandStream {
   void calibrate();  // sets the device-to-host time offset where the driver can tell it
   CommandStream() = default;
   std::shared_ptr<Device> device_;
+  VkQueue queue_ = VK_NULL_HANDLE;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
   std::unique_ptr<Impl> impl_;
 };

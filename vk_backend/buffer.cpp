@@ -232,9 +232,8 @@ VkResult Buffer::external_ownership(CommandStream& stream, bool acquire) const {
   barrier.offset = 0;
   barrier.size = VK_WHOLE_SIZE;
   const VkPipelineStageFlags work = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  vkCmdPipelineBarrier(cb, acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : work,
-                       acquire ? work : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 1, &barrier, 0,
-                       nullptr);
+  const VkPipelineStageFlags top = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, bottom = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+  vkCmdPipelineBarrier(cb, acquire ? top : work, acquire ? work : bottom, 0, 0, nullptr, 1, &barrier, 0, nullptr);
   return VK_SUCCESS;
 }
 

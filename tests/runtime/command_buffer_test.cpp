@@ -2,6 +2,7 @@
 // against the same work computed on the CPU; a negative test per error code.
 #include <CL/cl_ext.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "runtime/cl_harness.h"
@@ -209,6 +210,48 @@ TEST_P(CommandBuffer, ImageCommands) {
         bool in_fill = xx >= 4 && xx < 7 && yy >= 2 && yy < 4;
         ASSERT_EQ(in_fill ? cl_uchar(color[ch]) : source[at], got[at]) << xx << "," << yy;
       }
+}
+
+// A kernel with image arguments, recorded once (its descriptors with it) and replayed: the
+// image's contents change between executions and each one reads them anew.
+TEST_P(CommandBuffer, ImageKernelsReplayed) {
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  if (!images) GTEST_SKIP() << "no images";
+  cl_image_format format{CL_R, CL_FLOAT};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = 32;
+  desc.image_height = 4;
+  cl_int err;
+  Mem img(clCreateImage(context_, CL_MEM_READ_ONLY, &format, &desc, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  Program p = build(R"(
+    __constant sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+    __kernel void k(read_only image2d_t img, __global float* out) {
+      int x = get_global_id(0), y = get_global_id(1);
+      out[y * 32 + x] = read_imagef(img, s, (int2)(x + 1, y)).x * 2.0f;
+    })");
+  Kernel k = kernel(p, "k");
+  Mem out = poisoned(32 * 4 * 4);
+  cl_mem i = img.get();
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 0, sizeof i, &i));
+  set_mem_arg(k, 1, out);
+  cl_command_buffer_khr cb = make();
+  const size_t global[2] = {32, 4};
+  ASSERT_EQ(CL_SUCCESS, api_.kernel(cb, nullptr, nullptr, k, 2, nullptr, global, nullptr, 0, nullptr, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, api_.finalize(cb));
+  for (int round = 0; round < 2; ++round) {
+    std::vector<float> texels(32 * 4);
+    for (size_t t = 0; t < texels.size(); ++t) texels[t] = float(t) + 100.0f * float(round);
+    const size_t origin[3] = {0, 0, 0}, region[3] = {32, 4, 1};
+    ASSERT_EQ(CL_SUCCESS, clEnqueueWriteImage(queue_, img, CL_TRUE, origin, region, 0, 0, texels.data(), 0,
+                                              nullptr, nullptr));
+    ASSERT_EQ(CL_SUCCESS, api_.enqueue(0, nullptr, cb, 0, nullptr, nullptr));
+    std::vector<float> got = read<float>(out, 32 * 4);
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 32; ++x) ASSERT_EQ(texels[y * 32 + std::min(x + 1, 31)] * 2.0f, got[y * 32 + x]) << x << "," << y;
+  }
 }
 
 TEST_P(CommandBuffer, StatesAndSimultaneousUse) {

@@ -117,6 +117,19 @@ TEST_P(Fp64, FmaSqrtAndDivisionAreCorrectlyRounded) {
     b[i] = specials[i / 12 % 12];
     c[i] = specials[i / 144];
   }
+  // Double-rounding traps: a b = 2^-53 + 2^-131 exactly, whose rounded product 2^-53 put on 1
+  // is a tie that the low part 2^-131 must break upwards (an emulation that rounds the low
+  // parts' sum to nearest before the last addition returns 1, not 1 + 2^-52); scaled and
+  // signed.
+  const double trap_a = 1 + 0x1p-26, trap_b = 0x1p-53 * (1 - 0x1p-26 + 0x1p-52);
+  for (size_t i = 0; i < 64; ++i) {
+    double scale = std::ldexp(1.0, int(i % 8) * 120 - 480);
+    double sign = i & 8 ? -1 : 1;
+    size_t at = 2000 + i;
+    a[at] = sign * trap_a;
+    b[at] = trap_b * scale;
+    c[at] = sign * scale * (i & 16 ? 1 + 0x1p-52 : 1.0) * (i & 32 ? 2 : 1);
+  }
   Program p = build(R"(
     #pragma OPENCL EXTENSION cl_khr_fp64 : enable
     __kernel void k(__global const double* a, __global const double* b, __global const double* c,

@@ -89,6 +89,23 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   return VK_SUCCESS;
 }
 
+VkResult Buffer::create_unbound(std::shared_ptr<Device> device, VkExternalMemoryHandleTypeFlags handle_types,
+                                VkDeviceSize size, std::unique_ptr<Buffer>* out) {
+  std::unique_ptr<Buffer> b(new Buffer());
+  b->device_ = device;
+  b->size_ = size;
+  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+  external.handleTypes = handle_types;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
+  info.size = size;
+  info.usage = kUsage;
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  VkResult r = vkCreateBuffer(device->handle(), &info, nullptr, &b->buffer_);
+  if (r != VK_SUCCESS) return r;
+  *out = std::move(b);
+  return VK_SUCCESS;
+}
+
 VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
                              VkDeviceSize size, std::unique_ptr<Buffer>* out) {
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
@@ -97,18 +114,10 @@ VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
   if (!di.external_memory_host || !align || reinterpret_cast<uintptr_t>(host_pointer) % align ||
       size % align || size == 0)
     return VK_ERROR_FEATURE_NOT_PRESENT;
-  std::unique_ptr<Buffer> b(new Buffer());
-  b->device_ = device;
-  b->size_ = size;
-  VkDevice d = device->handle();
-  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
-  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
-  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
-  info.size = size;
-  info.usage = kUsage;
-  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  VkResult r = vkCreateBuffer(d, &info, nullptr, &b->buffer_);
+  std::unique_ptr<Buffer> b;
+  VkResult r = create_unbound(device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, size, &b);
   if (r != VK_SUCCESS) return r;
+  VkDevice d = device->handle();
   VkMemoryHostPointerPropertiesEXT pointer{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
   r = vkGetMemoryHostPointerPropertiesEXT(d, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
                                           host_pointer, &pointer);
@@ -151,18 +160,10 @@ VkResult Buffer::import_fd(std::shared_ptr<Device> device, VkExternalMemoryHandl
   if (fstat(fd, &st) != 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode) ||
       (S_ISREG(st.st_mode) && VkDeviceSize(st.st_size) < size))
     return VK_ERROR_INVALID_EXTERNAL_HANDLE;
-  std::unique_ptr<Buffer> b(new Buffer());
-  b->device_ = device;
-  b->size_ = size;
-  VkDevice d = device->handle();
-  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
-  external.handleTypes = type;
-  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
-  info.size = size;
-  info.usage = kUsage;
-  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  VkResult r = vkCreateBuffer(d, &info, nullptr, &b->buffer_);
+  std::unique_ptr<Buffer> b;
+  VkResult r = create_unbound(device, type, size, &b);
   if (r != VK_SUCCESS) return r;
+  VkDevice d = device->handle();
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(d, b->buffer_, &req);
   uint32_t types = req.memoryTypeBits;

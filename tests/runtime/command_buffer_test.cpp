@@ -67,6 +67,21 @@ class CommandBuffer : public KernelTest {
     for (cl_command_buffer_khr b : made_) api_.release(b);
     KernelTest::TearDown();
   }
+  bool has_images() {
+    cl_bool images = CL_FALSE;
+    clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+    return images;
+  }
+  Mem image2d(cl_image_format format, size_t width, size_t height, cl_mem_flags flags) {
+    cl_image_desc desc{};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = width;
+    desc.image_height = height;
+    cl_int err;
+    Mem m(clCreateImage(context_, flags, &format, &desc, nullptr, &err));
+    EXPECT_EQ(CL_SUCCESS, err);
+    return m;
+  }
   cl_command_buffer_state_khr state(cl_command_buffer_khr b) {
     cl_command_buffer_state_khr s = 0xffff;
     EXPECT_EQ(CL_SUCCESS, api_.info(b, CL_COMMAND_BUFFER_STATE_KHR, sizeof s, &s, nullptr));
@@ -177,19 +192,10 @@ TEST_P(CommandBuffer, PrintfPrintsForEachExecution) {
 }
 
 TEST_P(CommandBuffer, ImageCommands) {
-  cl_bool images = CL_FALSE;
-  clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
-  if (!images) GTEST_SKIP() << "no images";
-  cl_image_format format{CL_RGBA, CL_UNSIGNED_INT8};
-  cl_image_desc desc{};
-  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-  desc.image_width = 16;
-  desc.image_height = 8;
-  cl_int err;
-  Mem x(clCreateImage(context_, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err));
-  ASSERT_EQ(CL_SUCCESS, err);
-  Mem y(clCreateImage(context_, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err));
-  ASSERT_EQ(CL_SUCCESS, err);
+  if (!has_images()) GTEST_SKIP() << "no images";
+  Mem x = image2d({CL_RGBA, CL_UNSIGNED_INT8}, 16, 8, CL_MEM_READ_WRITE);
+  Mem y = image2d({CL_RGBA, CL_UNSIGNED_INT8}, 16, 8, CL_MEM_READ_WRITE);
+  ASSERT_TRUE(x.get() && y.get());
   std::vector<cl_uchar> source(16 * 8 * 4);
   std::iota(source.begin(), source.end(), 0);
   Mem in = buffer(source.size(), source.data()), out = buffer(source.size());
@@ -215,17 +221,9 @@ TEST_P(CommandBuffer, ImageCommands) {
 // A kernel with image arguments, recorded once (its descriptors with it) and replayed: the
 // image's contents change between executions and each one reads them anew.
 TEST_P(CommandBuffer, ImageKernelsReplayed) {
-  cl_bool images = CL_FALSE;
-  clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
-  if (!images) GTEST_SKIP() << "no images";
-  cl_image_format format{CL_R, CL_FLOAT};
-  cl_image_desc desc{};
-  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-  desc.image_width = 32;
-  desc.image_height = 4;
-  cl_int err;
-  Mem img(clCreateImage(context_, CL_MEM_READ_ONLY, &format, &desc, nullptr, &err));
-  ASSERT_EQ(CL_SUCCESS, err);
+  if (!has_images()) GTEST_SKIP() << "no images";
+  Mem img = image2d({CL_R, CL_FLOAT}, 32, 4, CL_MEM_READ_ONLY);
+  ASSERT_TRUE(img.get());
   Program p = build(R"(
     __constant sampler_t s = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
     __kernel void k(read_only image2d_t img, __global float* out) {

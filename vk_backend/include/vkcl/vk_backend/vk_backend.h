@@ -256,6 +256,9 @@ class Buffer {
 
  private:
   Buffer() = default;
+  // A buffer of |size| bytes for memory from outside (|handle_types|), not bound yet.
+  static VkResult create_unbound(std::shared_ptr<Device> device, VkExternalMemoryHandleTypeFlags handle_types,
+                                 VkDeviceSize size, std::unique_ptr<Buffer>* out);
   std::shared_ptr<Device> device_;
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;

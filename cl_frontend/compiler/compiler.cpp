@@ -245,7 +245,14 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
   std::string text;
   llvm::raw_string_ostream log_stream(text);
   clang::CompilerInstance ci;
-  auto* printer = new clang::TextDiagnosticPrinter(log_stream, new clang::DiagnosticOptions());
+  // The log names the file and line a #line directive gave (clang's driver does so by
+  // default; a bare DiagnosticOptions does not).
+  auto log_options = [] {
+    auto* options = new clang::DiagnosticOptions();
+    options->ShowPresumedLoc = true;
+    return options;
+  };
+  auto* printer = new clang::TextDiagnosticPrinter(log_stream, log_options());
   ci.createDiagnostics(printer, /*ShouldOwnClient=*/true);
   if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics())) {
     log_stream.flush();
@@ -255,7 +262,7 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
   }
   // A diagnostics engine takes its warning options (-w, -Werror, -W...) when it is made: the
   // one above parsed the arguments, so the compiler gets one made from them.
-  ci.createDiagnostics(new clang::TextDiagnosticPrinter(log_stream, new clang::DiagnosticOptions()),
+  ci.createDiagnostics(new clang::TextDiagnosticPrinter(log_stream, log_options()),
                        /*ShouldOwnClient=*/true);
   ci.getPreprocessorOpts().addRemappedFile(
       "input.cl", llvm::MemoryBuffer::getMemBufferCopy(source, "input.cl").release());

@@ -31,6 +31,26 @@ TEST_P(Programs, UnsupportedConstructIsABuildFailureNamingIt) {
       << log_of(p);
 }
 
+// C99 6.10.4 (OpenCL C's preprocessor): "#line digit-sequence "s-char-sequence"" makes the
+// next source line that line number, in the file that string names. Diagnostics name the
+// presumed file and line, as clang's driver prints them (the CTS's preprocessor_line_error
+// looks for both in the log).
+TEST_P(Programs, BuildLogFollowsLineDirectives) {
+  Program p = source(
+      "__kernel void k(__global int* o)\n"
+      "{\n"
+      "#line 124 \"fictitious/file/name.c\"\n"
+      "  o[0] = undefined_thing;\n"
+      "}\n");
+  EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(p, 1, &device_, "", nullptr, nullptr));
+  std::string log = log_of(p);
+  EXPECT_NE(log.find("fictitious/file/name.c:124:"), std::string::npos) << log;
+  // Lines before the directive keep the source's own numbering.
+  Program q = source("__kernel void k(__global int* o)\n{\n  o[0] = undefined_thing;\n}\n");
+  EXPECT_EQ(CL_BUILD_PROGRAM_FAILURE, clBuildProgram(q, 1, &device_, "", nullptr, nullptr));
+  EXPECT_NE(log_of(q).find(":3:"), std::string::npos) << log_of(q);
+}
+
 TEST_P(Programs, InvalidOptions) {
   Program p = source("__kernel void k(__global int* o) { o[0] = 1; }");
   EXPECT_EQ(CL_INVALID_BUILD_OPTIONS, clBuildProgram(p, 1, &device_, "-fno-such-option", nullptr, nullptr));

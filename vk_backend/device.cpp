@@ -230,14 +230,21 @@ bool detail::injected_object_failure() {
 ApplicationAllocation::ApplicationAllocation() { ++t_application_allocations; }
 ApplicationAllocation::~ApplicationAllocation() { --t_application_allocations; }
 
+VkDeviceSize internal_reserve(const DeviceInfo& device, uint32_t heap) {
+  return std::min<VkDeviceSize>(memory_budget(device, heap) / 16, VkDeviceSize(64) << 20);
+}
+
 VkResult Device::allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemory* out) {
   if (injected_failure()) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   const uint32_t heap = info_.memory.memoryTypes[info.memoryTypeIndex].heapIndex;
+  // The application's objects leave vkcl's reserve alone, so that commands can still get
+  // their argument blocks and status words once the application has taken all it may.
+  const VkDeviceSize reserve = t_application_allocations ? internal_reserve(info_, heap) : 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool fits;
     {
       std::lock_guard<std::mutex> lock(memory_mutex_);
-      fits = within_budget(heap, info.allocationSize);
+      fits = within_budget(heap, info.allocationSize + reserve);
       if (fits) heap_used_[heap] += info.allocationSize;  // reserved while allocating
     }
     if (!fits) {

@@ -69,6 +69,24 @@ TEST_P(MemoryBudget, AllocationsPastTheBudgetFailAndEverythingStaysUsable) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_uint(i * 3), got[i]);
 }
 
+// A buffer of CL_DEVICE_MAX_MEM_ALLOC_SIZE (all the application may take) leaves vkcl room for
+// what a launch needs (argument blocks): a kernel writing it and a read of it work (the CTS's
+// allocations test once had every launch fail after such a buffer).
+TEST_P(MemoryBudget, ALaunchStillRunsBesideTheLargestBuffer) {
+  cl_ulong max_alloc = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
+  cl_int err;
+  Mem largest(clCreateBuffer(context_, CL_MEM_READ_WRITE, max_alloc, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  Program p = build("__kernel void k(__global uint* a) { a[get_global_id(0)] = get_global_id(0) + 5u; }");
+  Kernel k = kernel(p, "k");
+  set_mem_arg(k, 0, largest);
+  size_t n = 65536;
+  run(k, 1, &n, nullptr);
+  auto got = read<cl_uint>(largest, n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_uint(i + 5), got[i]) << i;
+}
+
 // vkcl's own allocations inside a command failing (VKCL_FAIL_ALLOCATIONS=1: every one) make
 // the command fail with an error; the profiling queue goes on with the commands after it
 // (a failed command's unwritten end timestamp once went back to the free slots and crashed

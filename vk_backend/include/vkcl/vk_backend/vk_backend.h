@@ -112,6 +112,9 @@ class Instance {
 // M or G suffix) where set, else the heap's size (and, with VK_EXT_memory_budget, what the
 // driver's budget leaves).
 VkDeviceSize memory_budget(const DeviceInfo& device, uint32_t heap);
+// What of that budget the application's buffers and images leave to vkcl's own allocations
+// (argument blocks, status words, staging): a sixteenth, at most 64 MiB.
+VkDeviceSize internal_reserve(const DeviceInfo& device, uint32_t heap);
 
 // VKCL_FAIL_ALLOCATIONS=N makes every Nth device memory allocation fail, except those made
 // while one of these lives on the thread: the memory of the application's own objects

@@ -435,13 +435,15 @@ uint64_t _cl_device_id::global_mem_size() const {
   return size;
 }
 
-// What an application's buffer may take: not vkcl's reserve (vk::internal_reserve).
+// What one buffer may take: not vkcl's reserve (vk::internal_reserve), and as much again
+// left for the application's other objects (programs make a buffer of the largest size and
+// then small ones beside it, as the CTS's allocations test does).
 uint64_t _cl_device_id::max_mem_alloc_size() const {
   uint64_t size = info_.device_local_heap_size;
   uint64_t reserve = 0;
   for (uint32_t i = 0; i < info_.memory.memoryHeapCount; ++i)
     if (info_.memory.memoryHeaps[i].size == size) reserve = vk::internal_reserve(info_, i);
-  return std::min<uint64_t>(info_.max_allocation_size, global_mem_size() - reserve);
+  return std::min<uint64_t>(info_.max_allocation_size, global_mem_size() - 2 * reserve);
 }
 
 uint32_t _cl_device_id::subgroup_size() const { return std::max(info_.subgroup.subgroupSize, 1u); }

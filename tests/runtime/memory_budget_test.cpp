@@ -69,22 +69,28 @@ TEST_P(MemoryBudget, AllocationsPastTheBudgetFailAndEverythingStaysUsable) {
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_uint(i * 3), got[i]);
 }
 
-// A buffer of CL_DEVICE_MAX_MEM_ALLOC_SIZE (all the application may take) leaves vkcl room for
-// what a launch needs (argument blocks): a kernel writing it and a read of it work (the CTS's
-// allocations test once had every launch fail after such a buffer).
+// A buffer of CL_DEVICE_MAX_MEM_ALLOC_SIZE leaves room for a small buffer beside it and vkcl
+// room for what a launch needs (argument blocks): a kernel writing both and reads of them
+// work (the CTS's allocations test once had every launch fail after such a buffer).
 TEST_P(MemoryBudget, ALaunchStillRunsBesideTheLargestBuffer) {
   cl_ulong max_alloc = 0;
   ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, nullptr));
   cl_int err;
   Mem largest(clCreateBuffer(context_, CL_MEM_READ_WRITE, max_alloc, nullptr, &err));
   ASSERT_EQ(CL_SUCCESS, err);
-  Program p = build("__kernel void k(__global uint* a) { a[get_global_id(0)] = get_global_id(0) + 5u; }");
+  size_t n = 65536;
+  Mem beside(clCreateBuffer(context_, CL_MEM_READ_WRITE, n * 4, nullptr, &err));  // a result buffer
+  ASSERT_EQ(CL_SUCCESS, err);
+  Program p = build("__kernel void k(__global uint* a, __global uint* b) { size_t i = get_global_id(0); a[i] = i + 5u; b[i] = i * 2u; }");
   Kernel k = kernel(p, "k");
   set_mem_arg(k, 0, largest);
-  size_t n = 65536;
+  set_mem_arg(k, 1, beside);
   run(k, 1, &n, nullptr);
-  auto got = read<cl_uint>(largest, n);
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_uint(i + 5), got[i]) << i;
+  auto got = read<cl_uint>(largest, n), twice = read<cl_uint>(beside, n);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(cl_uint(i + 5), got[i]) << i;
+    ASSERT_EQ(cl_uint(i * 2), twice[i]) << i;
+  }
 }
 
 // vkcl's own allocations inside a command failing (VKCL_FAIL_ALLOCATIONS=1: every one) make

@@ -67,7 +67,12 @@ cl_int record(cl_command_buffer_khr buffer, cl_command_queue queue, cl_uint num_
 }
 
 using Box = std::array<size_t, 3>;
-Box box(const size_t* v) { return v ? Box{v[0], v[1], v[2]} : Box{}; }
+// The first |count| values of |v| (origins and regions have 3; a kernel's sizes work_dim).
+Box box(const size_t* v, cl_uint count = 3) {
+  Box b{};
+  for (cl_uint i = 0; v && i < count && i < 3; ++i) b[i] = v[i];
+  return b;
+}
 const size_t* ptr(const Box& b, const size_t* given) { return given ? b.data() : nullptr; }
 
 cl_command_buffer_khr CL_API_CALL CreateCommandBufferKHR(cl_uint num_queues, const cl_command_queue* queues,
@@ -278,7 +283,7 @@ cl_int CL_API_CALL CommandNDRangeKernelKHR(cl_command_buffer_khr buffer, cl_comm
   auto copy = kernel->clone();
   if (!copy) return copy.error();
   auto held = Ref<_cl_kernel>::adopt(*copy);
-  Box o = box(offset), g = box(global), l = box(local);
+  Box o = box(offset, work_dim), g = box(global, work_dim), l = box(local, work_dim);
   return record(buffer, nullptr, num_sync_points, sync_points, sync_point, nullptr,
                 [=](_cl_command_queue* q, cl::GpuCommand* c) {
                   return kernel_command(q, held.get(), work_dim, ptr(o, offset), ptr(g, global),

@@ -105,6 +105,7 @@ cl_int copy_buffer_to_image_command(_cl_command_queue* queue, cl_mem src, cl_mem
 // Enqueues |command| on |queue| after |waits| (the entry points' common end).
 cl_int enqueue_gpu(_cl_command_queue* queue, const std::vector<_cl_event*>& waits,
                    cl::GpuCommand command, cl_event* event);
+
 // clEnqueueUnmapMemObject for an image (arguments checked but |mapped|).
 cl_int unmap_image(cl_command_queue queue, cl_mem image, void* mapped,
                    const std::vector<_cl_event*>& waits, cl_event* event);

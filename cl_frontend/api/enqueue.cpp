@@ -3,6 +3,7 @@
 #include <new>
 
 #include "api/api.h"
+#include "api/enqueue_made.h"
 #include "core/gpu_command.h"
 #include "core/image.h"
 #include "core/kernel.h"
@@ -134,15 +135,9 @@ cl_int CL_API_CALL EnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem 
                                      size_t src_offset, size_t dst_offset, size_t size,
                                      cl_uint num_events, const cl_event* wait_list,
                                      cl_event* event) {
-  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
-  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl::GpuCommand command;
-  cl_int e = copy_buffer_command(queue, src, dst, src_offset, dst_offset, size, &command);
-  if (e != CL_SUCCESS) return e;
-  std::vector<_cl_event*> waits;
-  e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
-  if (e != CL_SUCCESS) return e;
-  return enqueue_gpu(queue, waits, std::move(command), event);
+  return enqueue_made(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+    return copy_buffer_command(queue, src, dst, src_offset, dst_offset, size, c);
+  });
 }
 
 }  // namespace
@@ -208,15 +203,9 @@ cl_int CL_API_CALL EnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, cons
                                      size_t pattern_size, size_t offset, size_t size,
                                      cl_uint num_events, const cl_event* wait_list,
                                      cl_event* event) {
-  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
-  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl::GpuCommand command;
-  cl_int e = fill_buffer_command(queue, buffer, pattern, pattern_size, offset, size, &command);
-  if (e != CL_SUCCESS) return e;
-  std::vector<_cl_event*> waits;
-  e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
-  if (e != CL_SUCCESS) return e;
-  return enqueue_gpu(queue, waits, std::move(command), event);
+  return enqueue_made(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+    return fill_buffer_command(queue, buffer, pattern, pattern_size, offset, size, c);
+  });
 }
 
 // Rectangular copies between host memory and a buffer, done row by row on the host.
@@ -361,15 +350,10 @@ cl_int CL_API_CALL EnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_
                                          const size_t* region, size_t src_row, size_t src_slice,
                                          size_t dst_row, size_t dst_slice, cl_uint num_events,
                                          const cl_event* wait_list, cl_event* event) {
-  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl::GpuCommand command;
-  cl_int e = copy_buffer_rect_command(queue, src, dst, src_origin, dst_origin, region, src_row,
-                                      src_slice, dst_row, dst_slice, &command);
-  if (e != CL_SUCCESS) return e;
-  std::vector<_cl_event*> waits;
-  e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
-  if (e != CL_SUCCESS) return e;
-  return enqueue_gpu(queue, waits, std::move(command), event);
+  return enqueue_made(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+    return copy_buffer_rect_command(queue, src, dst, src_origin, dst_origin, region, src_row, src_slice,
+                                    dst_row, dst_slice, c);
+  });
 }
 
 void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking,

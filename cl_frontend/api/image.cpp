@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "api/api.h"
+#include "api/enqueue_made.h"
 #include "core/device.h"
 #include "core/gpu_command.h"
 #include "core/image.h"
@@ -539,24 +540,10 @@ cl_int copy_buffer_to_image_command(_cl_command_queue* queue, cl_mem src, cl_mem
 
 namespace {
 
-// An image command: the queue's checks, then the command's own, then the wait list's.
-template <typename Make>
-cl_int enqueue_image_command(cl_command_queue queue, cl_uint num_events, const cl_event* wait_list,
-                             cl_event* event, Make make) {
-  // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue.
-  if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
-  cl::GpuCommand command;
-  cl_int e = make(&command);
-  if (e != CL_SUCCESS) return e;
-  std::vector<_cl_event*> waits;
-  if ((e = check_wait_list(num_events, wait_list, queue->context.get(), &waits)) != CL_SUCCESS) return e;
-  return enqueue_gpu(queue, waits, std::move(command), event);
-}
-
 cl_int CL_API_CALL EnqueueCopyImage(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* src_origin,
                                     const size_t* dst_origin, const size_t* region, cl_uint num_events,
                                     const cl_event* wait_list, cl_event* event) {
-  return enqueue_image_command(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+  return enqueue_made(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
     return copy_image_command(queue, src, dst, src_origin, dst_origin, region, c);
   });
 }
@@ -564,7 +551,7 @@ cl_int CL_API_CALL EnqueueCopyImage(cl_command_queue queue, cl_mem src, cl_mem d
 cl_int CL_API_CALL EnqueueFillImage(cl_command_queue queue, cl_mem image, const void* fill_color,
                                     const size_t* origin, const size_t* region, cl_uint num_events,
                                     const cl_event* wait_list, cl_event* event) {
-  return enqueue_image_command(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+  return enqueue_made(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
     return fill_image_command(queue, image, fill_color, origin, region, c);
   });
 }
@@ -572,7 +559,7 @@ cl_int CL_API_CALL EnqueueFillImage(cl_command_queue queue, cl_mem image, const 
 cl_int CL_API_CALL EnqueueCopyImageToBuffer(cl_command_queue queue, cl_mem src, cl_mem dst,
                                             const size_t* origin, const size_t* region, size_t offset,
                                             cl_uint num_events, const cl_event* wait_list, cl_event* event) {
-  return enqueue_image_command(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+  return enqueue_made(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
     return copy_image_to_buffer_command(queue, src, dst, origin, region, offset, c);
   });
 }
@@ -580,7 +567,7 @@ cl_int CL_API_CALL EnqueueCopyImageToBuffer(cl_command_queue queue, cl_mem src, 
 cl_int CL_API_CALL EnqueueCopyBufferToImage(cl_command_queue queue, cl_mem src, cl_mem dst, size_t offset,
                                             const size_t* origin, const size_t* region, cl_uint num_events,
                                             const cl_event* wait_list, cl_event* event) {
-  return enqueue_image_command(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
+  return enqueue_made(queue, num_events, wait_list, event, [&](cl::GpuCommand* c) {
     return copy_buffer_to_image_command(queue, src, dst, offset, origin, region, c);
   });
 }

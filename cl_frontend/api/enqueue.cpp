@@ -173,14 +173,17 @@ cl_int fill_buffer_command(_cl_command_queue* queue, cl_mem buffer, const void* 
   }
   // Patterns Vulkan's fill cannot write (wider than 4 bytes, or not at 4-byte places): the
   // pattern repeated in a block of host-visible memory, copied over the range a block at a
-  // time (copies have no alignment rule).
-  const size_t block = std::min<size_t>(size, size_t(64) << 10);
-  if (block == 0) {
+  // time (copies have no alignment rule). The block is always 64 KiB (a multiple of every
+  // pattern size) and comes from the context's kept memory, so fills do not allocate device
+  // memory each time.
+  const size_t block = size_t(64) << 10;
+  if (size == 0) {
     out->record = [](_cl_command_queue&) { return CL_SUCCESS; };
     return CL_SUCCESS;
   }
   std::unique_ptr<vk::Buffer> source;
-  VkResult vr = vk::Buffer::create(queue->vk, block, vk::MemoryPlacement::HostVisible, &source);
+  VkResult vr = vk::Buffer::create(queue->vk, block, vk::MemoryPlacement::HostVisible, &source,
+                                   /*reusable=*/true, queue->context->spare_owner);
   if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
   auto* to = static_cast<uint8_t*>(source->mapped());
   for (size_t i = 0; i < block; ++i) to[i] = bytes[i % pattern_size];

@@ -244,6 +244,25 @@ TEST_P(MemoryCopy, LargeHostTransfersAtOffsets) {
   EXPECT_TRUE(read<uint8_t>(b, bytes) == want);
 }
 
+// clEnqueueFillBuffer with patterns Vulkan's fill cannot write (wider than 4 bytes, or at
+// places not a multiple of 4), over ranges longer than one 64 KiB pattern block, against the
+// bytes the CPU writes; the bytes around the range stay as they were.
+TEST_P(MemoryCopy, FillsOfEveryPatternSizeAtOffsets) {
+  const size_t total = 300 * 1024;
+  for (size_t pattern_size : {1, 2, 8, 16, 128}) {
+    std::vector<uint8_t> pattern(pattern_size);
+    for (size_t i = 0; i < pattern_size; ++i) pattern[i] = uint8_t(17 * i + pattern_size);
+    const size_t offset = pattern_size * 3, size = (total / 2 / pattern_size) * pattern_size + pattern_size * 5;
+    std::vector<uint8_t> want(total, 0xAB);
+    for (size_t i = 0; i < size; ++i) want[offset + i] = pattern[i % pattern_size];
+    Mem b = poisoned(total);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, pattern.data(), pattern_size, offset, size, 0, nullptr,
+                                              nullptr));
+    std::vector<uint8_t> got = read<uint8_t>(b, total);
+    for (size_t i = 0; i < total; ++i) ASSERT_EQ(want[i], got[i]) << "pattern " << pattern_size << " byte " << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, MemoryCopy,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

@@ -110,10 +110,11 @@ cl_command_buffer_state_khr _cl_command_buffer_khr::state() {
 
 cl::Result<cl::Ref<_cl_event>> _cl_command_buffer_khr::enqueue(_cl_command_queue* on,
                                                                 const std::vector<_cl_event*>& waits) {
-  if (state() == CL_COMMAND_BUFFER_STATE_RECORDING_KHR) return cl::Error{CL_INVALID_OPERATION};
-  // CL_INVALID_OPERATION if command_buffer was not created with the
+  // CL_INVALID_OPERATION if command_buffer is not finalized, or was not created with the
   // CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR flag and is in the Pending state.
-  if (!(flags & CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR) && state() == CL_COMMAND_BUFFER_STATE_PENDING_KHR)
+  const cl_command_buffer_state_khr now = state();
+  if (now == CL_COMMAND_BUFFER_STATE_RECORDING_KHR) return cl::Error{CL_INVALID_OPERATION};
+  if (!(flags & CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR) && now == CL_COMMAND_BUFFER_STATE_PENDING_KHR)
     return cl::Error{CL_INVALID_OPERATION};
   auto run = std::make_shared<Execution>();
   _cl_command_queue::Keep keep;

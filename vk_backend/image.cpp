@@ -102,10 +102,48 @@ FormatSupport format_support(const DeviceInfo& device, VkFormat format) {
 }
 
 bool image_limits(const DeviceInfo& device, VkFormat format, ImageType type, VkImageUsageFlags usage,
-                  VkImageFormatProperties* out) {
+                  VkImageFormatProperties* out, VkImageCreateFlags flags) {
   return vkGetPhysicalDeviceImageFormatProperties(device.physical, format, vk_type(type),
-                                                  VK_IMAGE_TILING_OPTIMAL, usage, 0, out) == VK_SUCCESS;
+                                                  VK_IMAGE_TILING_OPTIMAL, usage, flags, out) == VK_SUCCESS;
 }
+
+VkFormat srgb_sibling(VkFormat format) {
+  switch (format) {
+    case VK_FORMAT_R8G8B8A8_UNORM: return VK_FORMAT_R8G8B8A8_SRGB;
+    case VK_FORMAT_R8G8B8A8_SRGB: return VK_FORMAT_R8G8B8A8_UNORM;
+    case VK_FORMAT_B8G8R8A8_UNORM: return VK_FORMAT_B8G8R8A8_SRGB;
+    case VK_FORMAT_B8G8R8A8_SRGB: return VK_FORMAT_B8G8R8A8_UNORM;
+    default: return VK_FORMAT_UNDEFINED;
+  }
+}
+
+namespace {
+
+// The kernel uses a device allows for images viewed as |format|.
+VkImageUsageFlags view_usage(const DeviceInfo& device, VkFormat format) {
+  FormatSupport support = format_support(device, format);
+  VkImageUsageFlags usage = 0;
+  if (support.sampled) usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
+  if (support.storage) usage |= VK_IMAGE_USAGE_STORAGE_BIT;
+  return usage;
+}
+
+// A view of the whole of |image| as |format| for the uses in |usage| (a subset of the image's).
+VkResult make_view(VkDevice d, const Image& image, VkFormat format, VkImageUsageFlags usage,
+                   VkComponentMapping components, VkImageView* out) {
+  VkImageViewUsageCreateInfo restricted{VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO};
+  restricted.usage = usage;
+  VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, &restricted};
+  view.image = image.handle();
+  view.viewType = view_type(image.type());
+  view.format = format;
+  view.components = components;
+  view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, image.layers()};
+  if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  return vkCreateImageView(d, &view, nullptr, out);
+}
+
+}  // namespace
 
 VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
                        VkExtent3D extent, uint32_t layers, VkComponentMapping components,
@@ -116,10 +154,25 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
   // Every use the format allows, whatever the application said it would do: kernels bind
   // images per enqueue, and OpenCL's access flags are promises, not Vulkan usage.
   VkImageUsageFlags usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-  if (support.sampled) usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
-  if (support.storage) usage |= VK_IMAGE_USAGE_STORAGE_BIT;
+  const VkImageUsageFlags own_usage = view_usage(device->info(), format);
+  usage |= own_usage;
+  // An 8-bit RGBA or BGRA image may later be seen through its sRGB sibling (an OpenCL 2D image
+  // made from it with CL_sRGBA for CL_RGBA, or the reverse): the image is made mutable with
+  // both formats listed (so drivers may keep compressing it), and with the uses of both.
+  VkImageCreateFlags flags = 0;
+  VkImageFormatListCreateInfo format_list{VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO};
+  const VkFormat formats[2] = {format, srgb_sibling(format)};
+  if (formats[1] != VK_FORMAT_UNDEFINED && format_support(device->info(), formats[1]).transfer) {
+    flags |= VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT;
+    const VkImageUsageFlags sibling_usage = view_usage(device->info(), formats[1]);
+    // A use only the sibling has (storage, for an sRGB image) needs EXTENDED_USAGE.
+    if (sibling_usage & ~own_usage) flags |= VK_IMAGE_CREATE_EXTENDED_USAGE_BIT;
+    usage |= sibling_usage;
+    format_list.viewFormatCount = 2;
+    format_list.pViewFormats = formats;
+  }
   VkImageFormatProperties limits;
-  if (!image_limits(device->info(), format, type, usage, &limits)) return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  if (!image_limits(device->info(), format, type, usage, &limits, flags)) return VK_ERROR_FORMAT_NOT_SUPPORTED;
   if (extent.width > limits.maxExtent.width || extent.height > limits.maxExtent.height ||
       extent.depth > limits.maxExtent.depth || layers > limits.maxArrayLayers)
     return VK_ERROR_FORMAT_NOT_SUPPORTED;
@@ -131,7 +184,8 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
   image->extent_ = extent;
   image->layers_ = layers;
   VkDevice d = device->handle();
-  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, flags ? &format_list : nullptr};
+  info.flags = flags;
   info.imageType = vk_type(type);
   info.format = format;
   info.extent = extent;
@@ -161,15 +215,31 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
   if (r != VK_SUCCESS) return r;
   r = make_general(device, *image);
   if (r != VK_SUCCESS) return r;
-  if (usage & (VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT)) {
-    VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-    view.image = image->image_;
-    view.viewType = view_type(type);
-    view.format = format;
-    view.components = components;
-    view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers};
-    if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
-    r = vkCreateImageView(d, &view, nullptr, &image->view_);
+  if (own_usage) {
+    r = make_view(d, *image, format, own_usage, components, &image->view_);
+    if (r != VK_SUCCESS) return r;
+  }
+  image->usage_ = (usage & ~(VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT)) | own_usage;
+  *out = std::move(image);
+  return VK_SUCCESS;
+}
+
+VkResult Image::alias(const Image& base, VkFormat format, VkComponentMapping components,
+                      std::unique_ptr<Image>* out) {
+  if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
+  if (format != base.format_ && format != srgb_sibling(base.format_)) return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  const VkImageUsageFlags own_usage = view_usage(base.device_->info(), format);
+  std::unique_ptr<Image> image(new Image());
+  image->device_ = base.device_;
+  image->image_ = base.image_;
+  image->owns_image_ = false;
+  image->format_ = format;
+  image->type_ = base.type_;
+  image->usage_ = (base.usage_ & ~(VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT)) | own_usage;
+  image->extent_ = base.extent_;
+  image->layers_ = base.layers_;
+  if (own_usage) {
+    VkResult r = make_view(base.device_->handle(), *image, format, own_usage, components, &image->view_);
     if (r != VK_SUCCESS) return r;
   }
   *out = std::move(image);
@@ -180,6 +250,7 @@ Image::~Image() {
   if (!device_ || !vulkan_usable()) return;
   VkDevice d = device_->handle();
   if (view_) vkDestroyImageView(d, view_, nullptr);
+  if (!owns_image_) return;
   if (image_) vkDestroyImage(d, image_, nullptr);
   if (memory_) device_->free_memory(memory_);
 }

@@ -31,6 +31,22 @@ bool is_array(cl_mem_object_type t) {
 // Whether the context's device reports images (CL_DEVICE_IMAGE_SUPPORT).
 bool images_supported(cl_context context) { return context->memory_device()->images(); }
 
+// A 2D image from another 2D image |from| (desc.mem_object): "All the values specified in
+// image_desc except for mem_object must match the image descriptor information associated
+// with mem_object", which clGetImageInfo gives (so a pitch is 0 or the one it reports).
+cl_int check_image_from_image(const cl_image_desc& desc, const cl::Image& from, cl_image_desc* out) {
+  // (A 2D image from a buffer keeps a copy of the buffer's rows for kernels; an image seen
+  // through it would need a second copy kept in step. Not built.)
+  if (from.from_buffer()) return CL_INVALID_IMAGE_DESCRIPTOR;
+  const size_t row = from.desc.image_row_pitch ? from.desc.image_row_pitch : from.width() * from.element_size;
+  if (desc.image_width != from.desc.image_width || desc.image_height != from.desc.image_height ||
+      (desc.image_row_pitch && desc.image_row_pitch != row) || desc.image_slice_pitch)
+    return CL_INVALID_IMAGE_DESCRIPTOR;
+  *out = from.desc;
+  out->mem_object = desc.mem_object;
+  return CL_SUCCESS;
+}
+
 // The checks of clCreateImage on |desc| (not NULL) that give CL_INVALID_IMAGE_DESCRIPTOR or
 // CL_INVALID_IMAGE_SIZE; computes the host memory's pitches into |*out|.
 cl_int check_image_desc(cl_context context, const cl_image_desc& desc, size_t element, void* host_ptr,
@@ -48,12 +64,14 @@ cl_int check_image_desc(cl_context context, const cl_image_desc& desc, size_t el
   if (desc.num_mip_levels != 0 || desc.num_samples != 0) return CL_INVALID_IMAGE_DESCRIPTOR;
   // "mem_object ... can be a buffer memory object if image_type is CL_MEM_OBJECT_IMAGE1D_BUFFER
   // or CL_MEM_OBJECT_IMAGE2D [cl_khr_image2d_from_buffer]. mem_object can be an image object if
-  // image_type is CL_MEM_OBJECT_IMAGE2D. Otherwise it must be NULL." Neither 2D form is
-  // built, so a 2D image takes no mem_object here.
+  // image_type is CL_MEM_OBJECT_IMAGE2D. Otherwise it must be NULL."
   if (t == CL_MEM_OBJECT_IMAGE1D_BUFFER || (t == CL_MEM_OBJECT_IMAGE2D && desc.mem_object)) {
-    // (2D images from images are not built: their mem_object is refused.)
-    if (!cl::validate(desc.mem_object) || desc.mem_object->image || desc.mem_object->context.get() != context)
+    if (!cl::validate(desc.mem_object) || desc.mem_object->context.get() != context)
       return CL_INVALID_IMAGE_DESCRIPTOR;
+    const cl::Image* from = desc.mem_object->image.get();
+    if (from && (t != CL_MEM_OBJECT_IMAGE2D || from->desc.image_type != CL_MEM_OBJECT_IMAGE2D))
+      return CL_INVALID_IMAGE_DESCRIPTOR;
+    if (from) return check_image_from_image(desc, *from, out);
   } else if (desc.mem_object) {
     return CL_INVALID_IMAGE_DESCRIPTOR;
   }
@@ -124,6 +142,8 @@ cl_int check_image_desc(cl_context context, const cl_image_desc& desc, size_t el
   return CL_SUCCESS;
 }
 
+cl_int inherit_flags(const _cl_mem& from, cl_mem_flags* flags);
+
 // An image over a buffer (desc.mem_object, validated; pitches computed): the flags it may
 // have, with those it inherits (into |*flags|), and the buffer's size.
 cl_int check_buffer_image(const cl_image_desc& desc, size_t element, cl_mem_flags* flags) {
@@ -139,6 +159,29 @@ cl_int check_buffer_image(const cl_image_desc& desc, size_t element, cl_mem_flag
     return CL_INVALID_IMAGE_SIZE;
   // Its first texel at a multiple of CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT pixels (1).
   if (buffer.offset % element) return CL_INVALID_IMAGE_DESCRIPTOR;
+  return inherit_flags(buffer, flags);
+}
+
+// "The image channel data type specified in image_format must match the image channel data
+// type associated with mem_object", and the orders must be one of the spec's pairs (CL_sBGRA
+// and CL_BGRA, CL_sRGBA and CL_RGBA, CL_sRGB and CL_RGB, CL_sRGBx and CL_RGBx, CL_DEPTH and
+// CL_R) or the same.
+bool views_alike(const cl_image_format& from, const cl_image_format& to) {
+  if (from.image_channel_data_type != to.image_channel_data_type) return false;
+  if (from.image_channel_order == to.image_channel_order) return true;
+  const cl_channel_order pairs[][2] = {{CL_sBGRA, CL_BGRA}, {CL_sRGBA, CL_RGBA}, {CL_sRGB, CL_RGB},
+                                       {CL_sRGBx, CL_RGBx}, {CL_DEPTH, CL_R}};
+  for (const auto& pair : pairs) {
+    if ((from.image_channel_order == pair[0] && to.image_channel_order == pair[1]) ||
+        (from.image_channel_order == pair[1] && to.image_channel_order == pair[0]))
+      return true;
+  }
+  return false;
+}
+
+// Flags of an image made from memory object |from|: the ones it may not have, and those it
+// inherits (into |*flags|).
+cl_int inherit_flags(const _cl_mem& from, cl_mem_flags* flags) {
   // CL_INVALID_VALUE if an image is being created from another memory object (buffer or
   // image) under one of the following circumstances: 1) mem_object was created with
   // CL_MEM_WRITE_ONLY and flags specifies CL_MEM_READ_WRITE or CL_MEM_READ_ONLY, 2) mem_object
@@ -146,24 +189,24 @@ cl_int check_buffer_image(const cl_image_desc& desc, size_t element, cl_mem_flag
   // CL_MEM_WRITE_ONLY, 3) flags specifies CL_MEM_USE_HOST_PTR or CL_MEM_ALLOC_HOST_PTR or
   // CL_MEM_COPY_HOST_PTR.
   const cl_mem_flags f = *flags;
-  if ((buffer.flags & CL_MEM_WRITE_ONLY) && (f & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) return CL_INVALID_VALUE;
-  if ((buffer.flags & CL_MEM_READ_ONLY) && (f & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))) return CL_INVALID_VALUE;
+  if ((from.flags & CL_MEM_WRITE_ONLY) && (f & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) return CL_INVALID_VALUE;
+  if ((from.flags & CL_MEM_READ_ONLY) && (f & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))) return CL_INVALID_VALUE;
   if (f & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)) return CL_INVALID_VALUE;
   // CL_INVALID_VALUE if an image is being created from another memory object (buffer or
   // image) and mem_object was created with CL_MEM_HOST_WRITE_ONLY and flags specifies
   // CL_MEM_HOST_READ_ONLY, or if mem_object was created with CL_MEM_HOST_READ_ONLY and flags
   // specifies CL_MEM_HOST_WRITE_ONLY, or if mem_object was created with CL_MEM_HOST_NO_ACCESS
   // and flags specifies CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_WRITE_ONLY.
-  if ((buffer.flags & CL_MEM_HOST_WRITE_ONLY) && (f & CL_MEM_HOST_READ_ONLY)) return CL_INVALID_VALUE;
-  if ((buffer.flags & CL_MEM_HOST_READ_ONLY) && (f & CL_MEM_HOST_WRITE_ONLY)) return CL_INVALID_VALUE;
-  if ((buffer.flags & CL_MEM_HOST_NO_ACCESS) && (f & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY)))
+  if ((from.flags & CL_MEM_HOST_WRITE_ONLY) && (f & CL_MEM_HOST_READ_ONLY)) return CL_INVALID_VALUE;
+  if ((from.flags & CL_MEM_HOST_READ_ONLY) && (f & CL_MEM_HOST_WRITE_ONLY)) return CL_INVALID_VALUE;
+  if ((from.flags & CL_MEM_HOST_NO_ACCESS) && (f & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY)))
     return CL_INVALID_VALUE;
   // "If the CL_MEM_READ_WRITE, CL_MEM_READ_ONLY or CL_MEM_WRITE_ONLY values are not specified
   // in flags, they are inherited from the corresponding memory access qualifiers associated
   // with mem_object", and so the host access flags.
   const cl_mem_flags host = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
-  if (!(f & kAccess)) *flags |= buffer.flags & kAccess;
-  if (!(f & host)) *flags |= buffer.flags & host;
+  if (!(f & kAccess)) *flags |= from.flags & kAccess;
+  if (!(f & host)) *flags |= from.flags & host;
   return CL_SUCCESS;
 }
 
@@ -195,7 +238,14 @@ cl_mem CL_API_CALL CreateImageWithProperties(cl_context context, const cl_mem_pr
   // CL_MEM_USE_HOST_PTR are not set in flags.
   const bool wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
   if (wants_ptr != (host_ptr != nullptr)) return set_error(errcode_ret, CL_INVALID_HOST_PTR), nullptr;
-  if (desc->mem_object) {
+  if (desc->mem_object && desc->mem_object->image) {
+    // CL_INVALID_IMAGE_FORMAT_DESCRIPTOR if a 2D image is created from a 2D image object and
+    // the rules described above are not followed.
+    if (!views_alike(desc->mem_object->image->format, *format))
+      return set_error(errcode_ret, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR), nullptr;
+    e = inherit_flags(*desc->mem_object, &flags);
+    if (e != CL_SUCCESS) return set_error(errcode_ret, e), nullptr;
+  } else if (desc->mem_object) {
     e = check_buffer_image(checked, element, &flags);
     if (e != CL_SUCCESS) return set_error(errcode_ret, e), nullptr;
   }
@@ -301,7 +351,9 @@ cl_int CL_API_CALL GetImageInfo(cl_mem mem, cl_image_info param, size_t size, vo
     case CL_IMAGE_DEPTH: return out(size_t(t == CL_MEM_OBJECT_IMAGE3D ? image.desc.image_depth : 0));
     // "For an image object that is not an image array, array size = 0."
     case CL_IMAGE_ARRAY_SIZE: return out(size_t(is_array(t) ? image.desc.image_array_size : 0));
-    case CL_IMAGE_BUFFER: return out(image.desc.mem_object);
+    // The buffer of a 1D buffer image or a 2D image from a buffer (not an image's image).
+    case CL_IMAGE_BUFFER:
+      return out(image.desc.mem_object && !image.desc.mem_object->image ? image.desc.mem_object : nullptr);
     case CL_IMAGE_NUM_MIP_LEVELS: return out(cl_uint(0));
     case CL_IMAGE_NUM_SAMPLES: return out(cl_uint(0));
     // CL_INVALID_VALUE if param_name is not valid.

@@ -143,6 +143,21 @@ Result<_cl_mem*> create_buffer_image(_cl_context* context, cl_mem_flags flags, s
   return mem.release_to_api();
 }
 
+Result<_cl_mem*> create_image_view(_cl_context* context, cl_mem_flags flags, std::unique_ptr<Image> image) {
+  _cl_mem* from = image->desc.mem_object;
+  VkResult r = vk::Image::alias(*from->image->storage, vulkan_format(image->format).format,
+                                kernel_swizzle(image->format), &image->storage);
+  if (r == VK_ERROR_FORMAT_NOT_SUPPORTED) return Error{CL_IMAGE_FORMAT_NOT_SUPPORTED};
+  if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_OUT_OF_RESOURCES)};
+  auto mem = Ref<_cl_mem>::adopt(new _cl_mem());
+  mem->context = Ref<_cl_context>(context);
+  mem->flags = flags;
+  mem->size = image->size();
+  mem->parent = Ref<_cl_mem>(from);
+  mem->image = std::move(image);
+  return mem.release_to_api();
+}
+
 // A 1D buffer image's bytes from texel |x| on.
 size_t buffer_at(const Mem& mem, size_t x) { return x * mem.image->element_size; }
 
@@ -157,6 +172,7 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
   image->desc = desc;
   image->element_size = element_size(format);
   if (image->is_buffer()) return create_buffer_image(context, flags, std::move(image), *device);
+  if (image->from_image()) return create_image_view(context, flags, std::move(image));
   _cl_mem* from = image->from_buffer() ? image->desc.mem_object : nullptr;
   if (from) host_ptr = nullptr;
   VkExtent3D extent{uint32_t(image->width()), 1, 1};

@@ -34,7 +34,12 @@ struct Image {
   // copy for kernels and image commands, made from the buffer before each command that uses
   // it and written back after each that may write it (sync_from_buffer, sync_to_buffer); the
   // host reads and writes the buffer's rows.
-  bool from_buffer() const { return desc.image_type == CL_MEM_OBJECT_IMAGE2D && desc.mem_object; }
+  bool from_buffer() const {
+    return desc.image_type == CL_MEM_OBJECT_IMAGE2D && desc.mem_object && !desc.mem_object->image;
+  }
+  // A 2D image from another 2D image (desc.mem_object, its _cl_mem's parent): |storage| is a
+  // vk::Image::alias of the other's, its texels seen in this image's format.
+  bool from_image() const { return desc.mem_object && desc.mem_object->image; }
   // Host copies handed out by clEnqueueMapImage: mapped pointer -> what it covers.
   struct Mapping {
     size_t origin[3];

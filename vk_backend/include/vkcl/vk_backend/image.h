@@ -27,7 +27,12 @@ FormatSupport format_support(const DeviceInfo& device, VkFormat format);
 // The largest image of |type| and |format| the device can create with |usage| (optimal
 // tiling), from vkGetPhysicalDeviceImageFormatProperties; false when it cannot create one.
 bool image_limits(const DeviceInfo& device, VkFormat format, ImageType type, VkImageUsageFlags usage,
-                  VkImageFormatProperties* out);
+                  VkImageFormatProperties* out, VkImageCreateFlags flags = 0);
+
+// The format that sees the same texel bits through the sRGB transfer function, or without it
+// (R8G8B8A8_UNORM <-> R8G8B8A8_SRGB, B8G8R8A8_UNORM <-> B8G8R8A8_SRGB); VK_FORMAT_UNDEFINED
+// for other formats.
+VkFormat srgb_sibling(VkFormat format);
 
 // A box of texels in one image: texel offset and extent (y is 0 and height 1 for 1D types, z
 // is 0 and depth 1 for all but 3D) and the array layers it covers.
@@ -56,6 +61,11 @@ class Image {
   static VkResult create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
                          VkExtent3D extent, uint32_t layers, VkComponentMapping components,
                          std::unique_ptr<Image>* out);
+  // A second Image over |base|'s texels and memory, seen as |format| (base's own or its
+  // srgb_sibling, which create() made the image ready for) with the swizzle |components|: an
+  // OpenCL 2D image made from another. |base| must outlive it.
+  static VkResult alias(const Image& base, VkFormat format, VkComponentMapping components,
+                        std::unique_ptr<Image>* out);
   ~Image();
   Image(const Image&) = delete;
   Image& operator=(const Image&) = delete;
@@ -77,6 +87,7 @@ class Image {
   VkImage image_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   VkImageView view_ = VK_NULL_HANDLE;
+  bool owns_image_ = true;  // false for an alias: image_ and memory_ are the base's
   VkFormat format_ = VK_FORMAT_UNDEFINED;
   ImageType type_ = ImageType::k2D;
   VkImageUsageFlags usage_ = 0;

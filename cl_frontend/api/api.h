@@ -120,6 +120,7 @@ struct ExternalMemory {
 cl_int parse_external_memory(cl_context context, const cl_mem_properties* properties, ExternalMemory* out);
 // cl_khr_external_memory's entry points by name (api/external_memory.cpp), or NULL.
 void* external_memory_function(const char* name);
+void* semaphore_function(const char* name);
 // cl_khr_command_buffer's entry points by name (api/command_buffer.cpp), or NULL.
 void* command_buffer_function(const char* name);
 // Extension entry points by name (clGetExtensionFunctionAddress*).

@@ -137,6 +137,7 @@ void* extension_function(const char* name) {
     return host_allocation::available() ? reinterpret_cast<void*>(&GetHostAllocationFailureCountVKCL)
                                         : nullptr;
   if (void* f = command_buffer_function(name)) return f;
+  if (void* f = semaphore_function(name)) return f;
   return external_memory_function(name);
 }
 

@@ -305,6 +305,7 @@ std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
     if (type == CL_EXTERNAL_MEMORY_HANDLE_DMA_BUF_KHR) v.push_back("cl_khr_external_memory_dma_buf");
   }
   if (!external_memory_handles().empty()) v.push_back("cl_khr_external_memory");
+  v.push_back("cl_khr_semaphore");
   if (info_.pci_bus) v.push_back("cl_khr_pci_bus_info");
   // Depth images are single-channel colour images underneath (core/image_format.cpp).
   std::call_once(depth_formats_checked_, [&] { backs_depth_images_ = cl::backs_depth_images(info_); });
@@ -636,7 +637,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
         cl_name_version n{e == "cl_khr_integer_dot_product" ? version(2, 0)
                           : e == "cl_khr_command_buffer"    ? version(0, 9, 0)
                           // The versions of Debian 12's headers (2023.02.06).
-                          : e.rfind("cl_khr_external_memory", 0) == 0 ? version(0, 9, 0)
+                          : e.rfind("cl_khr_external_memory", 0) == 0 || e == "cl_khr_semaphore" ? version(0, 9, 0)
                                                             : version(1, 0),
                           ""};
         std::snprintf(n.name, sizeof(n.name), "%s", e.c_str());
@@ -729,6 +730,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
                                                            CL_COMMAND_BUFFER_CAPABILITY_OUT_OF_ORDER_KHR));
     case CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR: return out(cl_command_queue_properties(0));
     case CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR: return out(external_memory_handles());
+    case CL_DEVICE_SEMAPHORE_TYPES_KHR: return out(std::vector<cl_semaphore_type_khr>{CL_SEMAPHORE_TYPE_BINARY_KHR});
     // cl_khr_device_uuid: Vulkan's (VkPhysicalDeviceIDProperties), as external memory
     // matches devices by them.
     case CL_DEVICE_UUID_KHR: return out(std::vector<cl_uchar>(info_.id.deviceUUID, info_.id.deviceUUID + CL_UUID_SIZE_KHR));

@@ -91,6 +91,7 @@ cl_int _cl_platform_id::get_info(cl_platform_info param, size_t size, void* valu
     }
     case CL_PLATFORM_HOST_TIMER_RESOLUTION: return out(cl_ulong(1));
     case CL_PLATFORM_ICD_SUFFIX_KHR: return out("vkcl");
+    case CL_PLATFORM_SEMAPHORE_TYPES_KHR: return out(std::vector<cl_semaphore_type_khr>{CL_SEMAPHORE_TYPE_BINARY_KHR});
     case CL_PLATFORM_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR: {
       // Those every device can import.
       std::vector<cl_external_memory_handle_type_khr> common = devices.front()->external_memory_handles();

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/gpu_command.h"
+#include "core/mutable_command.h"
 #include "core/object.h"
 #include "core/queue.h"
 #include "core/result.h"
@@ -34,6 +35,16 @@ struct _cl_command_buffer_khr
   vkcl::cl::Ref<_cl_command_queue> queue;
   std::vector<cl_command_buffer_properties_khr> properties;  // as given, 0-terminated
   cl_command_buffer_flags_khr flags = 0;
+  // The mutable kernel commands recorded (handles given to the application).
+  std::mutex mutables_mutex;
+  std::vector<vkcl::cl::Ref<_cl_mutable_command_khr>> mutables;
+  bool owns(const _cl_mutable_command_khr* command) {
+    std::lock_guard<std::mutex> lock(mutables_mutex);
+    for (const auto& m : mutables) {
+      if (m.get() == command) return true;
+    }
+    return false;
+  }
 
   // Recording: adds a command, made by |make| for each execution or, where |checked| (as
   // made when it was recorded) is fixed, recorded once; returns its sync point. Fails once

@@ -306,6 +306,7 @@ std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
   }
   if (!external_memory_handles().empty()) v.push_back("cl_khr_external_memory");
   v.push_back("cl_khr_semaphore");
+  v.push_back("cl_khr_command_buffer_mutable_dispatch");
   if (info_.pci_bus) v.push_back("cl_khr_pci_bus_info");
   // Depth images are single-channel colour images underneath (core/image_format.cpp).
   std::call_once(depth_formats_checked_, [&] { backs_depth_images_ = cl::backs_depth_images(info_); });
@@ -637,7 +638,8 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
         cl_name_version n{e == "cl_khr_integer_dot_product" ? version(2, 0)
                           : e == "cl_khr_command_buffer"    ? version(0, 9, 0)
                           // The versions of Debian 12's headers (2023.02.06).
-                          : e.rfind("cl_khr_external_memory", 0) == 0 || e == "cl_khr_semaphore" ? version(0, 9, 0)
+                          : e.rfind("cl_khr_external_memory", 0) == 0 || e == "cl_khr_semaphore" ||
+                                    e == "cl_khr_command_buffer_mutable_dispatch" ? version(0, 9, 0)
                                                             : version(1, 0),
                           ""};
         std::snprintf(n.name, sizeof(n.name), "%s", e.c_str());
@@ -730,6 +732,11 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
                                                            CL_COMMAND_BUFFER_CAPABILITY_OUT_OF_ORDER_KHR));
     case CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR: return out(cl_command_queue_properties(0));
     case CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR: return out(external_memory_handles());
+    // Every field of a kernel command (api/command_buffer.cpp).
+    case CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR:
+      return out(cl_mutable_dispatch_fields_khr(
+          CL_MUTABLE_DISPATCH_GLOBAL_OFFSET_KHR | CL_MUTABLE_DISPATCH_GLOBAL_SIZE_KHR | CL_MUTABLE_DISPATCH_LOCAL_SIZE_KHR |
+          CL_MUTABLE_DISPATCH_ARGUMENTS_KHR | CL_MUTABLE_DISPATCH_EXEC_INFO_KHR));
     case CL_DEVICE_SEMAPHORE_TYPES_KHR: return out(std::vector<cl_semaphore_type_khr>{CL_SEMAPHORE_TYPE_BINARY_KHR});
     // cl_khr_device_uuid: Vulkan's (VkPhysicalDeviceIDProperties), as external memory
     // matches devices by them.

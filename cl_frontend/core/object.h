@@ -11,7 +11,8 @@
 namespace vkcl::cl {
 
 enum class ObjectKind : uint32_t {
-  Platform, Device, Context, Queue, Mem, Program, Kernel, Event, Sampler, CommandBuffer, Semaphore
+  Platform, Device, Context, Queue, Mem, Program, Kernel, Event, Sampler, CommandBuffer, Semaphore,
+  MutableCommand
 };
 
 // The dispatch table every object points to; filled in icd/dispatch.cpp.

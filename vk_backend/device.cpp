@@ -110,7 +110,10 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   create.ppEnabledExtensionNames = extensions.data();
   VkResult r = vkCreateDevice(info.physical, &create, nullptr, &device->device_);
   if (r != VK_SUCCESS) return r;
-  volkLoadDevice(device->device_);
+  // Device functions stay the loader's trampolines (volkLoadInstance), which dispatch on the
+  // handle: volkLoadDevice would point the process-wide function pointers at this device's
+  // driver, and every call for a device of another driver (a GPU beside lavapipe) would then
+  // enter the wrong driver.
   for (uint32_t i = 0; i < queue.queueCount; ++i)
     vkGetDeviceQueue(device->device_, info.compute_queue_family, i, &device->queues_[i]);
   VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};

@@ -59,6 +59,8 @@ struct CommandStream::Impl {
   VkCommandBuffer batch = VK_NULL_HANDLE;
   size_t batch_commands = 0;
   VkPipeline batch_bound = VK_NULL_HANDLE;
+  // What the batch being recorded waits for (wait_before_batch), taken by its submission.
+  std::vector<std::pair<VkSemaphore, uint64_t>> batch_waits;
 };
 
 namespace {
@@ -403,7 +405,9 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
   std::vector<VkSemaphore> wait_semaphores;
   std::vector<uint64_t> wait_values;
   std::vector<VkPipelineStageFlags> wait_stages;
-  for (auto [s, v] : wait_points) {
+  std::vector<std::pair<VkSemaphore, uint64_t>> waits = impl_->batch_waits;
+  waits.insert(waits.end(), wait_points.begin(), wait_points.end());
+  for (auto [s, v] : waits) {
     wait_semaphores.push_back(s);
     wait_values.push_back(v);
     wait_stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
@@ -437,8 +441,21 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
   if (r == VK_ERROR_DEVICE_LOST) lose(*device_, *impl_);
   if (r != VK_SUCCESS) return r;
   impl_->recording = VK_NULL_HANDLE;
+  impl_->batch_waits.clear();
   impl_->submitted = signal;
   if (point) *point = signal;
+  return VK_SUCCESS;
+}
+
+VkResult CommandStream::wait_before_batch(VkSemaphore semaphore, uint64_t value) {
+  VkCommandBuffer cb;
+  VkResult r = command_buffer(&cb);  // the batch exists, so last_point() is its point
+  if (r != VK_SUCCESS) return r;
+  try {
+    impl_->batch_waits.emplace_back(semaphore, value);
+  } catch (const std::bad_alloc&) {
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
   return VK_SUCCESS;
 }
 

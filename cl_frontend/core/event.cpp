@@ -110,6 +110,13 @@ cl_int _cl_event::status() {
   return submitted_ ? CL_SUBMITTED : CL_QUEUED;
 }
 
+bool _cl_event::pending_point(uint64_t* point) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!recorded_ || !submitted_ || done_ || point_ == kOpenPoint) return false;
+  *point = point_;
+  return true;
+}
+
 cl_int _cl_event::wait() {
   while (true) {
     cl_int s = status();

@@ -51,6 +51,9 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   bool waits_on_application();
 
   cl_int status();  // CL_QUEUED, CL_SUBMITTED, CL_RUNNING, CL_COMPLETE or a negative error
+  // The timeline point of GPU work submitted and not known complete (false for anything
+  // else: host commands, user events, work not submitted yet or whose point is still open).
+  bool pending_point(uint64_t* point);
   // Waits for completion (flushing the queue first). Returns the final status.
   cl_int wait();
   vkcl::cl::Result<void> add_callback(cl_int when, Callback fn, void* data);

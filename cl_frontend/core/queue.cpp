@@ -68,6 +68,13 @@ cl::Result<cl::Ref<_cl_event>> _cl_command_queue::enqueue(cl_command_type type,
   event->queued = cl::host_time_ns();
   Pending p{type, {}, gpu, std::move(work), std::move(keep), event, std::move(gpu_status)};
   for (_cl_event* w : waits) p.waits.emplace_back(w);
+  // GPU work of other queues this command waits for goes to the device now, before this
+  // queue's lock is taken (flushing under it could meet another queue doing the same the
+  // other way round), so that the command can wait for it on the device.
+  for (_cl_event* w : waits) {
+    _cl_command_queue* other = w->queue.get();
+    if (gpu && other && other != this && other->vk == vk) (void)other->flush();
+  }
   // Decided under the lock: clSetUserEventStatus sets the status first and then drains every
   // queue, taking this lock, so either the status is seen here or the command is in held_
   // when the drain comes (deciding before the lock lost that drain, and the command waited
@@ -109,21 +116,41 @@ void _cl_command_queue::execute(Pending& p) {
   // Whatever this command is, the one that continues comes first.
   settle(true);
   // A command whose wait list holds a failed event is terminated, and so in turn the
-  // commands waiting on it. Events of other queues and user events are waited for on the
-  // host; the same queue's events are ordered already, and a failure among them is known by
-  // now (commands fail when they are recorded or run).
+  // commands waiting on it. The same queue's events are ordered already, and a failure among
+  // them is known by now (commands fail when they are recorded or run). A GPU command waits
+  // on the device for GPU work of another queue of the same Vulkan device (its batch waits
+  // for that queue's timeline point; such work that fails later fails this command's status
+  // too); anything else (user events, host commands, work still being taken on) is waited
+  // for on the host.
   // Out of order, the GPU commands of this queue wait for each other only through a barrier
   // (below); host commands wait on the host.
   const bool in_order = !(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   bool waits_on_queue = false;
+  std::vector<cl::Ref<_cl_event>> on_device;
   for (auto& w : p.waits) {
     const bool own = w->queue.get() == this;
-    cl_int s = own && (in_order || p.gpu) ? w->status() : w->wait();
+    cl_int s;
+    if (own && (in_order || p.gpu)) {
+      s = w->status();
+    } else if (p.gpu && waits_on_device(*w)) {
+      on_device.emplace_back(w);
+      s = CL_SUBMITTED;
+    } else {
+      s = w->wait();
+    }
     if (s < 0) {
       p.event->set_complete(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
       return;
     }
     waits_on_queue = waits_on_queue || (own && s != CL_COMPLETE);
+  }
+  if (!on_device.empty()) {
+    p.gpu_status = [on_device, own = std::move(p.gpu_status)] {
+      for (const auto& w : on_device) {
+        if (w->status() < 0) return cl_int(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+      }
+      return own ? own() : CL_COMPLETE;
+    };
   }
   bool profiling = properties & CL_QUEUE_PROFILING_ENABLE;
   if (!p.gpu) {
@@ -137,7 +164,7 @@ void _cl_command_queue::execute(Pending& p) {
   // In order, a command depends on the one before it: a barrier between each pair. Out of
   // order, only a command that waits for one of this queue's or follows a barrier command
   // has one, and commands between run concurrently where the device can.
-  if (in_order || waits_on_queue || barrier_next_) stream->barrier();
+  if (in_order || waits_on_queue || barrier_next_ || !on_device.empty()) stream->barrier();
   barrier_next_ = p.type == CL_COMMAND_BARRIER;
   // Room for its event made before anything is recorded: nothing after the work may fail.
   batch_events_.reserve(batch_events_.size() + 1);
@@ -165,6 +192,14 @@ void _cl_command_queue::execute(Pending& p) {
   p.event->set_recorded(point, std::move(p.gpu_status));
   keep_until(point, std::move(p.keep));
   if (++batch_commands_ >= kBatchLimit) (void)flush();
+}
+
+bool _cl_command_queue::waits_on_device(_cl_event& w) {
+  _cl_command_queue* other = w.queue.get();
+  uint64_t point = 0;
+  // Submitted already (enqueue flushed its queue): this queue's batch is submitted after it.
+  if (!other || other->vk != vk || !w.pending_point(&point)) return false;
+  return stream->wait_before_batch(other->stream->timeline(), point) == VK_SUCCESS;
 }
 
 void _cl_command_queue::settle(bool block) {

@@ -112,6 +112,9 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
     Keep keep;
   };
   std::optional<Open> open_;
+  // Makes this queue's batch wait on the device for |w|, submitted GPU work of another queue
+  // of the same Vulkan device; false where |w| is anything else.
+  bool waits_on_device(_cl_event& w);
   bool barrier_next_ = false;  // out of order: a barrier command was the last GPU command
   More next_more_;  // set by the work being recorded
 

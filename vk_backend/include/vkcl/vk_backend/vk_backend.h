@@ -383,6 +383,9 @@ class CommandStream {
   uint64_t read_timestamp(uint32_t slot) const;
   void release_timestamp(uint32_t slot);
 
+  // The batch being recorded (begun if need be) waits on the device for |semaphore| to reach
+  // |value| before it runs: another stream's point, submitted before this batch is.
+  VkResult wait_before_batch(VkSemaphore semaphore, uint64_t value);
   bool has_pending() const;  // commands recorded but not submitted
   // Submits the batch (if any commands are pending) after waiting for |wait_points|
   // (semaphore, value) and returns in |*point| the timeline value that signals when all work

@@ -2,6 +2,7 @@
 
 #include "compiler/cache.h"
 #include "compiler/legalize.h"
+#include "compiler/unroll.h"
 #include "vkcl/common/host_allocation.h"
 
 #include <clang/Basic/Diagnostic.h>
@@ -15,6 +16,8 @@
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Metadata.h>
@@ -307,8 +310,22 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
     return nullptr;
   }
   keep_inline_definitions(*module);
+  if (level > 0) rotate_loops_to_unroll(*module);
   codegen.OptimizationLevel = level;
   codegen.DisableLLVMPasses = false;
+  // The optimiser's own warnings (a loop that cannot be unrolled as asked) go to the build
+  // log, not to the application's stderr.
+  context.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo& info, void* out) {
+        if (info.getSeverity() != llvm::DS_Warning && info.getSeverity() != llvm::DS_Error) return;
+        std::string text;
+        llvm::raw_string_ostream stream(text);
+        llvm::DiagnosticPrinterRawOStream printer(stream);
+        info.print(printer);
+        stream.flush();
+        *static_cast<std::string*>(out) += (info.getSeverity() == llvm::DS_Error ? "error: " : "warning: ") + text + "\n";
+      },
+      log);
   clang::EmitBackendOutput(ci.getDiagnostics(), ci.getHeaderSearchOpts(), codegen,
                            ci.getTargetOpts(), ci.getLangOpts(), module->getDataLayoutStr(),
                            module.get(), clang::Backend_EmitNothing, nullptr);

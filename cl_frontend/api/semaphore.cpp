@@ -51,12 +51,13 @@ cl_semaphore_khr CL_API_CALL CreateSemaphoreWithPropertiesKHR(cl_context context
   return hand_out(Semaphore::create(context, std::move(list)), errcode_ret);
 }
 
-// The checks both enqueue functions start with. The commands do not keep the semaphores:
+// The checks both enqueue functions start with, the wait list's too. The commands do not keep the semaphores:
 // a signal is handed over when it is enqueued, and a wait depends on an event; a semaphore
 // the application releases while a wait still waits for its signal (which can then never
 // come) fails that wait rather than hold its queue for ever.
 cl_int check_semaphores(cl_command_queue queue, cl_uint count, const cl_semaphore_khr* semaphores,
-                        std::vector<Semaphore*>* out) {
+                        cl_uint num_events, const cl_event* wait_list, std::vector<Semaphore*>* out,
+                        std::vector<_cl_event*>* waits) {
   // CL_INVALID_COMMAND_QUEUE if command_queue is not a valid command-queue.
   if (!cl::validate(queue)) return CL_INVALID_COMMAND_QUEUE;
   // CL_INVALID_VALUE if num_sema_objects is 0.
@@ -71,7 +72,7 @@ cl_int check_semaphores(cl_command_queue queue, cl_uint count, const cl_semaphor
     if (s->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
     out->push_back(s);
   }
-  return CL_SUCCESS;
+  return check_wait_list(num_events, wait_list, queue->context.get(), waits);
 }
 
 // "The semaphore wait command waits for a list of events to complete and a list of semaphore
@@ -83,10 +84,9 @@ cl_int CL_API_CALL EnqueueWaitSemaphoresKHR(cl_command_queue queue, cl_uint coun
                                             cl_uint num_events, const cl_event* wait_list, cl_event* event) {
   _cl_command_queue::Keep keep;
   std::vector<Semaphore*> list;
-  cl_int e = check_semaphores(queue, count, semaphores, &list);
-  if (e != CL_SUCCESS) return e;
   std::vector<_cl_event*> waits;
-  if ((e = check_wait_list(num_events, wait_list, queue->context.get(), &waits)) != CL_SUCCESS) return e;
+  cl_int e = check_semaphores(queue, count, semaphores, num_events, wait_list, &list, &waits);
+  if (e != CL_SUCCESS) return e;
   std::vector<cl::Ref<_cl_event>> signals;
   for (Semaphore* s : list) signals.push_back(s->take_signal());
   for (const auto& signal : signals) {
@@ -105,10 +105,9 @@ cl_int CL_API_CALL EnqueueSignalSemaphoresKHR(cl_command_queue queue, cl_uint co
                                               cl_uint num_events, const cl_event* wait_list, cl_event* event) {
   _cl_command_queue::Keep keep;
   std::vector<Semaphore*> list;
-  cl_int e = check_semaphores(queue, count, semaphores, &list);
-  if (e != CL_SUCCESS) return e;
   std::vector<_cl_event*> waits;
-  if ((e = check_wait_list(num_events, wait_list, queue->context.get(), &waits)) != CL_SUCCESS) return e;
+  cl_int e = check_semaphores(queue, count, semaphores, num_events, wait_list, &list, &waits);
+  if (e != CL_SUCCESS) return e;
   auto r = queue->enqueue(CL_COMMAND_SEMAPHORE_SIGNAL_KHR, waits, true, [] { return CL_SUCCESS; }, std::move(keep));
   if (!r) return r.error();
   for (Semaphore* s : list) {

@@ -284,6 +284,11 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
   // runs; at -O0 clang emits their bodies only when it thinks it optimises (lifetime markers
   // stay off, as at -O0).
   clang::CodeGenOptions& codegen = ci.getCodeGenOpts();
+  // No `noundef` on arguments: OpenCL programs pass variables they have not set yet to
+  // helpers that fill them in (CLBlast's `realV result; result = MultiplyVector(result, ...)`),
+  // which with it is undefined behaviour that the optimiser turns into `unreachable`: a kernel
+  // that did nothing. OpenCL compilers have always run such programs as written.
+  codegen.EnableNoundefAttrs = false;
   const unsigned level = codegen.OptimizationLevel;
   codegen.DisableLLVMPasses = true;
   if (level == 0) {

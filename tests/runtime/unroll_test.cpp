@@ -73,6 +73,39 @@ TEST_P(Unroll, OptimizerWarningsGoToTheBuildLog) {
   for (int x = 0; x < 64; ++x) ASSERT_EQ((0 + 1 + 2 + 3 + 4) * (63 - x), got[x]) << x;
 }
 
+// CLBlast's XscalFast: a vector not set yet is passed to a helper that fills it in, in an
+// unrolled loop. With clang's `noundef` on arguments that is undefined behaviour, and the
+// optimiser made the whole kernel `unreachable` (CLBlast's SCAL left x unscaled).
+TEST_P(Unroll, AVariableSetByAHelperIsNotUndefinedBehaviour) {
+  constexpr size_t n = 4096;
+  Program p = build(R"(
+    float4 scale(float4 into, const float a, const float4 b) {
+      into.x = a * b.x; into.y = a * b.y; into.z = a * b.z; into.w = a * b.w;
+      return into;
+    }
+    __kernel __attribute__((reqd_work_group_size(128, 1, 1)))
+    void k(const float alpha, __global float4* x) {
+      #pragma unroll
+      for (int w = 0; w < 2; w += 1) {
+        const int id = w * get_global_size(0) + get_global_id(0);
+        float4 value = x[id];
+        float4 result;
+        result = scale(result, alpha, value);
+        x[id] = result;
+      }
+    })", "-cl-std=CL1.1");
+  Kernel k = kernel(p, "k");
+  std::vector<float> host(n);
+  for (size_t i = 0; i < n; ++i) host[i] = float(i) - 100.0f;
+  Mem x = buffer(n * 4, host.data());
+  set_arg(k, 0, 3.0f);
+  set_mem_arg(k, 1, x);
+  size_t global = n / 4 / 2, local = 128;
+  run(k, 1, &global, &local);
+  std::vector<float> got = read<float>(x, n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(3.0f * host[i], got[i]) << i;
+}
+
 // (Unoptimised builds unroll nothing and warn about nothing.)
 INSTANTIATE_TEST_SUITE_P(Options, Unroll, ::testing::Values(std::string("")), options_name);
 

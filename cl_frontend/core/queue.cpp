@@ -145,6 +145,11 @@ void _cl_command_queue::execute(Pending& p) {
     waits_on_queue = waits_on_queue || (own && s != CL_COMPLETE);
   }
   if (!on_device.empty()) {
+    // The other queues (their timeline semaphores, which this batch waits on) live until
+    // the batch has run, whatever becomes of this command.
+    Keep waited;
+    for (const auto& w : on_device) waited.push_back(cl::keep(w.get()));
+    keep_until(stream->last_point(), std::move(waited));
     p.gpu_status = [on_device, own = std::move(p.gpu_status)] {
       for (const auto& w : on_device) {
         if (w->status() < 0) return cl_int(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);

@@ -82,6 +82,41 @@ TEST_P(Semaphores, AWaitingQueueRunsAfterTheSignallingOne) {
   EXPECT_EQ(CL_SUCCESS, release_(s));
 }
 
+// On an out-of-order queue a wait orders nothing by itself ("applications may enqueue a
+// command-queue barrier after the semaphore wait command"): with that barrier, the kernel
+// after it still runs after the other queue's signal.
+TEST_P(Semaphores, AnOutOfOrderQueueWaitsThroughABarrier) {
+  constexpr size_t n = 4096;
+  Program p = build(R"(
+    __kernel void produce(__global int* x) { int i = get_global_id(0); x[i] = i * 5 - 3; }
+    __kernel void consume(__global const int* x, __global int* y) { int i = get_global_id(0); y[i] = x[i] + 1; })");
+  Kernel produce = kernel(p, "produce"), consume = kernel(p, "consume");
+  Mem x = poisoned(n * 4), y = poisoned(n * 4);
+  set_mem_arg(produce, 0, x);
+  set_mem_arg(consume, 0, x);
+  set_mem_arg(consume, 1, y);
+  cl_int err;
+  const cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+  Queue b(clCreateCommandQueueWithProperties(context_, device_, ooo, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_semaphore_khr s = binary();
+  Event gate(clCreateUserEvent(context_, &err));
+  cl_event g = gate.get();
+  ASSERT_EQ(CL_SUCCESS, wait_(b, 1, &s, nullptr, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueBarrierWithWaitList(b, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(b, consume, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clFlush(b));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, produce, 1, nullptr, &n, nullptr, 1, &g, nullptr));
+  ASSERT_EQ(CL_SUCCESS, signal_(queue_, 1, &s, nullptr, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(g, CL_COMPLETE));
+  ASSERT_EQ(CL_SUCCESS, clFinish(b));
+  std::vector<cl_int> got(n);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(b, y, CL_TRUE, 0, n * 4, got.data(), 0, nullptr, nullptr));
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_int(i) * 5 - 3 + 1, got[i]) << i;
+  EXPECT_EQ(CL_SUCCESS, clFinish(queue_));
+  EXPECT_EQ(CL_SUCCESS, release_(s));
+}
+
 // Two queues hand a buffer back and forth through two semaphores, every step enqueued before
 // anything runs: each kernel adds to what the other wrote, so one step out of order shows.
 TEST_P(Semaphores, PingPongBetweenTwoQueues) {

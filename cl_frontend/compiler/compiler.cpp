@@ -315,11 +315,9 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
     return nullptr;
   }
   keep_inline_definitions(*module);
-  if (level > 0) rotate_loops_to_unroll(*module);
-  codegen.OptimizationLevel = level;
-  codegen.DisableLLVMPasses = false;
   // The optimiser's own warnings (a loop that cannot be unrolled as asked) go to the build
-  // log, not to the application's stderr.
+  // log, not to the application's stderr; only while it runs, since |log| may not outlive
+  // this call (the unoptimised retry passes a string of its own).
   context.setDiagnosticHandlerCallBack(
       [](const llvm::DiagnosticInfo& info, void* out) {
         if (info.getSeverity() != llvm::DS_Warning && info.getSeverity() != llvm::DS_Error) return;
@@ -331,9 +329,13 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
         *static_cast<std::string*>(out) += (info.getSeverity() == llvm::DS_Error ? "error: " : "warning: ") + text + "\n";
       },
       log);
+  if (level > 0) rotate_loops_to_unroll(*module);
+  codegen.OptimizationLevel = level;
+  codegen.DisableLLVMPasses = false;
   clang::EmitBackendOutput(ci.getDiagnostics(), ci.getHeaderSearchOpts(), codegen,
                            ci.getTargetOpts(), ci.getLangOpts(), module->getDataLayoutStr(),
                            module.get(), clang::Backend_EmitNothing, nullptr);
+  context.setDiagnosticHandlerCallBack(nullptr);
   return module;
 }
 

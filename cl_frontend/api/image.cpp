@@ -38,9 +38,8 @@ cl_int check_image_from_image(const cl_image_desc& desc, const cl::Image& from, 
   // (A 2D image from a buffer keeps a copy of the buffer's rows for kernels; an image seen
   // through it would need a second copy kept in step. Not built.)
   if (from.from_buffer()) return CL_INVALID_IMAGE_DESCRIPTOR;
-  const size_t row = from.desc.image_row_pitch ? from.desc.image_row_pitch : from.width() * from.element_size;
   if (desc.image_width != from.desc.image_width || desc.image_height != from.desc.image_height ||
-      (desc.image_row_pitch && desc.image_row_pitch != row) || desc.image_slice_pitch)
+      (desc.image_row_pitch && desc.image_row_pitch != from.row_pitch()) || desc.image_slice_pitch)
     return CL_INVALID_IMAGE_DESCRIPTOR;
   *out = from.desc;
   out->mem_object = desc.mem_object;
@@ -331,8 +330,7 @@ cl_int CL_API_CALL GetImageInfo(cl_mem mem, cl_image_info param, size_t size, vo
   const cl::Image& image = *mem->image;
   const cl_mem_object_type t = image.desc.image_type;
   cl::InfoOut out{size, value, size_ret};
-  // Pitches: the application's host memory's where it gave one, else tightly packed rows.
-  const size_t row = image.desc.image_row_pitch ? image.desc.image_row_pitch : image.width() * image.element_size;
+  const size_t row = image.row_pitch();
   size_t slice = image.desc.image_slice_pitch;
   if (!slice && t == CL_MEM_OBJECT_IMAGE1D_ARRAY) slice = row;
   if (!slice && (t == CL_MEM_OBJECT_IMAGE2D_ARRAY || t == CL_MEM_OBJECT_IMAGE3D)) slice = row * image.desc.image_height;

@@ -75,41 +75,29 @@ cl_int check_semaphores(cl_command_queue queue, cl_uint count, const cl_semaphor
   return check_wait_list(num_events, wait_list, queue->context.get(), waits);
 }
 
-// "The semaphore wait command waits for a list of events to complete and a list of semaphore
-// objects to become signaled": a command that records nothing, after the wait list and the
-// signal each semaphore pairs it with (core/semaphore.h).
-cl_int CL_API_CALL EnqueueWaitSemaphoresKHR(cl_command_queue queue, cl_uint count,
-                                            const cl_semaphore_khr* semaphores,
-                                            const cl_semaphore_payload_khr* /*payloads: binary only*/,
-                                            cl_uint num_events, const cl_event* wait_list, cl_event* event) {
-  _cl_command_queue::Keep keep;
+// A semaphore command records nothing. "The semaphore wait command waits for a list of events
+// to complete and a list of semaphore objects to become signaled": it waits for the wait list
+// and for the signal each semaphore pairs it with (core/semaphore.h). "The semaphore signal
+// command waits for a list of events to complete and then signals a list of semaphore
+// objects": its event is the signal.
+cl_int semaphore_command(cl_command_type type, cl_command_queue queue, cl_uint count,
+                         const cl_semaphore_khr* semaphores, cl_uint num_events, const cl_event* wait_list,
+                         cl_event* event) {
   std::vector<Semaphore*> list;
   std::vector<_cl_event*> waits;
   cl_int e = check_semaphores(queue, count, semaphores, num_events, wait_list, &list, &waits);
   if (e != CL_SUCCESS) return e;
-  std::vector<cl::Ref<_cl_event>> signals;
-  for (Semaphore* s : list) signals.push_back(s->take_signal());
-  for (const auto& signal : signals) {
-    waits.push_back(signal.get());
-    keep.push_back(cl::keep(signal.get()));
+  const bool signal = type == CL_COMMAND_SEMAPHORE_SIGNAL_KHR;
+  _cl_command_queue::Keep keep;
+  if (!signal) {
+    for (Semaphore* s : list) {
+      cl::Ref<_cl_event> taken = s->take_signal();
+      waits.push_back(taken.get());
+      keep.push_back(cl::keep(taken.get()));
+    }
   }
-  auto r = queue->enqueue(CL_COMMAND_SEMAPHORE_WAIT_KHR, waits, true, [] { return CL_SUCCESS; }, std::move(keep));
-  return finish_enqueue(std::move(r), false, event);
-}
-
-// "The semaphore signal command waits for a list of events to complete and then signals a
-// list of semaphore objects": a command that records nothing; its event is the signal.
-cl_int CL_API_CALL EnqueueSignalSemaphoresKHR(cl_command_queue queue, cl_uint count,
-                                              const cl_semaphore_khr* semaphores,
-                                              const cl_semaphore_payload_khr* /*payloads: binary only*/,
-                                              cl_uint num_events, const cl_event* wait_list, cl_event* event) {
-  _cl_command_queue::Keep keep;
-  std::vector<Semaphore*> list;
-  std::vector<_cl_event*> waits;
-  cl_int e = check_semaphores(queue, count, semaphores, num_events, wait_list, &list, &waits);
-  if (e != CL_SUCCESS) return e;
-  auto r = queue->enqueue(CL_COMMAND_SEMAPHORE_SIGNAL_KHR, waits, true, [] { return CL_SUCCESS; }, std::move(keep));
-  if (!r) return r.error();
+  auto r = queue->enqueue(type, waits, true, [] { return CL_SUCCESS; }, std::move(keep));
+  if (!r || !signal) return finish_enqueue(std::move(r), false, event);
   for (Semaphore* s : list) {
     if (auto given = s->give_signal(r->get()); !given) return given.error();
   }
@@ -117,6 +105,20 @@ cl_int CL_API_CALL EnqueueSignalSemaphoresKHR(cl_command_queue queue, cl_uint co
   // one: the signal goes to the device now.
   (void)queue->flush();
   return finish_enqueue(std::move(r), false, event);
+}
+
+cl_int CL_API_CALL EnqueueWaitSemaphoresKHR(cl_command_queue queue, cl_uint count,
+                                            const cl_semaphore_khr* semaphores,
+                                            const cl_semaphore_payload_khr* /*payloads: binary only*/,
+                                            cl_uint num_events, const cl_event* wait_list, cl_event* event) {
+  return semaphore_command(CL_COMMAND_SEMAPHORE_WAIT_KHR, queue, count, semaphores, num_events, wait_list, event);
+}
+
+cl_int CL_API_CALL EnqueueSignalSemaphoresKHR(cl_command_queue queue, cl_uint count,
+                                              const cl_semaphore_khr* semaphores,
+                                              const cl_semaphore_payload_khr* /*payloads: binary only*/,
+                                              cl_uint num_events, const cl_event* wait_list, cl_event* event) {
+  return semaphore_command(CL_COMMAND_SEMAPHORE_SIGNAL_KHR, queue, count, semaphores, num_events, wait_list, event);
 }
 
 cl_int CL_API_CALL GetSemaphoreInfoKHR(cl_semaphore_khr semaphore, cl_semaphore_info_khr param, size_t size,

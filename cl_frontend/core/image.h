@@ -62,6 +62,9 @@ struct Image {
   // tightly packed): the byte step between rows (y) and slices (z) of the region.
   void host_steps(const size_t* region, size_t row_pitch, size_t slice_pitch, size_t* y_step,
                   size_t* z_step) const;
+  // CL_IMAGE_ROW_PITCH: the application's host memory's where it gave one, else tightly
+  // packed rows.
+  size_t row_pitch() const { return desc.image_row_pitch ? desc.image_row_pitch : width() * element_size; }
   // Bytes of all texels (CL_MEM_SIZE).
   size_t size() const { return element_size * width() * height() * depth(); }
 };

@@ -35,6 +35,34 @@ class Semaphores : public KernelTest {
     return p;
   }
 
+  // produce writes x[i] = 7i + 1, consume y[i] = 2 x[i]: consume run before produce reads the
+  // poison in x.
+  static constexpr size_t kItems = 4096;
+  struct ProducerConsumer {
+    Program program;
+    Kernel produce, consume;
+    Mem x, y;
+  };
+  ProducerConsumer producer_consumer() {
+    ProducerConsumer pc;
+    pc.program = build(R"(
+      __kernel void produce(__global int* x) { int i = get_global_id(0); x[i] = i * 7 + 1; }
+      __kernel void consume(__global const int* x, __global int* y) { int i = get_global_id(0); y[i] = x[i] * 2; })");
+    pc.produce = kernel(pc.program, "produce");
+    pc.consume = kernel(pc.program, "consume");
+    pc.x = poisoned(kItems * 4);
+    pc.y = poisoned(kItems * 4);
+    set_mem_arg(pc.produce, 0, pc.x);
+    set_mem_arg(pc.consume, 0, pc.x);
+    set_mem_arg(pc.consume, 1, pc.y);
+    return pc;
+  }
+  void expect_consumed(cl_command_queue q, const ProducerConsumer& pc) {
+    std::vector<cl_int> got(kItems);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(q, pc.y, CL_TRUE, 0, kItems * 4, got.data(), 0, nullptr, nullptr));
+    for (size_t i = 0; i < kItems; ++i) ASSERT_EQ(cl_int(i * 7 + 1) * 2, got[i]) << i;
+  }
+
   clCreateSemaphoreWithPropertiesKHR_fn create_ = nullptr;
   clEnqueueWaitSemaphoresKHR_fn wait_ = nullptr;
   clEnqueueSignalSemaphoresKHR_fn signal_ = nullptr;
@@ -44,15 +72,8 @@ class Semaphores : public KernelTest {
 };
 
 TEST_P(Semaphores, AWaitingQueueRunsAfterTheSignallingOne) {
-  constexpr size_t n = 4096;
-  Program p = build(R"(
-    __kernel void produce(__global int* x) { int i = get_global_id(0); x[i] = i * 7 + 1; }
-    __kernel void consume(__global const int* x, __global int* y) { int i = get_global_id(0); y[i] = x[i] * 2; })");
-  Kernel produce = kernel(p, "produce"), consume = kernel(p, "consume");
-  Mem x = poisoned(n * 4), y = poisoned(n * 4);
-  set_mem_arg(produce, 0, x);
-  set_mem_arg(consume, 0, x);
-  set_mem_arg(consume, 1, y);
+  const size_t n = kItems;
+  ProducerConsumer pc = producer_consumer();
   cl_int err;
   Queue a(clCreateCommandQueueWithProperties(context_, device_, nullptr, &err));
   ASSERT_EQ(CL_SUCCESS, err);
@@ -65,15 +86,13 @@ TEST_P(Semaphores, AWaitingQueueRunsAfterTheSignallingOne) {
   cl_event waited = nullptr;
   ASSERT_EQ(CL_SUCCESS, wait_(b, 1, &s, nullptr, 0, nullptr, &waited));
   Event w(waited);
-  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(b, consume, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(b, pc.consume, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
   ASSERT_EQ(CL_SUCCESS, clFlush(b));
-  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(a, produce, 1, nullptr, &n, nullptr, 1, &g, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(a, pc.produce, 1, nullptr, &n, nullptr, 1, &g, nullptr));
   ASSERT_EQ(CL_SUCCESS, signal_(a, 1, &s, nullptr, 0, nullptr, nullptr));
   ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(g, CL_COMPLETE));
   ASSERT_EQ(CL_SUCCESS, clFinish(b));
-  std::vector<cl_int> got(n);
-  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(b, y, CL_TRUE, 0, n * 4, got.data(), 0, nullptr, nullptr));
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_int(i * 7 + 1) * 2, got[i]) << i;
+  expect_consumed(b, pc);
   cl_command_type type = 0;
   clGetEventInfo(waited, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr);
   EXPECT_EQ(cl_command_type(CL_COMMAND_SEMAPHORE_WAIT_KHR), type);
@@ -86,15 +105,8 @@ TEST_P(Semaphores, AWaitingQueueRunsAfterTheSignallingOne) {
 // command-queue barrier after the semaphore wait command"): with that barrier, the kernel
 // after it still runs after the other queue's signal.
 TEST_P(Semaphores, AnOutOfOrderQueueWaitsThroughABarrier) {
-  constexpr size_t n = 4096;
-  Program p = build(R"(
-    __kernel void produce(__global int* x) { int i = get_global_id(0); x[i] = i * 5 - 3; }
-    __kernel void consume(__global const int* x, __global int* y) { int i = get_global_id(0); y[i] = x[i] + 1; })");
-  Kernel produce = kernel(p, "produce"), consume = kernel(p, "consume");
-  Mem x = poisoned(n * 4), y = poisoned(n * 4);
-  set_mem_arg(produce, 0, x);
-  set_mem_arg(consume, 0, x);
-  set_mem_arg(consume, 1, y);
+  const size_t n = kItems;
+  ProducerConsumer pc = producer_consumer();
   cl_int err;
   const cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
   Queue b(clCreateCommandQueueWithProperties(context_, device_, ooo, &err));
@@ -104,15 +116,13 @@ TEST_P(Semaphores, AnOutOfOrderQueueWaitsThroughABarrier) {
   cl_event g = gate.get();
   ASSERT_EQ(CL_SUCCESS, wait_(b, 1, &s, nullptr, 0, nullptr, nullptr));
   ASSERT_EQ(CL_SUCCESS, clEnqueueBarrierWithWaitList(b, 0, nullptr, nullptr));
-  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(b, consume, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(b, pc.consume, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
   ASSERT_EQ(CL_SUCCESS, clFlush(b));
-  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, produce, 1, nullptr, &n, nullptr, 1, &g, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, pc.produce, 1, nullptr, &n, nullptr, 1, &g, nullptr));
   ASSERT_EQ(CL_SUCCESS, signal_(queue_, 1, &s, nullptr, 0, nullptr, nullptr));
   ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(g, CL_COMPLETE));
   ASSERT_EQ(CL_SUCCESS, clFinish(b));
-  std::vector<cl_int> got(n);
-  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(b, y, CL_TRUE, 0, n * 4, got.data(), 0, nullptr, nullptr));
-  for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_int(i) * 5 - 3 + 1, got[i]) << i;
+  expect_consumed(b, pc);
   EXPECT_EQ(CL_SUCCESS, clFinish(queue_));
   EXPECT_EQ(CL_SUCCESS, release_(s));
 }

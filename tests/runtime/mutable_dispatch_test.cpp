@@ -234,6 +234,47 @@ TEST_P(MutableDispatch, RulesGiveTheSpecsErrorsAndFailedUpdatesChangeNothing) {
   EXPECT_EQ(CL_INVALID_MUTABLE_COMMAND_KHR, apply(cb, {f})) << "a command of another buffer";
 }
 
+// An SVM pointer argument updated through arg_svm_list, with the exec info that lists it.
+TEST_P(MutableDispatch, SvmArgumentsAndExecInfo) {
+  cl_device_svm_capabilities svm = 0;
+  clGetDeviceInfo(device_, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, nullptr);
+  if (!(svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)) GTEST_SKIP() << "no SVM";
+  constexpr size_t n = 64;
+  Program p = build("__kernel void k(__global const int* in, __global int* out) { out[get_global_id(0)] = in[get_global_id(0)] + 1; }");
+  Kernel k = kernel(p, "k");
+  std::vector<int*> in(2);
+  for (int s = 0; s < 2; ++s) {
+    in[s] = static_cast<int*>(clSVMAlloc(context_, CL_MEM_READ_WRITE, n * 4, 0));
+    ASSERT_NE(nullptr, in[s]);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMap(queue_, CL_TRUE, CL_MAP_WRITE, in[s], n * 4, 0, nullptr, nullptr));
+    for (size_t i = 0; i < n; ++i) in[s][i] = int(i) * (s ? 100 : 1);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueSVMUnmap(queue_, in[s], 0, nullptr, nullptr));
+  }
+  Mem out = poisoned(n * 4);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(k, 0, in[0]));
+  set_mem_arg(k, 1, out);
+  cl_command_buffer_khr cb = make(CL_COMMAND_BUFFER_MUTABLE_KHR);
+  cl_mutable_command_khr handle = nullptr;
+  ASSERT_EQ(CL_SUCCESS, kernel_(cb, nullptr, nullptr, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr, &handle));
+  ASSERT_EQ(CL_SUCCESS, finalize_(cb));
+  execute(cb);
+  std::vector<cl_int> got = read<cl_int>(out, n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_int(i) + 1, got[i]) << i;
+  const cl_mutable_dispatch_arg_khr svm_arg{0, 0, in[1]};
+  void* listed = in[1];
+  const cl_mutable_dispatch_exec_info_khr info{CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof listed, &listed};
+  auto c = config(handle);
+  c.num_svm_args = 1;
+  c.arg_svm_list = &svm_arg;
+  c.num_exec_infos = 1;
+  c.exec_info_list = &info;
+  ASSERT_EQ(CL_SUCCESS, apply(cb, {c}));
+  execute(cb);
+  got = read<cl_int>(out, n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_int(i) * 100 + 1, got[i]) << i;
+  for (int* ptr : in) clSVMFree(context_, ptr);
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, MutableDispatch, ::testing::Values(std::string("")), options_name);
 
 }  // namespace

@@ -61,13 +61,13 @@ cl_int CL_API_CALL ReleaseEvent(cl_event event) {
 
 cl_event CL_API_CALL CreateUserEvent(cl_context context, cl_int* errcode_ret) {
   if (!cl::validate(context)) return set_error(errcode_ret, CL_INVALID_CONTEXT), nullptr;
-  auto* e = new _cl_event();
+  auto e = cl::Ref<_cl_event>::adopt(new _cl_event());
   e->context = cl::Ref<_cl_context>(context);
   e->type = CL_COMMAND_USER;
   e->queued = e->submitted = cl::host_time_ns();
   e->mark_submitted();
   set_error(errcode_ret, CL_SUCCESS);
-  return e;
+  return e.release_to_api();
 }
 
 cl_int CL_API_CALL SetUserEventStatus(cl_event event, cl_int status) {

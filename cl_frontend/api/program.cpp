@@ -25,13 +25,13 @@ cl_program CL_API_CALL CreateProgramWithSource(cl_context context, cl_uint count
     if (lengths && lengths[i]) source.append(strings[i], lengths[i]);
     else source.append(strings[i]);
   }
-  auto* p = new _cl_program();
+  auto p = cl::Ref<_cl_program>::adopt(new _cl_program());
   p->context = cl::Ref<_cl_context>(context);
   p->origin = _cl_program::Origin::Source;
   p->source = std::move(source);
   p->devices = context->devices;
   set_error(errcode_ret, CL_SUCCESS);
-  return p;
+  return p.release_to_api();
 }
 
 cl_program CL_API_CALL CreateProgramWithIL(cl_context context, const void* il, size_t length,
@@ -43,13 +43,13 @@ cl_program CL_API_CALL CreateProgramWithIL(cl_context context, const void* il, s
   uint32_t magic;
   std::memcpy(&magic, il, 4);
   if (magic != 0x07230203) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
-  auto* p = new _cl_program();
+  auto p = cl::Ref<_cl_program>::adopt(new _cl_program());
   p->context = cl::Ref<_cl_context>(context);
   p->origin = _cl_program::Origin::IL;
   p->il.assign(static_cast<const uint8_t*>(il), static_cast<const uint8_t*>(il) + length);
   p->devices = context->devices;
   set_error(errcode_ret, CL_SUCCESS);
-  return p;
+  return p.release_to_api();
 }
 
 cl_program CL_API_CALL CreateProgramWithBinary(cl_context context, cl_uint num_devices,
@@ -62,7 +62,7 @@ cl_program CL_API_CALL CreateProgramWithBinary(cl_context context, cl_uint num_d
   // CL_INVALID_VALUE if lengths or binaries is NULL or if any entry in lengths[i] is zero or
   // binaries[i] is NULL.
   if (!lengths || !binaries) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
-  auto* p = new _cl_program();
+  auto p = cl::Ref<_cl_program>::adopt(new _cl_program());
   p->context = cl::Ref<_cl_context>(context);
   p->origin = _cl_program::Origin::Binary;
   cl_int result = CL_SUCCESS;
@@ -70,7 +70,6 @@ cl_program CL_API_CALL CreateProgramWithBinary(cl_context context, cl_uint num_d
     // CL_INVALID_DEVICE if any device in device_list is not in the list of devices
     // associated with context.
     if (!cl::validate(devices[i]) || !context->has_device(devices[i])) {
-      delete p;
       return set_error(errcode_ret, CL_INVALID_DEVICE), nullptr;
     }
     if (lengths[i] == 0 || !binaries[i]) {
@@ -97,11 +96,10 @@ cl_program CL_API_CALL CreateProgramWithBinary(cl_context context, cl_uint num_d
     if (binary_status) binary_status[i] = CL_SUCCESS;
   }
   if (result != CL_SUCCESS) {
-    delete p;
     return set_error(errcode_ret, result), nullptr;
   }
   set_error(errcode_ret, CL_SUCCESS);
-  return p;
+  return p.release_to_api();
 }
 
 cl_int check_devices(cl_program program, cl_uint num_devices, const cl_device_id* list,
@@ -243,16 +241,16 @@ cl_program CL_API_CALL LinkProgram(cl_context context, cl_uint num_devices,
   // CL_INVALID_LINKER_OPTIONS if the linker options specified by options are invalid.
   if (!parse_link_options(options ? options : "", &library))
     return set_error(errcode_ret, CL_INVALID_LINKER_OPTIONS), nullptr;
-  auto* p = new _cl_program();
+  auto p = cl::Ref<_cl_program>::adopt(new _cl_program());
   p->context = cl::Ref<_cl_context>(context);
   p->origin = _cl_program::Origin::Binary;
   p->devices = devices;
   auto r = p->link(devices, library, inputs);
-  if (notify) notify(p, user_data);
+  if (notify) notify(p.get(), user_data);
   // CL_LINK_PROGRAM_FAILURE if there is a failure to link; the program object is returned
   // so its log can be queried.
   set_error(errcode_ret, r ? CL_SUCCESS : r.error());
-  return p;
+  return p.release_to_api();
 }
 
 cl_int CL_API_CALL RetainProgram(cl_program program) {

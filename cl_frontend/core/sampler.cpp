@@ -19,11 +19,11 @@ uint32_t sampler_bits(bool normalized, cl_addressing_mode addressing, cl_filter_
 _cl_sampler* _cl_sampler::create(_cl_context* context, cl_bool normalized,
                                  cl_addressing_mode addressing, cl_filter_mode filter,
                                  std::vector<cl_sampler_properties> properties) {
-  auto* s = new _cl_sampler();
+  auto s = vkcl::cl::Ref<_cl_sampler>::adopt(new _cl_sampler());
   s->context = vkcl::cl::Ref<_cl_context>(context);
   s->normalized_coords = normalized;
   s->addressing_mode = addressing;
   s->filter_mode = filter;
   s->properties = std::move(properties);
-  return s;
+  return s.release_to_api();
 }

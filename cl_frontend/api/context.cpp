@@ -1,4 +1,6 @@
 // Context entry points.
+#include <algorithm>
+
 #include "api/api.h"
 #include "core/context.h"
 #include "core/event.h"
@@ -48,19 +50,20 @@ cl_context make_context(const cl_context_properties* properties,
   std::vector<cl_context_properties> props;
   cl_int e = check_properties(properties, &props);
   if (e != CL_SUCCESS) return set_error(errcode_ret, e), nullptr;
-  // Buffers live on one Vulkan device; a context over several cannot share them yet.
-  if (devices.size() > 1) {
-    for (auto* d : devices)
-      if (d != devices.front()) return set_error(errcode_ret, CL_DEVICE_NOT_AVAILABLE), nullptr;
-    devices.resize(1);
-  }
-  auto* c = new _cl_context();
+  // A device listed twice is one device of the context.
+  std::vector<_cl_device_id*> unique;
+  for (auto* d : devices)
+    if (std::find(unique.begin(), unique.end(), d) == unique.end()) unique.push_back(d);
+  devices = std::move(unique);
+  // (A buffer's copies are tracked in 64 bits: cl::Copies.)
+  if (devices.size() > 64) return set_error(errcode_ret, CL_OUT_OF_RESOURCES), nullptr;
+  auto c = cl::Ref<_cl_context>::adopt(new _cl_context());
   c->devices = devices;
   c->properties = props;
   c->notify = notify;
   c->notify_data = user_data;
   set_error(errcode_ret, CL_SUCCESS);
-  return c;
+  return c.release_to_api();
 }
 
 cl_context CL_API_CALL CreateContext(const cl_context_properties* properties, cl_uint num_devices,
@@ -92,8 +95,8 @@ cl_context CL_API_CALL CreateContextFromType(const cl_context_properties* proper
     e = cl::g_dispatch_table.clGetDeviceIDs(p, type, cl_uint(devices.size()), devices.data(), &count);
   // CL_INVALID_DEVICE_TYPE / CL_DEVICE_NOT_FOUND as clGetDeviceIDs reports them.
   if (e != CL_SUCCESS) return set_error(errcode_ret, e), nullptr;
-  // Several devices of different Vulkan devices cannot share one context yet: take the first.
-  return make_context(properties, {devices[0]}, notify, user_data, errcode_ret);
+  devices.resize(count);
+  return make_context(properties, {devices.begin(), devices.end()}, notify, user_data, errcode_ret);
 }
 
 cl_int CL_API_CALL RetainContext(cl_context context) {

@@ -8,6 +8,7 @@
 #include "core/image.h"
 #include "core/kernel.h"
 #include "core/queue.h"
+#include "core/residency.h"
 #include "core/transfer.h"
 
 namespace vkcl::api {
@@ -113,8 +114,10 @@ cl_int copy_buffer_command(_cl_command_queue* queue, cl_mem src, cl_mem dst, siz
   }
   out->type = CL_COMMAND_COPY_BUFFER;
   out->record = [src, dst, src_offset, dst_offset, size](_cl_command_queue& q) {
-    return cl::cl_error_from(q.stream->copy_buffer(*src->storage, src->offset + src_offset,
-                                                   *dst->storage, dst->offset + dst_offset, size));
+    if (cl_int e = cl::use_on(q, *src, false)) return e;
+    if (cl_int e = cl::use_on(q, *dst, true)) return e;
+    return cl::cl_error_from(q.stream->copy_buffer(src->buffer_on(q.device), src->offset + src_offset,
+                                                   dst->buffer_on(q.device), dst->offset + dst_offset, size));
   };
   out->keep = {cl::keep(src), cl::keep(dst)};
   out->fixed = true;
@@ -167,7 +170,8 @@ cl_int fill_buffer_command(_cl_command_queue* queue, cl_mem buffer, const void* 
     uint32_t word = 0;
     for (size_t i = 0; i < 4; ++i) reinterpret_cast<uint8_t*>(&word)[i] = bytes[i % pattern_size];
     out->record = [buffer, absolute, size, word](_cl_command_queue& q) {
-      return cl::cl_error_from(q.stream->fill_buffer(*buffer->storage, absolute, size, word));
+      if (cl_int e = cl::use_on(q, *buffer, true)) return e;
+      return cl::cl_error_from(q.stream->fill_buffer(buffer->buffer_on(q.device), absolute, size, word));
     };
     return CL_SUCCESS;
   }
@@ -190,8 +194,9 @@ cl_int fill_buffer_command(_cl_command_queue* queue, cl_mem buffer, const void* 
   std::shared_ptr<vk::Buffer> shared = std::move(source);
   out->keep.push_back(shared);
   out->record = [buffer, absolute, size, block, shared](_cl_command_queue& q) {
+    if (cl_int e = cl::use_on(q, *buffer, true)) return e;
     for (size_t done = 0; done < size; done += block) {
-      VkResult r = q.stream->copy_buffer(*shared, 0, *buffer->storage, absolute + done,
+      VkResult r = q.stream->copy_buffer(*shared, 0, buffer->buffer_on(q.device), absolute + done,
                                          std::min(block, size - done));
       if (r != VK_SUCCESS) return cl::cl_error_from(r);
     }
@@ -331,11 +336,13 @@ cl_int copy_buffer_rect_command(_cl_command_queue* queue, cl_mem src, cl_mem dst
   if (e != CL_SUCCESS) return e;
   out->type = CL_COMMAND_COPY_BUFFER_RECT;
   out->record = [=](_cl_command_queue& q) {
+    if (cl_int e = cl::use_on(q, *src, false)) return e;
+    if (cl_int e = cl::use_on(q, *dst, true)) return e;
     for (size_t z = 0; z < s.region[2]; ++z)
       for (size_t y = 0; y < s.region[1]; ++y) {
         size_t a = s.buffer_origin + z * s.buffer_slice + y * s.buffer_row;
         size_t b = d.buffer_origin + z * d.buffer_slice + y * d.buffer_row;
-        VkResult vr = q.stream->copy_buffer(*src->storage, src->offset + a, *dst->storage,
+        VkResult vr = q.stream->copy_buffer(src->buffer_on(q.device), src->offset + a, dst->buffer_on(q.device),
                                             dst->offset + b, s.region[0]);
         if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
       }
@@ -386,7 +393,8 @@ void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_boo
   uint8_t* pointer;
   _cl_mem::Mapping mapping{offset, size, flags, {}};
   bool use_host_copy = buffer->host_ptr && !buffer->host_ptr_imported;
-  uint8_t* view = (flags & CL_MAP_WRITE_INVALIDATE_REGION) ? buffer->host_view() : buffer->host_read_view();
+  uint8_t* view = (flags & CL_MAP_WRITE_INVALIDATE_REGION) ? buffer->host_view(queue->device)
+                                                            : buffer->host_read_view(queue->device);
   if (use_host_copy) pointer = static_cast<uint8_t*>(buffer->host_ptr) + offset;
   else if (view) pointer = view + offset;
   else {
@@ -404,6 +412,9 @@ void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_boo
     r = queue->enqueue(CL_COMMAND_MAP_BUFFER, waits, false,
                        [queue, buffer, offset, size, flags, pointer, needs_copy] {
                          cl_int s = queue->sync();
+                         // The application reads and writes the storage itself.
+                         if (!s && !needs_copy)
+                           s = cl::use_on(*queue, *buffer, flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION));
                          if (s || !needs_copy || (flags & CL_MAP_WRITE_INVALIDATE_REGION)) return s;
                          return cl::read_from_buffer(*queue, *buffer, offset, size, pointer);
                        },
@@ -575,14 +586,14 @@ cl_int snapshot_written(_cl_command_queue& queue, LaunchPlan& plan) {
     const cl::Image& image = *m->image;
     std::unique_ptr<vk::Buffer> copy;
     VkResult r = vk::Buffer::create(queue.vk, image.size(), vk::MemoryPlacement::DeviceLocal, &copy, true);
-    if (r == VK_SUCCESS) r = vk::copy_image_to_buffer(*queue.stream, *image.storage, image.whole(), *copy, 0, 0, 0);
+    if (r == VK_SUCCESS) r = vk::copy_image_to_buffer(*queue.stream, image.on(queue), image.whole(), *copy, 0, 0, 0);
     if (r != VK_SUCCESS) return cl::cl_error_from(r);
     plan.snapshots.push_back(std::move(copy));
   }
   for (_cl_mem* m : plan.written_buffers) {
     std::unique_ptr<vk::Buffer> copy;
     VkResult r = vk::Buffer::create(queue.vk, m->size, vk::MemoryPlacement::DeviceLocal, &copy, true);
-    if (r == VK_SUCCESS) r = queue.stream->copy_buffer(*m->storage, m->offset, *copy, 0, m->size);
+    if (r == VK_SUCCESS) r = queue.stream->copy_buffer(m->buffer_on(queue.device), m->offset, *copy, 0, m->size);
     if (r != VK_SUCCESS) return cl::cl_error_from(r);
     plan.snapshots.push_back(std::move(copy));
   }
@@ -593,12 +604,12 @@ cl_int restore_written(_cl_command_queue& queue, LaunchPlan& plan) {
   VkResult r = queue.stream->barrier();
   for (size_t i = 0; r == VK_SUCCESS && i < plan.written_images.size(); ++i) {
     const cl::Image& image = *plan.written_images[i]->image;
-    r = vk::copy_buffer_to_image(*queue.stream, *plan.snapshots[i], 0, 0, 0, *image.storage, image.whole());
+    r = vk::copy_buffer_to_image(*queue.stream, *plan.snapshots[i], 0, 0, 0, image.on(queue), image.whole());
   }
   const size_t images = plan.written_images.size();
   for (size_t i = 0; r == VK_SUCCESS && i < plan.written_buffers.size(); ++i) {
     _cl_mem* m = plan.written_buffers[i];
-    r = queue.stream->copy_buffer(*plan.snapshots[images + i], 0, *m->storage, m->offset, m->size);
+    r = queue.stream->copy_buffer(*plan.snapshots[images + i], 0, m->buffer_on(queue.device), m->offset, m->size);
   }
   if (r == VK_SUCCESS) r = queue.stream->barrier();
   return cl::cl_error_from(r);
@@ -682,6 +693,8 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
   out->record = [shared, status, plain](_cl_command_queue& q) {
     _cl_command_queue* queue = &q;
     if (shared->regions.empty()) return CL_SUCCESS;
+    for (auto [mem, writes] : shared->buffer_uses)
+      if (cl_int e = cl::use_on(q, *mem, writes)) return e;
     if (!plain) {
       cl_int e = record_launch(*queue, *shared);
       if (e == CL_SUCCESS && shared->resume_arguments)
@@ -762,11 +775,20 @@ cl_int CL_API_CALL EnqueueMigrateMemObjects(cl_command_queue queue, cl_uint num_
   std::vector<_cl_event*> waits;
   cl_int e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
   if (e != CL_SUCCESS) return e;
-  // A context holds one device and its memory objects live in that device's memory, which
-  // the host maps as well: there is nothing to move, to the device or to the host. With
-  // CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED the contents may be left as they are. What
-  // remains is the command's place in the queue, with its event.
-  auto r = queue->enqueue(CL_COMMAND_MIGRATE_MEM_OBJECTS, waits, true, [] { return CL_SUCCESS; },
+  // To the queue's device: in a context of several devices its copy becomes current now
+  // rather than at the first command there (with CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED,
+  // without copying anything). The host reaches every copy where it is: migrating to the
+  // host moves nothing, and in a context of one device neither does anything else.
+  std::vector<_cl_mem*> mems(mem_objects, mem_objects + num_mem_objects);
+  const bool undefined = flags & CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
+  const bool to_host = flags & CL_MIGRATE_MEM_OBJECT_HOST;
+  auto r = queue->enqueue(CL_COMMAND_MIGRATE_MEM_OBJECTS, waits, true,
+                          [queue, mems, undefined, to_host] {
+                            for (_cl_mem* m : mems)
+                              if (cl_int e = to_host ? CL_SUCCESS : cl::use_on(*queue, *m, undefined, !undefined))
+                                return e;
+                            return CL_SUCCESS;
+                          },
                           std::move(keep));
   return finish_enqueue(std::move(r), false, event);
 }

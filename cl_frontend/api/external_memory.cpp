@@ -8,6 +8,7 @@
 #include "core/device.h"
 #include "core/gpu_command.h"
 #include "core/memory.h"
+#include "core/residency.h"
 
 namespace vkcl::api {
 
@@ -75,6 +76,9 @@ cl_int hand_over(bool acquire, cl_command_queue queue, cl_uint num_mem_objects, 
     if (!cl::validate(m) || !m->external) return CL_INVALID_MEM_OBJECT;
     // CL_INVALID_CONTEXT if the context of command_queue and of the memory objects differ.
     if (m->context.get() != queue->context.get()) return CL_INVALID_CONTEXT;
+    // The memory is imported on the context's first device: only its queues hand it over
+    // (CL_INVALID_COMMAND_QUEUE as for a device the handle was not given for).
+    if (queue->device != queue->context->memory_device()) return CL_INVALID_COMMAND_QUEUE;
     mems.push_back(m);
     keep.push_back(cl::keep(m));
   }
@@ -84,9 +88,13 @@ cl_int hand_over(bool acquire, cl_command_queue queue, cl_uint num_mem_objects, 
   cl::GpuCommand command;
   command.type = acquire ? CL_COMMAND_ACQUIRE_EXTERNAL_MEM_OBJECTS_KHR : CL_COMMAND_RELEASE_EXTERNAL_MEM_OBJECTS_KHR;
   command.record = [mems, acquire](_cl_command_queue& q) {
-    for (_cl_mem* m : mems)
+    for (_cl_mem* m : mems) {
+      // In a context of several devices, what the other API wrote is the only current copy;
+      // what it gets back is the latest.
+      if (cl_int e = cl::use_on(q, *m, acquire, /*keep_contents=*/!acquire)) return e;
       if (VkResult r = m->storage->external_ownership(*q.stream, acquire); r != VK_SUCCESS)
         return cl::cl_error_from(r);
+    }
     return CL_SUCCESS;
   };
   command.keep = std::move(keep);

@@ -29,7 +29,12 @@ bool is_array(cl_mem_object_type t) {
 }
 
 // Whether the context's device reports images (CL_DEVICE_IMAGE_SUPPORT).
-bool images_supported(cl_context context) { return context->memory_device()->images(); }
+// (Every device of the context: an image has a copy on each.)
+bool images_supported(cl_context context) {
+  for (_cl_device_id* d : context->devices)
+    if (!d->images()) return false;
+  return true;
+}
 
 // A 2D image from another 2D image |from| (desc.mem_object): "All the values specified in
 // image_desc except for mem_object must match the image descriptor information associated
@@ -77,6 +82,12 @@ cl_int check_image_desc(cl_context context, const cl_image_desc& desc, size_t el
   // CL_INVALID_IMAGE_SIZE if image dimensions specified in image_desc exceed the maximum image
   // dimensions described in the Device Queries table for all devices in context.
   cl::ImageLimits limits = cl::image_limits(context->memory_device()->vk_info());
+  for (_cl_device_id* d : context->devices) {
+    cl::ImageLimits own = cl::image_limits(d->vk_info());
+    limits = {std::min(limits.width_2d, own.width_2d), std::min(limits.height_2d, own.height_2d),
+              std::min(limits.size_3d, own.size_3d), std::min(limits.array_size, own.array_size),
+              std::min(limits.buffer_size, own.buffer_size)};
+  }
   switch (t) {
     case CL_MEM_OBJECT_IMAGE1D:
     case CL_MEM_OBJECT_IMAGE1D_ARRAY:
@@ -250,9 +261,10 @@ cl_mem CL_API_CALL CreateImageWithProperties(cl_context context, const cl_mem_pr
   }
   if (!(flags & kAccess)) flags |= CL_MEM_READ_WRITE;
   // CL_IMAGE_FORMAT_NOT_SUPPORTED if there are no devices in context that support
-  // image_format.
-  if (!cl::format_supported(context->memory_device()->vk_info(), flags, desc->image_type, *format))
-    return set_error(errcode_ret, CL_IMAGE_FORMAT_NOT_SUPPORTED), nullptr;
+  // image_format. (The image has a copy on every device: each must.)
+  for (_cl_device_id* d : context->devices)
+    if (!cl::format_supported(d->vk_info(), flags, desc->image_type, *format))
+      return set_error(errcode_ret, CL_IMAGE_FORMAT_NOT_SUPPORTED), nullptr;
   auto mem = cl::create_image(context, flags, *format, checked, host_ptr);
   if (mem && properties) (*mem)->properties = {0};
   return hand_out(std::move(mem), errcode_ret);
@@ -317,6 +329,11 @@ cl_int CL_API_CALL GetSupportedImageFormats(cl_context context, cl_mem_flags fla
   if (images_supported(context)) {
     if (!(flags & kAccess)) flags |= CL_MEM_READ_WRITE;
     list = cl::supported_formats(context->memory_device()->vk_info(), flags, type);
+    // Those of every device of the context.
+    for (_cl_device_id* d : context->devices)
+      list.erase(std::remove_if(list.begin(), list.end(),
+                                [&](const cl_image_format& f) { return !cl::format_supported(d->vk_info(), flags, type, f); }),
+                 list.end());
   }
   if (formats) std::copy_n(list.begin(), std::min<size_t>(num_entries, list.size()), formats);
   if (num_formats) *num_formats = cl_uint(list.size());

@@ -51,7 +51,8 @@ cl::Result<cl_sync_point_khr> _cl_command_buffer_khr::add(Make make, cl::GpuComm
   // CL_INVALID_OPERATION if command_buffer has been finalized.
   if (finalized_) return cl::Error{CL_INVALID_OPERATION};
   Recorded r{std::move(make), std::nullopt};
-  if (checked.fixed) r.fixed = std::move(checked);
+  // (In a context of several devices each execution makes the copies it uses current.)
+  if (checked.fixed && queue->context->devices.size() == 1) r.fixed = std::move(checked);
   commands_.push_back(std::move(r));
   return cl_sync_point_khr(commands_.size() - 1);
 }

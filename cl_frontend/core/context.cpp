@@ -20,6 +20,10 @@ bool _cl_context::has_device(_cl_device_id* d) const {
   return std::find(devices.begin(), devices.end(), d) != devices.end();
 }
 
+size_t _cl_context::index_of(const _cl_device_id* d) const {
+  return size_t(std::find(devices.begin(), devices.end(), d) - devices.begin());
+}
+
 void _cl_context::add_destructor_callback(Destructor fn, void* data) {
   std::lock_guard<std::mutex> lock(mutex_);
   destructors_.push_back({fn, data});
@@ -38,6 +42,9 @@ uint64_t _cl_context::next_spare_owner() {
 }
 
 cl_device_svm_capabilities _cl_context::svm_capabilities() const {
+  // An SVM pointer is one address in every kernel; separate Vulkan devices give no such
+  // address to one allocation (each has its own buffer device addresses).
+  if (devices.size() > 1) return 0;
   cl_device_svm_capabilities common = ~cl_device_svm_capabilities(0);
   for (_cl_device_id* d : devices) common &= d->svm_capabilities();
   return common;

@@ -21,6 +21,8 @@ struct _cl_context : vkcl::cl::Object<_cl_context, vkcl::cl::ObjectKind::Context
   vkcl::cl::SvmSpace svm;  // clSVMAlloc's allocations
 
   bool has_device(_cl_device_id* d) const;
+  // |d|'s place in |devices| (which holds it).
+  size_t index_of(const _cl_device_id* d) const;
   // Owner of the released buffers' memory kept for this context's next ones (vk::Device::Spare).
   const uint64_t spare_owner = next_spare_owner();
   // The Vulkan device every buffer of this context lives on.

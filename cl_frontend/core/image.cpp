@@ -5,9 +5,21 @@
 
 #include "core/device.h"
 #include "core/image_format.h"
+#include "core/residency.h"
 #include "core/transfer.h"
 
 namespace vkcl::cl {
+
+vk::Image& Image::on(const _cl_context& context, const _cl_device_id* device) const {
+  const size_t i = others.empty() ? 0 : context.index_of(device);
+  return i == 0 ? *storage : *others[i - 1];
+}
+
+VkBufferView Image::texel_view_on(const _cl_context& context, const _cl_device_id* device) const {
+  const size_t i = other_texel_views.empty() ? 0 : context.index_of(device);
+  const auto& view = i == 0 ? texel_view : other_texel_views[i - 1];
+  return view ? view->handle() : VK_NULL_HANDLE;
+}
 
 size_t Image::height() const {
   switch (desc.image_type) {
@@ -106,15 +118,14 @@ void copy_rows(const Image& image, const size_t* region, size_t y_step, size_t z
 // Stages host memory into a buffer and records its copy into |region| of the image; the
 // caller waits for |stream| before |*staging| goes.
 VkResult stage_write(const std::shared_ptr<vk::Device>& device, vk::CommandStream& stream,
-                     const Image& image, const size_t* origin, const size_t* region, size_t y_step,
-                     size_t z_step, const void* src, std::unique_ptr<vk::Buffer>* staging) {
+                     const Image& image, vk::Image& target, const size_t* origin, const size_t* region,
+                     size_t y_step, size_t z_step, const void* src, std::unique_ptr<vk::Buffer>* staging) {
   VkResult r = vk::Buffer::create(device, region_bytes(image, region), vk::MemoryPlacement::HostVisible,
                                   staging);
   if (r != VK_SUCCESS) return r;
   copy_rows(image, region, y_step, z_step, static_cast<uint8_t*>(const_cast<void*>(src)),
             static_cast<uint8_t*>((*staging)->mapped()), false);
-  return vk::copy_buffer_to_image(stream, **staging, 0, 0, 0, *image.storage,
-                                  image.vk_region(origin, region));
+  return vk::copy_buffer_to_image(stream, **staging, 0, 0, 0, target, image.vk_region(origin, region));
 }
 
 }  // namespace
@@ -132,11 +143,21 @@ Result<_cl_mem*> create_buffer_image(_cl_context* context, cl_mem_flags flags, s
   VkResult r = vk::TexelBufferView::create(device, *buffer->storage, buffer->offset, bytes,
                                            vulkan_format(image->format).format, &image->texel_view);
   if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+  for (size_t i = 1; i < context->devices.size(); ++i) {
+    auto other = context->vk_device(context->devices[i]);
+    if (!other) return Error{other.error()};
+    std::unique_ptr<vk::TexelBufferView> view;
+    r = vk::TexelBufferView::create(*other, buffer->buffer_on(context->devices[i]), buffer->offset, bytes,
+                                    vulkan_format(image->format).format, &view);
+    if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+    image->other_texel_views.push_back(std::move(view));
+  }
   auto mem = Ref<_cl_mem>::adopt(new _cl_mem());
   mem->context = Ref<_cl_context>(context);
   mem->flags = flags;
   mem->size = bytes;
   mem->storage = buffer->storage;
+  mem->copies = buffer->copies;
   mem->offset = buffer->offset;
   mem->parent = Ref<_cl_mem>(buffer);
   mem->image = std::move(image);
@@ -147,8 +168,15 @@ Result<_cl_mem*> create_image_view(_cl_context* context, cl_mem_flags flags, std
   _cl_mem* from = image->desc.mem_object;
   VkResult r = vk::Image::alias(*from->image->storage, vulkan_format(image->format).format,
                                 kernel_swizzle(image->format), &image->storage);
+  for (size_t i = 0; r == VK_SUCCESS && i < from->image->others.size(); ++i) {
+    std::unique_ptr<vk::Image> other;
+    r = vk::Image::alias(*from->image->others[i], vulkan_format(image->format).format, kernel_swizzle(image->format),
+                         &other);
+    if (r == VK_SUCCESS) image->others.push_back(std::move(other));
+  }
   if (r == VK_ERROR_FORMAT_NOT_SUPPORTED) return Error{CL_IMAGE_FORMAT_NOT_SUPPORTED};
   if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_OUT_OF_RESOURCES)};
+  image->current = from->image->current;
   auto mem = Ref<_cl_mem>::adopt(new _cl_mem());
   mem->context = Ref<_cl_context>(context);
   mem->flags = flags;
@@ -193,10 +221,25 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
   vk::ApplicationAllocation application;
   VkResult r = vk::Image::create(*device, vulkan_format(format).format, vk_type(desc.image_type), extent,
                                  layers, kernel_swizzle(format), &image->storage);
+  for (size_t i = 1; r == VK_SUCCESS && i < context->devices.size(); ++i) {
+    auto other = context->vk_device(context->devices[i]);
+    if (!other) return Error{other.error()};
+    std::unique_ptr<vk::Image> copy;
+    r = vk::Image::create(*other, vulkan_format(format).format, vk_type(desc.image_type), extent, layers,
+                          kernel_swizzle(format), &copy);
+    if (r == VK_SUCCESS) image->others.push_back(std::move(copy));
+  }
   // The format's own limits (vkGetPhysicalDeviceImageFormatProperties) may be below the
   // device's.
   if (r == VK_ERROR_FORMAT_NOT_SUPPORTED) return Error{CL_INVALID_IMAGE_SIZE};
   if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+  // The host's texels go to the first device; without them every copy is as good.
+  if (!from && context->devices.size() > 1) {
+    image->current = std::make_shared<Image::Current>();
+    const bool filled = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
+    const size_t n = context->devices.size();
+    image->current->devices = filled ? 1 : n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+  }
   auto mem = Ref<_cl_mem>::adopt(new _cl_mem());
   mem->context = Ref<_cl_context>(context);
   mem->flags = flags;
@@ -211,7 +254,7 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
     std::unique_ptr<vk::Buffer> staging;
     r = vk::CommandStream::create(*device, &stream);
     if (r == VK_SUCCESS)
-      r = stage_write(*device, *stream, *image, origin, region, y_step, z_step, host_ptr, &staging);
+      r = stage_write(*device, *stream, *image, *image->storage, origin, region, y_step, z_step, host_ptr, &staging);
     uint64_t point = 0;
     if (r == VK_SUCCESS) r = stream->submit({}, &point);
     if (r == VK_SUCCESS) r = stream->wait(point);
@@ -244,8 +287,8 @@ cl_int sync_from_buffer(Queue& queue, Mem& mem) {
   const Image& image = *mem.image;
   VkResult r = queue.stream->barrier();
   if (r == VK_SUCCESS)
-    r = vk::copy_buffer_to_image(*queue.stream, *mem.parent->storage, mem.parent->offset,
-                                 uint32_t(image.desc.image_row_pitch / image.element_size), 0, *image.storage,
+    r = vk::copy_buffer_to_image(*queue.stream, mem.parent->buffer_on(queue.device), mem.parent->offset,
+                                 uint32_t(image.desc.image_row_pitch / image.element_size), 0, image.on(queue),
                                  image.whole());
   if (r == VK_SUCCESS) r = queue.stream->barrier();
   return cl_error_from(r);
@@ -255,13 +298,14 @@ cl_int sync_to_buffer(Queue& queue, Mem& mem) {
   const Image& image = *mem.image;
   VkResult r = queue.stream->barrier();
   if (r == VK_SUCCESS)
-    r = vk::copy_image_to_buffer(*queue.stream, *image.storage, image.whole(), *mem.parent->storage,
+    r = vk::copy_image_to_buffer(*queue.stream, image.on(queue), image.whole(), mem.parent->buffer_on(queue.device),
                                  mem.parent->offset, uint32_t(image.desc.image_row_pitch / image.element_size), 0);
   return cl_error_from(r);
 }
 
 cl_int read_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* region,
                   size_t row_pitch, size_t slice_pitch, void* dst) {
+  if (cl_int e = use_on(queue, mem, false)) return e;
   const Image& image = *mem.image;
   if (image.is_buffer()) return read_from_buffer(queue, mem, buffer_at(mem, origin[0]), buffer_at(mem, region[0]), dst);
   if (image.from_buffer()) {
@@ -280,8 +324,7 @@ cl_int read_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* re
   VkResult r = vk::Buffer::create(queue.vk, region_bytes(image, region), vk::MemoryPlacement::HostVisible,
                                   &staging);
   if (r == VK_SUCCESS)
-    r = vk::copy_image_to_buffer(*queue.stream, *image.storage, image.vk_region(origin, region), *staging,
-                                 0, 0, 0);
+    r = vk::copy_image_to_buffer(*queue.stream, image.on(queue), image.vk_region(origin, region), *staging, 0, 0, 0);
   if (r != VK_SUCCESS) return cl_error_from(r);
   cl_int e = queue.sync();
   if (e != CL_SUCCESS) return e;
@@ -294,6 +337,7 @@ cl_int read_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* re
 
 cl_int write_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* region,
                    size_t row_pitch, size_t slice_pitch, const void* src) {
+  if (cl_int e = use_on(queue, mem, true)) return e;
   const Image& image = *mem.image;
   if (image.is_buffer()) return write_to_buffer(queue, mem, buffer_at(mem, origin[0]), buffer_at(mem, region[0]), src);
   if (image.from_buffer()) {
@@ -312,7 +356,8 @@ cl_int write_image(Queue& queue, Mem& mem, const size_t* origin, const size_t* r
   size_t y_step, z_step;
   image.host_steps(region, row_pitch, slice_pitch, &y_step, &z_step);
   std::unique_ptr<vk::Buffer> staging;
-  VkResult r = stage_write(queue.vk, *queue.stream, image, origin, region, y_step, z_step, src, &staging);
+  VkResult r = stage_write(queue.vk, *queue.stream, image, image.on(queue), origin, region, y_step, z_step, src,
+                           &staging);
   if (r != VK_SUCCESS) return cl_error_from(r);
   return queue.sync();
 }
@@ -348,6 +393,8 @@ cl_int copy_image_texels(Queue& queue, Mem& src, Mem& dst, const size_t* src_ori
 
 cl_int copy_image(Queue& queue, Mem& src, Mem& dst, const size_t* src_origin, const size_t* dst_origin,
                   const size_t* region, const Scratch& scratch) {
+  if (cl_int e = use_on(queue, src, false)) return e;
+  if (cl_int e = use_on(queue, dst, true)) return e;
   // Images from buffers: their copies made current first, the destination's written back.
   cl_int e = CL_SUCCESS;
   if (src.image->from_buffer()) e = sync_from_buffer(queue, src);
@@ -365,26 +412,25 @@ cl_int copy_image_texels(Queue& queue, Mem& src, Mem& dst, const size_t* src_ori
   // 1D buffer images are rows of texels in their buffers, which Vulkan copies to and from
   // any image type.
   if (s.is_buffer() && d.is_buffer())
-    return cl_error_from(queue.stream->copy_buffer(*src.storage, src.offset + buffer_at(src, src_origin[0]),
-                                                   *dst.storage, dst.offset + buffer_at(dst, dst_origin[0]),
+    return cl_error_from(queue.stream->copy_buffer(src.buffer_on(queue.device), src.offset + buffer_at(src, src_origin[0]),
+                                                   dst.buffer_on(queue.device), dst.offset + buffer_at(dst, dst_origin[0]),
                                                    buffer_at(src, region[0])));
   if (s.is_buffer())
-    return cl_error_from(vk::copy_buffer_to_image(*queue.stream, *src.storage,
-                                                  src.offset + buffer_at(src, src_origin[0]), 0, 0, *d.storage,
+    return cl_error_from(vk::copy_buffer_to_image(*queue.stream, src.buffer_on(queue.device),
+                                                  src.offset + buffer_at(src, src_origin[0]), 0, 0, d.on(queue),
                                                   d.vk_region(dst_origin, region)));
   if (d.is_buffer())
-    return cl_error_from(vk::copy_image_to_buffer(*queue.stream, *s.storage, s.vk_region(src_origin, region),
-                                                  *dst.storage, dst.offset + buffer_at(dst, dst_origin[0]), 0, 0));
+    return cl_error_from(vk::copy_image_to_buffer(*queue.stream, s.on(queue), s.vk_region(src_origin, region),
+                                                  dst.buffer_on(queue.device), dst.offset + buffer_at(dst, dst_origin[0]),
+                                                  0, 0));
   if (!scratch) {
-    r = vk::copy_image(*queue.stream, *s.storage, s.vk_region(src_origin, region), *d.storage,
+    r = vk::copy_image(*queue.stream, s.on(queue), s.vk_region(src_origin, region), d.on(queue),
                        d.vk_region(dst_origin, region));
   } else {
-    r = vk::copy_image_to_buffer(*queue.stream, *s.storage, s.vk_region(src_origin, region), *scratch, 0,
-                                 0, 0);
+    r = vk::copy_image_to_buffer(*queue.stream, s.on(queue), s.vk_region(src_origin, region), *scratch, 0, 0, 0);
     if (r == VK_SUCCESS) r = queue.stream->barrier();
     if (r == VK_SUCCESS)
-      r = vk::copy_buffer_to_image(*queue.stream, *scratch, 0, 0, 0, *d.storage,
-                                   d.vk_region(dst_origin, region));
+      r = vk::copy_buffer_to_image(*queue.stream, *scratch, 0, 0, 0, d.on(queue), d.vk_region(dst_origin, region));
   }
   return cl_error_from(r);
 }
@@ -398,23 +444,24 @@ Result<Scratch> prepare_image_buffer_copy(Queue& queue, Mem& image, Mem& buffer,
 
 cl_int copy_image_to_buffer(Queue& queue, Mem& image, Mem& buffer, const size_t* origin,
                             const size_t* region, size_t offset, const Scratch& scratch) {
+  if (cl_int e = use_on(queue, image, false)) return e;
+  if (cl_int e = use_on(queue, buffer, true)) return e;
   const Image& i = *image.image;
   const size_t at = buffer.offset + offset;
   if (i.is_buffer())
-    return cl_error_from(queue.stream->copy_buffer(*image.storage, image.offset + buffer_at(image, origin[0]),
-                                                   *buffer.storage, at, buffer_at(image, region[0])));
+    return cl_error_from(queue.stream->copy_buffer(image.buffer_on(queue.device), image.offset + buffer_at(image, origin[0]),
+                                                   buffer.buffer_on(queue.device), at, buffer_at(image, region[0])));
   if (i.from_buffer()) {
     cl_int e = sync_from_buffer(queue, image);
     if (e != CL_SUCCESS) return e;
   }
   if (!scratch)
-    return cl_error_from(vk::copy_image_to_buffer(*queue.stream, *i.storage, i.vk_region(origin, region),
-                                                  *buffer.storage, at, 0, 0));
-  VkResult r = vk::copy_image_to_buffer(*queue.stream, *i.storage, i.vk_region(origin, region), *scratch,
-                                        0, 0, 0);
+    return cl_error_from(vk::copy_image_to_buffer(*queue.stream, i.on(queue), i.vk_region(origin, region),
+                                                  buffer.buffer_on(queue.device), at, 0, 0));
+  VkResult r = vk::copy_image_to_buffer(*queue.stream, i.on(queue), i.vk_region(origin, region), *scratch, 0, 0, 0);
   if (r == VK_SUCCESS) r = queue.stream->barrier();
   if (r == VK_SUCCESS)
-    r = queue.stream->copy_buffer(*scratch, 0, *buffer.storage, at, region_bytes(i, region));
+    r = queue.stream->copy_buffer(*scratch, 0, buffer.buffer_on(queue.device), at, region_bytes(i, region));
   return cl_error_from(r);
 }
 
@@ -423,6 +470,8 @@ cl_int copy_buffer_to_image_texels(Queue& queue, Mem& buffer, Mem& image, size_t
 
 cl_int copy_buffer_to_image(Queue& queue, Mem& buffer, Mem& image, size_t offset, const size_t* origin,
                             const size_t* region, const Scratch& scratch) {
+  if (cl_int e = use_on(queue, buffer, false)) return e;
+  if (cl_int e = use_on(queue, image, true)) return e;
   if (!image.image->from_buffer()) return copy_buffer_to_image_texels(queue, buffer, image, offset, origin, region, scratch);
   cl_int e = sync_from_buffer(queue, image);
   if (e == CL_SUCCESS) e = copy_buffer_to_image_texels(queue, buffer, image, offset, origin, region, scratch);
@@ -435,16 +484,16 @@ cl_int copy_buffer_to_image_texels(Queue& queue, Mem& buffer, Mem& image, size_t
   const Image& i = *image.image;
   const size_t at = buffer.offset + offset;
   if (i.is_buffer())
-    return cl_error_from(queue.stream->copy_buffer(*buffer.storage, at, *image.storage,
+    return cl_error_from(queue.stream->copy_buffer(buffer.buffer_on(queue.device), at, image.buffer_on(queue.device),
                                                    image.offset + buffer_at(image, origin[0]),
                                                    buffer_at(image, region[0])));
   if (!scratch)
-    return cl_error_from(vk::copy_buffer_to_image(*queue.stream, *buffer.storage, at, 0, 0, *i.storage,
-                                                  i.vk_region(origin, region)));
-  VkResult r = queue.stream->copy_buffer(*buffer.storage, at, *scratch, 0, region_bytes(i, region));
+    return cl_error_from(vk::copy_buffer_to_image(*queue.stream, buffer.buffer_on(queue.device), at, 0, 0,
+                                                  i.on(queue), i.vk_region(origin, region)));
+  VkResult r = queue.stream->copy_buffer(buffer.buffer_on(queue.device), at, *scratch, 0, region_bytes(i, region));
   if (r == VK_SUCCESS) r = queue.stream->barrier();
   if (r == VK_SUCCESS)
-    r = vk::copy_buffer_to_image(*queue.stream, *scratch, 0, 0, 0, *i.storage, i.vk_region(origin, region));
+    r = vk::copy_buffer_to_image(*queue.stream, *scratch, 0, 0, 0, i.on(queue), i.vk_region(origin, region));
   return cl_error_from(r);
 }
 
@@ -459,19 +508,20 @@ Result<Scratch> prepare_fill_image(Queue& queue, Mem& image, const uint8_t* texe
 
 cl_int fill_image(Queue& queue, Mem& image, const size_t* origin, const size_t* region,
                   const Scratch& pattern) {
+  if (cl_int e = use_on(queue, image, true)) return e;
   const Image& i = *image.image;
   if (i.from_buffer()) {
     cl_int e = sync_from_buffer(queue, image);
     if (e == CL_SUCCESS)
-      e = cl_error_from(vk::copy_buffer_to_image(*queue.stream, *pattern, 0, 0, 0, *i.storage, i.vk_region(origin, region)));
+      e = cl_error_from(vk::copy_buffer_to_image(*queue.stream, *pattern, 0, 0, 0, i.on(queue), i.vk_region(origin, region)));
     if (e == CL_SUCCESS) e = sync_to_buffer(queue, image);
     return e;
   }
   if (i.is_buffer())
-    return cl_error_from(queue.stream->copy_buffer(*pattern, 0, *image.storage, image.offset + buffer_at(image, origin[0]),
+    return cl_error_from(queue.stream->copy_buffer(*pattern, 0, image.buffer_on(queue.device), image.offset + buffer_at(image, origin[0]),
                                                    buffer_at(image, region[0])));
   return cl_error_from(
-      vk::copy_buffer_to_image(*queue.stream, *pattern, 0, 0, 0, *i.storage, i.vk_region(origin, region)));
+      vk::copy_buffer_to_image(*queue.stream, *pattern, 0, 0, 0, i.on(queue), i.vk_region(origin, region)));
 }
 
 }  // namespace vkcl::cl

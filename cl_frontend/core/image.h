@@ -7,6 +7,7 @@
 #include <CL/cl.h>
 
 #include <map>
+#include <mutex>
 #include <memory>
 #include <vector>
 
@@ -24,6 +25,22 @@ struct Image {
   cl_image_desc desc{};
   size_t element_size = 0;
   std::unique_ptr<vk::Image> storage;
+  // In a context of several devices, the image on each other device (others[i - 1] on the
+  // context's device i) and which of them hold the texels (shared with the images made from
+  // this one: one memory per device). Kernels and commands make their device's current
+  // (core/residency.h). A 2D image from a buffer has one per device too, each made from the
+  // buffer's copy there; a 1D buffer image is its buffer's copies.
+  std::vector<std::unique_ptr<vk::Image>> others;
+  std::vector<std::unique_ptr<vk::TexelBufferView>> other_texel_views;
+  struct Current {
+    std::mutex mutex;
+    uint64_t devices = 0;  // bit i: the image on device i holds the texels
+  };
+  std::shared_ptr<Current> current;
+  // The image of |device| (of |context|) and of |queue|'s device.
+  vk::Image& on(const _cl_context& context, const _cl_device_id* device) const;
+  vk::Image& on(const Queue& queue) const { return on(*queue.context, queue.device); }
+  VkBufferView texel_view_on(const _cl_context& context, const _cl_device_id* device) const;
   // A 1D buffer image has no vk::Image: its texels are the buffer's (desc.mem_object), which
   // its _cl_mem shares as its own storage (offset and parent as a sub-buffer's), seen by
   // kernels through this view. Host commands on it are buffer commands.

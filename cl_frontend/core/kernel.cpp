@@ -398,10 +398,11 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         cl::Ref<_cl_mem> mem = v.mem.lock();
         // The buffer was released since it was set: the argument no longer has a value.
         if (v.mem && !mem) return cl::Error{CL_INVALID_KERNEL_ARGS};
-        uint64_t address = mem ? mem->device_address() : 0;
+        uint64_t address = mem ? mem->device_address(device) : 0;
         std::memcpy(&plan.arguments[a.offset], &address, 8);
         if (mem && ki.rerunnable_restoring_buffers && !a.read_only) plan.written_buffers.push_back(mem.get());
         if (checked && mem) check.global.push_back({arg_name(i) + " (a buffer)", address, address + mem->size, uint32_t(i)});
+        if (mem) plan.buffer_uses.push_back({mem.get(), !a.read_only});
         if (mem) plan.buffers.push_back(std::move(mem));
       } else if (a.kind == k2s::ArgKind::Image) {
         cl::Ref<_cl_mem> mem = v.mem.lock();
@@ -416,8 +417,10 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         for (uint32_t d = 0, n = image_size_count(a.image_dim); d < n; ++d) words[2 + d] = uint32_t(sizes[d]);
         std::memcpy(&plan.arguments[a.offset], words, sizeof words);
         if (a.binding != UINT32_MAX)
-          plan.images.push_back({a.binding, descriptor_type(a), mem->image->storage.get(),
-                                 mem->image->texel_view ? mem->image->texel_view->handle() : VK_NULL_HANDLE});
+          plan.images.push_back({a.binding, descriptor_type(a),
+                                 mem->image->storage ? &mem->image->on(*program->context, device) : nullptr,
+                                 mem->image->texel_view_on(*program->context, device)});
+        plan.buffer_uses.push_back({mem.get(), a.image_access != k2s::ImageAccess::ReadOnly});
         if (a.binding != UINT32_MAX && a.image_access != k2s::ImageAccess::ReadOnly)
           plan.written_images.push_back(mem.get());
         // A read_write image the device cannot read as format Unknown: the pipeline names

@@ -38,6 +38,9 @@ struct LaunchPlan {
   uint32_t pushed_offset = 0;
   uint32_t pushed_size = 0;
   std::vector<vkcl::cl::Ref<_cl_mem>> buffers;  // and images
+  // The buffer and image arguments (in |buffers| too) and whether the kernel may write each:
+  // in a context of several devices their copies are made current before the launch.
+  std::vector<std::pair<_cl_mem*, bool>> buffer_uses;
   std::vector<std::shared_ptr<vkcl::cl::SvmAllocation>> svm;  // SVM the kernel may reach
   // The kernel may write SVM memory through an argument: a first attempt cannot be undone.
   bool writes_svm = false;

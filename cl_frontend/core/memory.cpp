@@ -58,78 +58,125 @@ cl::Result<_cl_mem*> _cl_mem::import_buffer(_cl_context* context, cl_mem_flags f
   mem->size = size;
   mem->external = type;
   mem->storage = std::move(imported);
+  if (context->devices.size() > 1) {
+    // The other devices have copies of their own, current once a command there needs them.
+    mem->copies = std::make_shared<cl::Copies>();
+    mem->copies->size = size;
+    mem->copies->buffers.push_back(mem->storage);
+    mem->copies->memory.push_back(0);
+    for (size_t i = 1; i < context->devices.size(); ++i) {
+      auto other = context->vk_device(context->devices[i]);
+      if (!other) return cl::Error{other.error()};
+      std::unique_ptr<vk::Buffer> own;
+      r = vk::Buffer::create(*other, size, vk::MemoryPlacement::DeviceLocal, &own, /*reusable=*/true, context->spare_owner);
+      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+      mem->copies->buffers.push_back(std::move(own));
+      mem->copies->memory.push_back(uint32_t(i));
+    }
+    mem->copies->current[0] = 1;
+  }
   return mem.release_to_api();
 }
 
+namespace {
+// Gives new memory of a buffer its first contents: |host_ptr|'s |size| bytes, or zeros where
+// |host_ptr| is null and the memory is fresh (Vulkan promises nothing about new memory, and
+// lavapipe's comes from the process heap: what an earlier context freed).
+VkResult initialise(const std::shared_ptr<vk::Device>& device, vk::Buffer& buffer, size_t size,
+                    const void* host_ptr) {
+  if (!host_ptr && !buffer.fresh()) return VK_SUCCESS;
+  if (void* mapped = buffer.mapped()) {
+    if (host_ptr) std::memcpy(mapped, host_ptr, size);
+    else std::memset(mapped, 0, size);
+    return VK_SUCCESS;
+  }
+  // Discrete memory: filled on the device, or through a host-visible staging buffer.
+  std::unique_ptr<vk::Buffer> staging;
+  if (host_ptr) {
+    VkResult r = vk::Buffer::create(device, size, vk::MemoryPlacement::HostVisible, &staging);
+    if (r != VK_SUCCESS) return r;
+    std::memcpy(staging->mapped(), host_ptr, size);
+  }
+  std::unique_ptr<vk::CommandStream> stream;
+  VkResult r = vk::CommandStream::create(device, &stream);
+  if (r == VK_SUCCESS)
+    r = staging ? stream->copy_buffer(*staging, 0, buffer, 0, size) : stream->fill_buffer(buffer, 0, (size + 3) & ~size_t(3), 0);
+  uint64_t point = 0;
+  if (r == VK_SUCCESS) r = stream->submit({}, &point);
+  if (r == VK_SUCCESS) r = stream->wait(point);
+  return r;
+}
+
+// The Copies::current of |n| copies that all hold the contents.
+uint64_t made_current(size_t n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
+}  // namespace
+
 cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags flags, size_t size,
                                             void* host_ptr) {
-  auto device = context->vk_device(context->memory_device());
-  if (!device) return cl::Error{device.error()};
+  std::vector<std::shared_ptr<vk::Device>> devices;
+  for (_cl_device_id* d : context->devices) {
+    auto device = context->vk_device(d);
+    if (!device) return cl::Error{device.error()};
+    devices.push_back(*device);
+  }
   auto mem = cl::Ref<_cl_mem>::adopt(new _cl_mem());
   mem->context = cl::Ref<_cl_context>(context);
   mem->flags = flags;
   mem->size = size;
+  std::vector<std::shared_ptr<vk::Buffer>> made;  // by device
   if (flags & CL_MEM_USE_HOST_PTR) {
     mem->host_ptr = host_ptr;
-    std::unique_ptr<vk::Buffer> imported;
     // "If clCreateBuffer is called with a pointer returned by clSVMAlloc as its host_ptr
     // argument, and CL_MEM_USE_HOST_PTR is set in its flags argument, clCreateBuffer will
     // succeed and return a valid non-zero buffer object ... that uses the SVM memory."
     // CL_INVALID_BUFFER_SIZE if ... host_ptr is an SVM pointer and size is greater than the
-    // SVM allocation's size past it.
+    // SVM allocation's size past it. (Contexts of one device: only they have SVM.)
     if (context->svm.find(host_ptr) && !context->svm.find(host_ptr, size)) return cl::Error{CL_INVALID_BUFFER_SIZE};
     if (auto svm = context->svm.find(host_ptr, size)) {
-      mem->storage = svm->buffer;
+      made.push_back(svm->buffer);
       mem->offset = static_cast<uint8_t*>(host_ptr) - static_cast<uint8_t*>(svm->buffer->mapped());
       mem->host_ptr_imported = mem->uses_svm = true;
-    } else if (vk::Buffer::import_host(*device, host_ptr, size, &imported) == VK_SUCCESS) {
-      mem->storage = std::move(imported);
-      mem->host_ptr_imported = true;
+    } else {
+      // The application's memory itself, on every device or on none.
+      for (const auto& device : devices) {
+        std::unique_ptr<vk::Buffer> imported;
+        if (vk::Buffer::import_host(device, host_ptr, size, &imported) != VK_SUCCESS) {
+          made.clear();
+          break;
+        }
+        made.push_back(std::move(imported));
+      }
+      mem->host_ptr_imported = !made.empty();
     }
   }
-  if (!mem->storage) {
-    std::unique_ptr<vk::Buffer> buffer;
+  if (made.empty()) {
     auto placement = (flags & CL_MEM_ALLOC_HOST_PTR) ? vk::MemoryPlacement::HostVisible
                                                       : vk::MemoryPlacement::DeviceLocal;
-    vk::ApplicationAllocation application;
-    VkResult r = vk::Buffer::create(*device, size, placement, &buffer, /*reusable=*/true, context->spare_owner);
-    if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
-    mem->storage = std::move(buffer);
-  }
-  // Vulkan promises nothing about new memory, and lavapipe's comes from the process heap
-  // (what an earlier context freed): a new buffer is zeroed unless the host's data fills it.
-  if (!(flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)) && mem->storage->fresh()) {
-    if (void* mapped = mem->storage->mapped()) {
-      std::memset(mapped, 0, size);
-    } else {
-      std::unique_ptr<vk::CommandStream> stream;
-      VkResult r = vk::CommandStream::create(*device, &stream);
-      if (r == VK_SUCCESS) r = stream->fill_buffer(*mem->storage, 0, (size + 3) & ~size_t(3), 0);
-      uint64_t point = 0;
-      if (r == VK_SUCCESS) r = stream->submit({}, &point);
-      if (r == VK_SUCCESS) r = stream->wait(point);
-      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
-    }
-  }
-  if ((flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)) && !mem->host_ptr_imported) {
-    if (mem->storage->mapped()) {
-      std::memcpy(mem->storage->mapped(), host_ptr, size);
-    } else {
-      // Discrete memory: go through a host-visible staging buffer.
-      std::unique_ptr<vk::Buffer> staging;
-      VkResult r = vk::Buffer::create(*device, size, vk::MemoryPlacement::HostVisible, &staging);
+    const void* contents = (flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)) ? host_ptr : nullptr;
+    for (const auto& device : devices) {
+      std::unique_ptr<vk::Buffer> buffer;
+      VkResult r = vk::Buffer::create(device, size, placement, &buffer, /*reusable=*/true, context->spare_owner);
       if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
-      std::memcpy(staging->mapped(), host_ptr, size);
-      std::unique_ptr<vk::CommandStream> stream;
-      r = vk::CommandStream::create(*device, &stream);
-      if (r == VK_SUCCESS) r = stream->copy_buffer(*staging, 0, *mem->storage, 0, size);
-      uint64_t point = 0;
-      if (r == VK_SUCCESS) r = stream->submit({}, &point);
-      if (r == VK_SUCCESS) r = stream->wait(point);
-      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+      r = initialise(device, *buffer, size, contents);
+      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+      made.push_back(std::move(buffer));
     }
+  }
+  mem->storage = made.front();
+  if (made.size() > 1) {
+    // Each copy starts with the same contents.
+    mem->copies = std::make_shared<cl::Copies>();
+    mem->copies->size = size;
+    for (size_t i = 0; i < made.size(); ++i) mem->copies->memory.push_back(mem->host_ptr_imported ? 0 : uint32_t(i));
+    mem->copies->buffers = std::move(made);
+    mem->copies->current[0] = made_current(mem->copies->buffers.size());
   }
   return mem.release_to_api();
+}
+
+vk::Buffer& _cl_mem::buffer_on(const _cl_device_id* device) const {
+  if (!copies) return *storage;
+  return *copies->buffers[context->index_of(device)];
 }
 
 cl::Result<_cl_mem*> _cl_mem::create_sub_buffer(_cl_mem* parent, cl_mem_flags flags,
@@ -139,6 +186,7 @@ cl::Result<_cl_mem*> _cl_mem::create_sub_buffer(_cl_mem* parent, cl_mem_flags fl
   mem->flags = flags;
   mem->size = size;
   mem->storage = parent->storage;
+  mem->copies = parent->copies;
   mem->offset = parent->offset + origin;
   mem->parent = cl::Ref<_cl_mem>(parent);
   if (parent->host_ptr) mem->host_ptr = static_cast<uint8_t*>(parent->host_ptr) + origin;

@@ -1,5 +1,7 @@
 // Buffers (and sub-buffers). A buffer's storage is a vk::Buffer on the context's device;
-// a sub-buffer shares its parent's storage at an offset.
+// a sub-buffer shares its parent's storage at an offset. In a context of several devices a
+// buffer has a copy on each (Copies), made current on a device by the commands that use it
+// there (core/residency.h).
 #pragma once
 
 #include <CL/cl.h>
@@ -16,7 +18,21 @@
 
 namespace vkcl::cl {
 struct Image;  // core/image.h
-}
+
+// A buffer's copies in a context of several devices, shared with its sub-buffers: one per
+// device of the context, by its index there (buffers[0] is the buffer's |storage|). Copies
+// with the same |memory| number are one memory (a USE_HOST_PTR buffer imported on each).
+struct Copies {
+  std::vector<std::shared_ptr<vk::Buffer>> buffers;
+  std::vector<uint32_t> memory;
+  size_t size = 0;  // bytes of the (parent) buffer
+  std::mutex mutex;
+  // Which copies hold the contents, per range: from each offset to the next (or |size|), bit
+  // i set where buffers[i] does. Ranges, because sub-buffers that do not overlap may be
+  // written on different devices at once.
+  std::map<size_t, uint64_t> current;
+};
+}  // namespace vkcl::cl
 
 struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
   using Destructor = void(CL_CALLBACK*)(cl_mem, void*);
@@ -32,7 +48,8 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
   bool uses_svm = false;            // host_ptr is SVM memory, which the buffer uses
   // cl_khr_external_memory: the handle type its memory was imported from (0: its own).
   cl_external_memory_handle_type_khr external = 0;
-  std::shared_ptr<vkcl::vk::Buffer> storage;
+  std::shared_ptr<vkcl::vk::Buffer> storage;  // on the context's first device
+  std::shared_ptr<vkcl::cl::Copies> copies;    // several devices: the copy on each
   size_t offset = 0;                // sub-buffers
   vkcl::cl::Ref<_cl_mem> parent;
   std::vector<cl_mem_properties> properties;
@@ -56,14 +73,19 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
                                                   cl_external_memory_handle_type_khr type, int fd);
   static vkcl::cl::Result<_cl_mem*> create_sub_buffer(_cl_mem* parent, cl_mem_flags flags,
                                                       size_t origin, size_t size);
-  uint64_t device_address() const { return storage->address() + offset; }
-  // Host pointer to byte 0 when the storage is host-visible, else nullptr.
-  uint8_t* host_view() const {
-    return storage->mapped() ? static_cast<uint8_t*>(storage->mapped()) + offset : nullptr;
+  // The storage seen by commands on |device| (its copy in a context of several devices).
+  vkcl::vk::Buffer& buffer_on(const _cl_device_id* device) const;
+  uint64_t device_address(const _cl_device_id* device) const { return buffer_on(device).address() + offset; }
+  // Host pointer to byte 0 of |device|'s storage when it is host-visible, else nullptr.
+  uint8_t* host_view(const _cl_device_id* device) const {
+    void* mapped = buffer_on(device).mapped();
+    return mapped ? static_cast<uint8_t*>(mapped) + offset : nullptr;
   }
   // host_view() where the host reads it through its caches, else nullptr: reads from a
   // discrete GPU's memory go through a DMA copy instead (vk::Buffer::host_cached).
-  uint8_t* host_read_view() const { return storage->host_cached() ? host_view() : nullptr; }
+  uint8_t* host_read_view(const _cl_device_id* device) const {
+    return buffer_on(device).host_cached() ? host_view(device) : nullptr;
+  }
   void add_destructor_callback(Destructor fn, void* data);
   ~_cl_mem();
 

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <deque>
 
+#include "core/residency.h"
+
 namespace vkcl::cl {
 
 namespace {
@@ -24,7 +26,8 @@ struct Chunk {
 
 cl_int read_from_buffer(Queue& queue, Mem& mem, size_t offset, size_t size, void* dst) {
   if (size == 0) return CL_SUCCESS;
-  if (uint8_t* view = mem.host_read_view()) {
+  if (cl_int e = use_on(queue, mem, false)) return e;
+  if (uint8_t* view = mem.host_read_view(queue.device)) {
     std::memcpy(dst, view + offset, size);
     return CL_SUCCESS;
   }
@@ -45,7 +48,7 @@ cl_int read_from_buffer(Queue& queue, Mem& mem, size_t offset, size_t size, void
     auto staging = queue.staging(int(slot), std::min(kChunk, size));
     if (!staging) return staging.error();
     c.staging = *staging;
-    VkResult r = queue.stream->copy_buffer(*mem.storage, mem.offset + offset + at, *c.staging, 0, c.size);
+    VkResult r = queue.stream->copy_buffer(mem.buffer_on(queue.device), mem.offset + offset + at, *c.staging, 0, c.size);
     if (r == VK_SUCCESS) r = queue.stream->submit({}, &c.point);
     if (r != VK_SUCCESS) return cl_error_from(r);
     pending.push_back(c);
@@ -58,7 +61,8 @@ cl_int read_from_buffer(Queue& queue, Mem& mem, size_t offset, size_t size, void
 
 cl_int write_to_buffer(Queue& queue, Mem& mem, size_t offset, size_t size, const void* src) {
   if (size == 0) return CL_SUCCESS;
-  if (uint8_t* view = mem.host_view()) {
+  if (cl_int e = use_on(queue, mem, true)) return e;
+  if (uint8_t* view = mem.host_view(queue.device)) {
     std::memcpy(view + offset, src, size);
     return CL_SUCCESS;
   }
@@ -70,7 +74,7 @@ cl_int write_to_buffer(Queue& queue, Mem& mem, size_t offset, size_t size, const
     VkResult r = busy[slot] ? queue.stream->wait(busy[slot]) : VK_SUCCESS;
     if (r != VK_SUCCESS) return cl_error_from(r);
     std::memcpy((*staging)->mapped(), static_cast<const uint8_t*>(src) + at, n);
-    r = queue.stream->copy_buffer(**staging, 0, *mem.storage, mem.offset + offset + at, n);
+    r = queue.stream->copy_buffer(**staging, 0, mem.buffer_on(queue.device), mem.offset + offset + at, n);
     if (r == VK_SUCCESS) r = queue.stream->submit({}, &busy[slot]);
     if (r != VK_SUCCESS) return cl_error_from(r);
   }

@@ -1,0 +1,139 @@
+#include "core/residency.h"
+
+#include <cstring>
+
+#include "core/image.h"
+
+namespace vkcl::cl {
+
+namespace {
+
+// A host-visible buffer of |size| bytes on |device| that |record| fills or empties on the
+// device, run to completion.
+VkResult through_staging(const std::shared_ptr<vk::Device>& device, size_t size, std::unique_ptr<vk::Buffer>* staging,
+                         const std::function<VkResult(vk::CommandStream&)>& record) {
+  VkResult r = vk::Buffer::create(device, size, vk::MemoryPlacement::HostVisible, staging);
+  if (r != VK_SUCCESS) return r;
+  std::unique_ptr<vk::CommandStream> stream;
+  r = vk::CommandStream::create(device, &stream);
+  if (r == VK_SUCCESS) r = record(*stream);
+  uint64_t point = 0;
+  if (r == VK_SUCCESS) r = stream->submit({}, &point);
+  if (r == VK_SUCCESS) r = stream->wait(point);
+  return r;
+}
+
+// Copies bytes [at, at + size) of |from| (on |from_device|) into |to| (on |to_device|):
+// host memcpy where both are mapped, else through staging buffers.
+VkResult copy_across(const std::shared_ptr<vk::Device>& from_device, vk::Buffer& from,
+                     const std::shared_ptr<vk::Device>& to_device, vk::Buffer& to, size_t at, size_t size) {
+  std::unique_ptr<vk::Buffer> out;
+  const uint8_t* src = from.host_cached() ? static_cast<const uint8_t*>(from.mapped()) + at : nullptr;
+  if (!src) {
+    VkResult r = through_staging(from_device, size, &out,
+                                 [&](vk::CommandStream& s) { return s.copy_buffer(from, at, *out, 0, size); });
+    if (r != VK_SUCCESS) return r;
+    src = static_cast<const uint8_t*>(out->mapped());
+  }
+  if (to.mapped()) {
+    std::memcpy(static_cast<uint8_t*>(to.mapped()) + at, src, size);
+    return VK_SUCCESS;
+  }
+  std::unique_ptr<vk::Buffer> in;
+  return through_staging(to_device, size, &in, [&](vk::CommandStream& s) {
+    std::memcpy(in->mapped(), src, size);
+    return s.copy_buffer(*in, 0, to, at, size);
+  });
+}
+
+// Makes |at| the start of a range of |current| (a range ends at |end|, the buffer's size).
+void split(std::map<size_t, uint64_t>& current, size_t at, size_t end) {
+  if (at >= end) return;
+  auto it = current.upper_bound(at);
+  --it;  // the range holding |at| (current[0] always exists)
+  if (it->first != at) current.emplace_hint(std::next(it), at, it->second);
+}
+
+// The copies sharing |i|'s memory (|i| among them).
+uint64_t same_memory(const Copies& c, size_t i) {
+  uint64_t set = 0;
+  for (size_t j = 0; j < c.memory.size(); ++j)
+    if (c.memory[j] == c.memory[i]) set |= uint64_t(1) << j;
+  return set;
+}
+
+// An image's texels, whole, from |from| (on |from_device|) into |to| (on |to_device|) through
+// staging buffers.
+VkResult copy_image_across(const std::shared_ptr<vk::Device>& from_device, vk::Image& from,
+                           const std::shared_ptr<vk::Device>& to_device, vk::Image& to, const Image& image) {
+  std::unique_ptr<vk::Buffer> out, in;
+  VkResult r = through_staging(from_device, image.size(), &out, [&](vk::CommandStream& s) {
+    return vk::copy_image_to_buffer(s, from, image.whole(), *out, 0, 0, 0);
+  });
+  if (r != VK_SUCCESS) return r;
+  return through_staging(to_device, image.size(), &in, [&](vk::CommandStream& s) {
+    std::memcpy(in->mapped(), out->mapped(), image.size());
+    return vk::copy_buffer_to_image(s, *in, 0, 0, 0, to, image.whole());
+  });
+}
+
+cl_int use_image_on(Queue& queue, Image& image, bool writes, bool keep_contents) {
+  Image::Current* c = image.current.get();
+  if (!c) return CL_SUCCESS;
+  const size_t to = queue.context->index_of(queue.device);
+  std::lock_guard<std::mutex> lock(c->mutex);
+  if (!(c->devices >> to & 1)) {
+    if (keep_contents) {
+      const size_t from = size_t(__builtin_ctzll(c->devices));
+      _cl_device_id* from_device = queue.context->devices[from];
+      auto from_vk = queue.context->vk_device(from_device);
+      if (!from_vk) return from_vk.error();
+      VkResult r = copy_image_across(*from_vk, image.on(*queue.context, from_device), queue.vk, image.on(queue), image);
+      if (r != VK_SUCCESS) return cl_error_from(r, CL_OUT_OF_RESOURCES);
+    }
+    c->devices |= uint64_t(1) << to;
+  }
+  if (writes) c->devices = uint64_t(1) << to;
+  return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_int use_on(Queue& queue, Mem& mem, bool writes, bool keep_contents) {
+  // A 2D image from a buffer is made from the buffer's copy before each use; a 1D buffer
+  // image is its buffer's copies (below).
+  if (mem.image && mem.image->from_buffer()) return use_on(queue, *mem.parent, writes, keep_contents);
+  if (mem.image && !mem.image->is_buffer()) return use_image_on(queue, *mem.image, writes, keep_contents);
+  Copies* c = mem.copies.get();
+  if (!c) return CL_SUCCESS;
+  const size_t to = queue.context->index_of(queue.device);
+  const uint64_t here = same_memory(*c, to);
+  const size_t begin = mem.offset, end = mem.offset + mem.size;
+  std::lock_guard<std::mutex> lock(c->mutex);
+  split(c->current, begin, c->size);
+  split(c->current, end, c->size);
+  for (auto it = c->current.find(begin); it != c->current.end() && it->first < end; ++it) {
+    if (!(it->second >> to & 1)) {
+      if (keep_contents) {
+        const size_t from = size_t(__builtin_ctzll(it->second));
+        auto from_device = queue.context->vk_device(queue.context->devices[from]);
+        if (!from_device) return from_device.error();
+        const size_t range_end = std::next(it) == c->current.end() ? c->size : std::next(it)->first;
+        VkResult r = copy_across(*from_device, *c->buffers[from], queue.vk, *c->buffers[to], it->first,
+                                 range_end - it->first);
+        if (r != VK_SUCCESS) return cl_error_from(r, CL_OUT_OF_RESOURCES);
+      }
+      it->second |= here;
+    }
+    if (writes) it->second = here;
+  }
+  // Neighbours that came to agree are one range again.
+  for (auto it = c->current.begin(); it != c->current.end();) {
+    auto next = std::next(it);
+    if (next != c->current.end() && next->second == it->second) c->current.erase(next);
+    else it = next;
+  }
+  return CL_SUCCESS;
+}
+
+}  // namespace vkcl::cl

@@ -81,7 +81,7 @@ cl::Result<cl::Ref<_cl_event>> _cl_command_queue::enqueue(cl_command_type type,
   // for ever).
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   drain();
-  bool hold = !held_.empty();
+  bool hold = !held_.empty() && (in_order() || waits_for_all(p) || held_barrier());
   for (auto& w : p.waits) hold = hold || w->waits_on_application();
   if (hold) {
     event->held = true;
@@ -330,18 +330,36 @@ cl::Result<void> _cl_command_queue::finish() {
   }
 }
 
+bool _cl_command_queue::waits_for_all(const Pending& p) {
+  return (p.type == CL_COMMAND_MARKER || p.type == CL_COMMAND_BARRIER) && p.waits.empty();
+}
+
+bool _cl_command_queue::held_barrier() const {
+  for (const Pending& h : held_)
+    if (h.type == CL_COMMAND_BARRIER) return true;
+  return false;
+}
+
 bool _cl_command_queue::drain() {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   bool ran = false;
-  while (!held_.empty()) {
-    Pending& p = held_.front();
-    for (auto& w : p.waits)
-      if (w->waits_on_application()) return ran;
-    Pending ready = std::move(p);
-    held_.pop_front();
-    ready.event->held = false;
-    run(ready);
+  // In order, the first held command runs first; out of order, any whose events are done,
+  // except that a marker or barrier without a wait list waits for every command before it
+  // and a barrier holds every command after it. Each that runs may let an earlier one run.
+  for (auto it = held_.begin(); it != held_.end();) {
+    bool ready = it == held_.begin() || !waits_for_all(*it);
+    for (auto& w : it->waits) ready = ready && !w->waits_on_application();
+    if (!ready) {
+      if (in_order() || it->type == CL_COMMAND_BARRIER) return ran;
+      ++it;
+      continue;
+    }
+    Pending p = std::move(*it);
+    held_.erase(it);
+    p.event->held = false;
+    run(p);
     ran = true;
+    it = held_.begin();
   }
   return ran;
 }

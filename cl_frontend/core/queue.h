@@ -3,7 +3,9 @@
 // batch; host commands (reads, writes, maps) run on the calling thread once the GPU work
 // before them is done. A command whose wait list holds an unfinished user event (or a command
 // of another queue held back by one), and every command after it, is held back and run when
-// the event completes; a command waiting on a failed event fails, and so do its dependents.
+// the event completes (out of order: only the commands that depend on it, through their
+// wait lists or a marker or barrier); a command waiting on a failed event fails, and so do
+// its dependents.
 // A command that may need more GPU work than it recorded (continue_with) is taken on by the
 // host before anything after it is recorded.
 #pragma once
@@ -98,6 +100,11 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
     std::function<cl_int()> gpu_status;
   };
   void execute(Pending& p);
+  bool in_order() const { return !(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); }
+  // Out of order: a marker or barrier without a wait list waits for every command before it;
+  // a barrier, for its part, holds back every command after it.
+  static bool waits_for_all(const Pending& p);
+  bool held_barrier() const;
   // execute(), and a command that could not start fails its event.
   void run(Pending& p);
   // Keeps a command's objects until the stream passes |point| (in_flight_), without failing.

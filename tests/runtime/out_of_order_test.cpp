@@ -1,12 +1,15 @@
 // Out-of-order queues (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE): commands are ordered only by
 // their wait lists, markers and barriers. Chains of dependent kernels through events and
 // through barrier commands, independent kernels gathered by a marker, and host commands that
-// wait for kernels, each checked against a CPU computation. (Validation's synchronization
+// wait for kernels, commands held back by a user event, each checked against a CPU
+// computation. (Validation's synchronization
 // checks, with VK_LAYER_ENABLES, see a missing barrier between dependent commands.)
 #include <CL/cl.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <numeric>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -130,6 +133,58 @@ TEST_P(OutOfOrder, CopiesAndFillsFollowTheirEvents) {
   ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &patched));
   auto got = read<uint32_t>(b, kN);
   for (size_t i = 0; i < kN; ++i) ASSERT_EQ(i < 16 ? 7u : mix(uint32_t(i) ^ 5u), got[i]) << "at " << i;
+}
+
+// A command held back by a user event holds back only what depends on it: a later
+// independent kernel runs and completes meanwhile; a marker without a wait list, a command
+// waiting for the held one and everything after a barrier wait until the event is set.
+TEST_P(OutOfOrder, HeldCommandsHoldOnlyTheirDependents) {
+  Program p = build(kSource);
+  Kernel fill_a = kernel(p, "fill"), fill_b = kernel(p, "fill"), inc = kernel(p, "inc"), after = kernel(p, "inc");
+  Mem a = buffer(kN * 4), b = buffer(kN * 4);
+  set_mem_arg(fill_a, 0, a);
+  set_arg(fill_a, 1, 1u);
+  set_mem_arg(fill_b, 0, b);
+  set_arg(fill_b, 1, 2u);
+  set_mem_arg(inc, 0, a);
+  set_mem_arg(after, 0, b);
+  cl_int err = CL_SUCCESS;
+  Event user(clCreateUserEvent(context_, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  Event held = launch(fill_a, kN, {user.get()});
+  Event independent = launch(fill_b, kN);
+  Event dependent = launch(inc, kN, {held.get()});
+  cl_event marker = nullptr;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &marker));
+  Event marked(marker);
+  auto status = [](const Event& e) {
+    cl_int s = 0;
+    clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr);
+    return s;
+  };
+  // (Polled, so that a held one fails the test rather than hanging it.)
+  ASSERT_EQ(CL_SUCCESS, clFlush(queue_));
+  for (int i = 0; i < 1000 && status(independent) != CL_COMPLETE; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(CL_COMPLETE, status(independent)) << "an independent kernel waited for a held one";
+  auto got_b = read<uint32_t>(b, kN);  // (a blocking read, itself independent)
+  for (size_t i = 0; i < kN; ++i) ASSERT_EQ(mix(uint32_t(i) ^ 2u), got_b[i]) << "at " << i;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueBarrierWithWaitList(queue_, 0, nullptr, nullptr));
+  Event behind_barrier = launch(after, kN);
+  ASSERT_EQ(CL_SUCCESS, clFlush(queue_));
+  EXPECT_GT(status(held), CL_COMPLETE);
+  EXPECT_GT(status(dependent), CL_COMPLETE);
+  EXPECT_GT(status(marked), CL_COMPLETE);
+  EXPECT_GT(status(behind_barrier), CL_COMPLETE);
+  ASSERT_EQ(CL_SUCCESS, clSetUserEventStatus(user, CL_COMPLETE));
+  ASSERT_EQ(CL_SUCCESS, clFinish(queue_));
+  for (const Event* e : {&held, &dependent, &marked, &behind_barrier}) EXPECT_EQ(CL_COMPLETE, status(*e));
+  auto got_a = read<uint32_t>(a, kN);
+  got_b = read<uint32_t>(b, kN);
+  for (size_t i = 0; i < kN; ++i) {
+    ASSERT_EQ(mix(uint32_t(i) ^ 1u) + 1, got_a[i]) << "at " << i;
+    ASSERT_EQ(mix(uint32_t(i) ^ 2u) + 1, got_b[i]) << "at " << i;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Options, OutOfOrder, ::testing::Values(std::string("")), options_name);

@@ -57,6 +57,9 @@ cl_context make_context(const cl_context_properties* properties,
   devices = std::move(unique);
   // (A buffer's copies are tracked in 64 bits: cl::Copies.)
   if (devices.size() > 64) return set_error(errcode_ret, CL_OUT_OF_RESOURCES), nullptr;
+  // The application has chosen vkcl: its first build will want the built-in function
+  // libraries, which load meanwhile.
+  k2s::preload_builtin_libraries();
   auto c = cl::Ref<_cl_context>::adopt(new _cl_context());
   c->devices = devices;
   c->properties = props;

@@ -13,12 +13,14 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ir/import.h"
 #include "passes/link_builtins.h"
+#include "vkcl/kernel_to_shader/translate.h"
 #include "passes/pass.h"
 #include "vkcl/polyfills.h"
 
@@ -166,6 +168,8 @@ struct Libraries {
 };
 
 const Libraries& libraries() {
+  // Made once, by the first translate() or by preload_builtin_libraries()'s thread; a load
+  // that throws (no memory) is tried again by the next caller.
   static Libraries libs = [] {
     Libraries l;
     std::vector<uint32_t> own(polyfills::kSpirvSize / 4);
@@ -968,5 +972,31 @@ class LinkBuiltinsPass : public Pass {
 }  // namespace
 
 std::unique_ptr<Pass> create_link_builtins_pass() { return std::make_unique<LinkBuiltinsPass>(); }
+
+void preload_builtin_libraries() {
+  // Joined when the process exits (a static's destructor), so the load never runs on while
+  // the statics it uses are destroyed.
+  struct Loader {
+    std::thread thread;
+    ~Loader() {
+      if (thread.joinable()) thread.join();
+    }
+  };
+  static std::once_flag once;
+  std::call_once(once, [] {
+    static Loader loader;
+    try {
+      loader.thread = std::thread([] {
+        try {
+          (void)libraries();
+        } catch (...) {
+          // (No memory now: the first build loads them itself.)
+        }
+      });
+    } catch (...) {
+      // No thread: the first build loads them.
+    }
+  });
+}
 
 }  // namespace vkcl::k2s

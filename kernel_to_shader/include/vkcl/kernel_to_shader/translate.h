@@ -313,6 +313,11 @@ std::vector<uint32_t> type_storage_images(const std::vector<uint32_t>& shader,
 bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool library,
                   std::vector<uint32_t>* out, std::string* error);
 
+// Starts loading the libraries of built-in functions (libclc's SPIR-V, vkcl's polyfills) on a
+// thread of its own, once per process, so that the first translate() that needs them does not
+// wait as long (libclc is 2.5 MB to parse). Returns at once; process exit waits for it.
+void preload_builtin_libraries();
+
 // Translates every kernel of |kernel_spirv| (SPIR-V 1.0-1.6, Kernel capability) for a device
 // with |caps|. Never throws or aborts on bad input: failures come back with ok == false.
 TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps);

@@ -1,5 +1,8 @@
 #include "vkcl/vk_backend/image.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -145,9 +148,96 @@ VkResult make_view(VkDevice d, const Image& image, VkFormat format, VkImageUsage
 
 }  // namespace
 
-VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
-                       VkExtent3D extent, uint32_t layers, VkComponentMapping components,
-                       std::unique_ptr<Image>* out) {
+namespace {
+
+// What |handle| memory can do for an image of these parameters (0: nothing).
+VkExternalMemoryFeatureFlags external_features(const DeviceInfo& device, VkFormat format, ImageType type,
+                                               VkImageUsageFlags usage, VkImageCreateFlags flags,
+                                               VkExternalMemoryHandleTypeFlagBits handle) {
+  VkPhysicalDeviceExternalImageFormatInfo external{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO};
+  external.handleType = handle;
+  VkPhysicalDeviceImageFormatInfo2 info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2, &external};
+  info.format = format;
+  info.type = vk_type(type);
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = usage;
+  info.flags = flags;
+  VkExternalImageFormatProperties features{VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
+  VkImageFormatProperties2 properties{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &features};
+  if (vkGetPhysicalDeviceImageFormatProperties2(device.physical, &info, &properties) != VK_SUCCESS) return 0;
+  return features.externalMemoryProperties.externalMemoryFeatures;
+}
+
+// Imports |import|'s memory for |image| (|req| its requirements): an opaque fd must come in
+// with the exporter's size and memory type, which OpenCL does not pass, so the image's own
+// size and each allowed type, device-local first, until the driver takes one.
+VkResult import_memory(Device& device, VkImage image, const VkMemoryRequirements& req, const Image::Import& import,
+                       bool dedicated, VkDeviceMemory* out) {
+  const VkPhysicalDeviceMemoryProperties& memory = device.info().memory;
+  for (int pass = 0; pass < 2; ++pass)
+    for (uint32_t t = 0; t < memory.memoryTypeCount; ++t) {
+      if (!(req.memoryTypeBits & (1u << t)) ||
+          bool(memory.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != (pass == 0))
+        continue;
+      // Vulkan owns an imported fd; the application keeps its own.
+      int copy = dup(import.fd);
+      if (copy < 0) return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+      VkMemoryDedicatedAllocateInfo one{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+      one.image = image;
+      VkImportMemoryFdInfoKHR fd{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR, dedicated ? &one : nullptr};
+      fd.handleType = import.handle;
+      fd.fd = copy;
+      VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &fd};
+      alloc.allocationSize = req.size;
+      alloc.memoryTypeIndex = t;
+      if (detail::injected_object_failure()) {
+        close(copy);
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+      }
+      if (vkAllocateMemory(device.handle(), &alloc, nullptr, out) == VK_SUCCESS) return VK_SUCCESS;
+      close(copy);
+      *out = VK_NULL_HANDLE;
+    }
+  return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+}
+
+}  // namespace
+
+VkResult Image::external_ownership(CommandStream& stream, bool acquire) const {
+  VkCommandBuffer cb;
+  VkResult r = stream.command_buffer(&cb);
+  if (r != VK_SUCCESS) return r;
+  const uint32_t family = device_->info().compute_queue_family;
+  VkImageMemoryBarrier barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  barrier.srcAccessMask = acquire ? 0 : VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = acquire ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                        VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
+                                  : 0;
+  barrier.oldLayout = barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+  barrier.srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : family;
+  barrier.dstQueueFamilyIndex = acquire ? family : VK_QUEUE_FAMILY_EXTERNAL;
+  barrier.image = image_;
+  barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers_};
+  const VkPipelineStageFlags work = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  const VkPipelineStageFlags top = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, bottom = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+  vkCmdPipelineBarrier(cb, acquire ? top : work, acquire ? work : bottom, 0, 0, nullptr, 0, nullptr, 1, &barrier);
+  return VK_SUCCESS;
+}
+
+VkResult Image::import_fd(std::shared_ptr<Device> device, VkFormat format, ImageType type, VkExtent3D extent,
+                          uint32_t layers, VkComponentMapping components, VkExternalMemoryHandleTypeFlagBits handle,
+                          int fd, std::unique_ptr<Image>* out) {
+  // What can never hold memory is refused here: drivers trust the handle.
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode))
+    return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+  const Import import{handle, fd};
+  return make(std::move(device), format, type, extent, layers, components, &import, out);
+}
+
+VkResult Image::make(std::shared_ptr<Device> device, VkFormat format, ImageType type, VkExtent3D extent,
+                     uint32_t layers, VkComponentMapping components, const Import* import,
+                     std::unique_ptr<Image>* out) {
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   FormatSupport support = format_support(device->info(), format);
   if (!support.transfer) return VK_ERROR_FORMAT_NOT_SUPPORTED;
@@ -173,6 +263,12 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
   }
   VkImageFormatProperties limits;
   if (!image_limits(device->info(), format, type, usage, &limits, flags)) return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  bool dedicated = false;
+  if (import) {
+    VkExternalMemoryFeatureFlags features = external_features(device->info(), format, type, usage, flags, import->handle);
+    if (!(features & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT)) return VK_ERROR_INVALID_EXTERNAL_HANDLE;
+    dedicated = features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT;
+  }
   if (extent.width > limits.maxExtent.width || extent.height > limits.maxExtent.height ||
       extent.depth > limits.maxExtent.depth || layers > limits.maxArrayLayers)
     return VK_ERROR_FORMAT_NOT_SUPPORTED;
@@ -184,7 +280,11 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
   image->extent_ = extent;
   image->layers_ = layers;
   VkDevice d = device->handle();
-  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, flags ? &format_list : nullptr};
+  VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+                                           flags ? &format_list : nullptr};
+  if (import) external.handleTypes = import->handle;
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, import ? static_cast<void*>(&external)
+                                                              : flags ? static_cast<void*>(&format_list) : nullptr};
   info.flags = flags;
   info.imageType = vk_type(type);
   info.format = format;
@@ -201,6 +301,19 @@ VkResult Image::create(std::shared_ptr<Device> device, VkFormat format, ImageTyp
   if (r != VK_SUCCESS) return r;
   VkMemoryRequirements req;
   vkGetImageMemoryRequirements(d, image->image_, &req);
+  if (import) {
+    r = import_memory(*device, image->image_, req, *import, dedicated, &image->memory_);
+    if (r != VK_SUCCESS) return r;
+    r = vkBindImageMemory(d, image->image_, image->memory_, 0);
+    if (r != VK_SUCCESS) return r;
+    if (own_usage) {
+      r = make_view(d, *image, format, own_usage, components, &image->view_);
+      if (r != VK_SUCCESS) return r;
+    }
+    image->usage_ = (usage & ~(VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT)) | own_usage;
+    *out = std::move(image);
+    return VK_SUCCESS;
+  }
   if (req.size > device->info().max_allocation_size) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   uint32_t type_index = device->find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                                                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);

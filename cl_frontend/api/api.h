@@ -22,6 +22,10 @@ struct GpuCommand;
 
 namespace vkcl::api {
 
+// Memory flags by kind: the device's access, and where the host's memory comes in.
+constexpr cl_mem_flags kAccess = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+constexpr cl_mem_flags kHostPtr = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+
 inline void set_error(cl_int* errcode_ret, cl_int code) {
   if (errcode_ret) *errcode_ret = code;
 }

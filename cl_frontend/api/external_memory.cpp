@@ -1,5 +1,5 @@
-// cl_khr_external_memory (0.9.0) with opaque fd and dma-buf handles: buffers over memory a
-// Vulkan program (or another API) allocated and exported, and the commands that hand that
+// cl_khr_external_memory (0.9.0) with opaque fd and dma-buf handles: buffers (and images, from
+// opaque fds) over memory a Vulkan program (or another API) allocated and exported, and the commands that hand that
 // memory between the two (acquire, release).
 #include <algorithm>
 #include <cstring>
@@ -7,6 +7,7 @@
 #include "api/api.h"
 #include "core/device.h"
 #include "core/gpu_command.h"
+#include "core/image.h"
 #include "core/memory.h"
 #include "core/residency.h"
 
@@ -92,8 +93,9 @@ cl_int hand_over(bool acquire, cl_command_queue queue, cl_uint num_mem_objects, 
       // In a context of several devices, what the other API wrote is the only current copy;
       // what it gets back is the latest.
       if (cl_int e = cl::use_on(q, *m, acquire, /*keep_contents=*/!acquire)) return e;
-      if (VkResult r = m->storage->external_ownership(*q.stream, acquire); r != VK_SUCCESS)
-        return cl::cl_error_from(r);
+      VkResult r = m->image ? m->image->storage->external_ownership(*q.stream, acquire)
+                            : m->storage->external_ownership(*q.stream, acquire);
+      if (r != VK_SUCCESS) return cl::cl_error_from(r);
     }
     return CL_SUCCESS;
   };

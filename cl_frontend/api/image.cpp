@@ -16,8 +16,6 @@ namespace {
 
 using cl::Ref;
 
-constexpr cl_mem_flags kAccess = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-
 bool is_image_type(cl_mem_object_type t) {
   return t == CL_MEM_OBJECT_IMAGE1D || t == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
          t == CL_MEM_OBJECT_IMAGE1D_BUFFER || t == CL_MEM_OBJECT_IMAGE2D ||
@@ -226,8 +224,13 @@ cl_mem CL_API_CALL CreateImageWithProperties(cl_context context, const cl_mem_pr
                                              cl_int* errcode_ret) {
   // CL_INVALID_CONTEXT if context is not a valid context.
   if (!cl::validate(context)) return set_error(errcode_ret, CL_INVALID_CONTEXT), nullptr;
-  // CL_INVALID_PROPERTY if a property name in properties is not a supported property name.
-  if (properties && properties[0] != 0) return set_error(errcode_ret, CL_INVALID_PROPERTY), nullptr;
+  // CL_INVALID_PROPERTY if a property name in properties is not a supported property name:
+  // those of cl_khr_external_memory (an opaque fd, for images).
+  ExternalMemory external;
+  if (cl_int e = parse_external_memory(context, properties, &external); e != CL_SUCCESS)
+    return set_error(errcode_ret, e), nullptr;
+  if (external.fd >= 0 && external.type != CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR)
+    return set_error(errcode_ret, CL_INVALID_PROPERTY), nullptr;
   // CL_INVALID_VALUE if values specified in flags are not valid.
   if (!valid_mem_flags(flags)) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
   // CL_INVALID_OPERATION if there are no devices in context that support images (i.e.
@@ -259,14 +262,21 @@ cl_mem CL_API_CALL CreateImageWithProperties(cl_context context, const cl_mem_pr
     e = check_buffer_image(checked, element, &flags);
     if (e != CL_SUCCESS) return set_error(errcode_ret, e), nullptr;
   }
+  if (external.fd >= 0) {
+    // Memory another API allocated for an image: no host pointer to use, copy or allocate,
+    // and no buffer or image whose memory it would be.
+    if (flags & kHostPtr) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
+    if (desc->mem_object) return set_error(errcode_ret, CL_INVALID_IMAGE_DESCRIPTOR), nullptr;
+  }
   if (!(flags & kAccess)) flags |= CL_MEM_READ_WRITE;
   // CL_IMAGE_FORMAT_NOT_SUPPORTED if there are no devices in context that support
   // image_format. (The image has a copy on every device: each must.)
   for (_cl_device_id* d : context->devices)
     if (!cl::format_supported(d->vk_info(), flags, desc->image_type, *format))
       return set_error(errcode_ret, CL_IMAGE_FORMAT_NOT_SUPPORTED), nullptr;
-  auto mem = cl::create_image(context, flags, *format, checked, host_ptr);
-  if (mem && properties) (*mem)->properties = {0};
+  const cl::ImportedMemory imported{external.type, external.fd};
+  auto mem = cl::create_image(context, flags, *format, checked, host_ptr, external.fd >= 0 ? &imported : nullptr);
+  if (mem && properties) (*mem)->properties = external.properties;
   return hand_out(std::move(mem), errcode_ret);
 }
 

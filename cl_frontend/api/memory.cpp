@@ -7,10 +7,8 @@
 namespace vkcl::api {
 namespace {
 
-constexpr cl_mem_flags kAccess = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
 constexpr cl_mem_flags kHostAccess =
     CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
-constexpr cl_mem_flags kHostPtr = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
 
 bool more_than_one(cl_mem_flags bits) { return bits & (bits - 1); }
 

@@ -192,7 +192,7 @@ size_t buffer_at(const Mem& mem, size_t x) { return x * mem.image->element_size;
 }  // namespace
 
 Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl_image_format& format,
-                              const cl_image_desc& desc, void* host_ptr) {
+                              const cl_image_desc& desc, void* host_ptr, const ImportedMemory* imported) {
   auto device = context->vk_device(context->memory_device());
   if (!device) return Error{device.error()};
   auto image = std::make_unique<Image>();
@@ -219,8 +219,13 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
     default: break;
   }
   vk::ApplicationAllocation application;
-  VkResult r = vk::Image::create(*device, vulkan_format(format).format, vk_type(desc.image_type), extent,
-                                 layers, kernel_swizzle(format), &image->storage);
+  VkResult r = imported ? vk::Image::import_fd(*device, vulkan_format(format).format, vk_type(desc.image_type), extent,
+                                                layers, kernel_swizzle(format), VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+                                                imported->fd, &image->storage)
+                        : vk::Image::create(*device, vulkan_format(format).format, vk_type(desc.image_type), extent,
+                                            layers, kernel_swizzle(format), &image->storage);
+  // CL_INVALID_VALUE for a handle the device cannot import as such an image (as buffers).
+  if (imported && r == VK_ERROR_INVALID_EXTERNAL_HANDLE) return Error{CL_INVALID_VALUE};
   for (size_t i = 1; r == VK_SUCCESS && i < context->devices.size(); ++i) {
     auto other = context->vk_device(context->devices[i]);
     if (!other) return Error{other.error()};
@@ -236,7 +241,7 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
   // The host's texels go to the first device; without them every copy is as good.
   if (!from && context->devices.size() > 1) {
     image->current = std::make_shared<Image::Current>();
-    const bool filled = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
+    const bool filled = (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) || imported;
     const size_t n = context->devices.size();
     image->current->devices = filled ? 1 : n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
   }
@@ -244,6 +249,7 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
   mem->context = Ref<_cl_context>(context);
   mem->flags = flags;
   mem->size = image->size();
+  if (imported) mem->external = imported->type;
   if (flags & CL_MEM_USE_HOST_PTR) mem->host_ptr = host_ptr;
   if (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) {
     const size_t origin[3] = {0, 0, 0};

@@ -90,8 +90,15 @@ struct Image {
 // memory, or over the buffer desc.mem_object for a 1D buffer image; |desc|'s pitches are the
 // host memory's, already computed, and |host_ptr| is copied in for CL_MEM_COPY_HOST_PTR and
 // CL_MEM_USE_HOST_PTR.
+// With |imported|, the image's texels are memory another API exported (cl_khr_external_memory,
+// an opaque fd; |host_ptr| null): the other devices of the context have copies of their own.
+struct ImportedMemory {
+  cl_external_memory_handle_type_khr type;
+  int fd;
+};
 Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl_image_format& format,
-                              const cl_image_desc& desc, void* host_ptr);
+                              const cl_image_desc& desc, void* host_ptr,
+                              const ImportedMemory* imported = nullptr);
 
 // GPU work on a 2D image from a buffer (Image::from_buffer): records the copy of the buffer's
 // texels into the image's storage, or back, each after a barrier.

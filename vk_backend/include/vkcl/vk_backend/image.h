@@ -60,7 +60,26 @@ class Image {
   }
   static VkResult create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
                          VkExtent3D extent, uint32_t layers, VkComponentMapping components,
-                         std::unique_ptr<Image>* out);
+                         std::unique_ptr<Image>* out) {
+    return make(std::move(device), format, type, extent, layers, components, nullptr, out);
+  }
+  // An image over memory another API allocated for an image and exported as |fd| (|handle|,
+  // an opaque fd), for a VkImage made as create() makes one: optimal tiling, the format,
+  // type, extent and layers given, usage TRANSFER_SRC | TRANSFER_DST plus SAMPLED and STORAGE
+  // where the format has them, mutable with the sRGB sibling's usage for 8-bit RGBA and
+  // BGRA; a dedicated allocation where the driver asks for one. Its texels are the other
+  // API's, handed over in VK_IMAGE_LAYOUT_GENERAL (external_ownership). The caller keeps
+  // |fd|. VK_ERROR_INVALID_EXTERNAL_HANDLE when it cannot be imported.
+  struct Import {
+    VkExternalMemoryHandleTypeFlagBits handle;
+    int fd;
+  };
+  static VkResult import_fd(std::shared_ptr<Device> device, VkFormat format, ImageType type, VkExtent3D extent,
+                            uint32_t layers, VkComponentMapping components, VkExternalMemoryHandleTypeFlagBits handle,
+                            int fd, std::unique_ptr<Image>* out);
+  // Records the transfer of an imported image from another API (|acquire|) or back to it: a
+  // queue family ownership transfer with VK_QUEUE_FAMILY_EXTERNAL, in VK_IMAGE_LAYOUT_GENERAL.
+  VkResult external_ownership(CommandStream& stream, bool acquire) const;
   // A second Image over |base|'s texels and memory, seen as |format| (base's own or its
   // srgb_sibling, which create() made the image ready for) with the swizzle |components|: an
   // OpenCL 2D image made from another. |base| must outlive it.
@@ -83,6 +102,10 @@ class Image {
 
  private:
   Image() = default;
+  // create(), or import_fd() where |import| is set.
+  static VkResult make(std::shared_ptr<Device> device, VkFormat format, ImageType type, VkExtent3D extent,
+                       uint32_t layers, VkComponentMapping components, const Import* import,
+                       std::unique_ptr<Image>* out);
   std::shared_ptr<Device> device_;
   VkImage image_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;

@@ -36,10 +36,14 @@ void* CL_API_CALL SVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t si
   }
   size_t align = alignment ? alignment : kLargestType;
   if (!power_of_two(align) || align > kLargestType) return nullptr;
-  auto device = context->vk_device(context->memory_device());
-  if (!device) return nullptr;
+  std::vector<std::shared_ptr<vk::Device>> devices;
+  for (_cl_device_id* d : context->devices) {
+    auto device = context->vk_device(d);
+    if (!device) return nullptr;
+    devices.push_back(*device);
+  }
   if (!(flags & kSvmAccess)) flags |= CL_MEM_READ_WRITE;
-  auto p = context->svm.allocate(*device, flags, size, align);
+  auto p = context->svm.allocate(devices, flags, size, align);
   return p ? *p : nullptr;
 }
 

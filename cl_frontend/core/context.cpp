@@ -42,9 +42,6 @@ uint64_t _cl_context::next_spare_owner() {
 }
 
 cl_device_svm_capabilities _cl_context::svm_capabilities() const {
-  // An SVM pointer is one address in every kernel; separate Vulkan devices give no such
-  // address to one allocation (each has its own buffer device addresses).
-  if (devices.size() > 1) return 0;
   cl_device_svm_capabilities common = ~cl_device_svm_capabilities(0);
   for (_cl_device_id* d : devices) common &= d->svm_capabilities();
   return common;

@@ -130,10 +130,10 @@ cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags f
     // argument, and CL_MEM_USE_HOST_PTR is set in its flags argument, clCreateBuffer will
     // succeed and return a valid non-zero buffer object ... that uses the SVM memory."
     // CL_INVALID_BUFFER_SIZE if ... host_ptr is an SVM pointer and size is greater than the
-    // SVM allocation's size past it. (Contexts of one device: only they have SVM.)
+    // SVM allocation's size past it.
     if (context->svm.find(host_ptr) && !context->svm.find(host_ptr, size)) return cl::Error{CL_INVALID_BUFFER_SIZE};
     if (auto svm = context->svm.find(host_ptr, size)) {
-      made.push_back(svm->buffer);
+      made = svm->buffers;  // (one memory on every device)
       mem->offset = static_cast<uint8_t*>(host_ptr) - static_cast<uint8_t*>(svm->buffer->mapped());
       mem->host_ptr_imported = mem->uses_svm = true;
     } else {

@@ -216,9 +216,42 @@ TEST_F(TwoDevicesOneContext, HostMemoryOfTheApplication) {
   ASSERT_EQ(CL_SUCCESS, clFinish(queues[1]));
 }
 
-TEST_F(TwoDevicesOneContext, SvmIsNotShared) {
-  // SVM needs one address for an allocation on every device: none in such a context.
-  EXPECT_EQ(nullptr, clSVMAlloc(context, CL_MEM_READ_WRITE, 4096, 0));
+TEST_F(TwoDevicesOneContext, SvmHasOneAddressOnBoth) {
+  cl_device_svm_capabilities caps[2] = {};
+  for (int d = 0; d < 2; ++d) clGetDeviceInfo(devices[d], CL_DEVICE_SVM_CAPABILITIES, sizeof caps[d], &caps[d], nullptr);
+  if (!(caps[0] & caps[1] & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)) GTEST_SKIP() << "no SVM";
+  constexpr size_t n = 4096;
+  auto* p = static_cast<cl_int*>(clSVMAlloc(context, CL_MEM_READ_WRITE, n * 4, 0));
+  ASSERT_NE(nullptr, p) << "an SVM allocation both devices see at the host's address";
+  ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMap(queues[0], CL_TRUE, CL_MAP_WRITE, p, n * 4, 0, nullptr, nullptr));
+  std::vector<cl_int> want = iota(n);
+  std::memcpy(p, want.data(), n * 4);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueSVMUnmap(queues[0], p, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clFinish(queues[0]));
+  // The same pointer stepped on device 1, then on device 0, and as a buffer over it on 1.
+  for (int d : {1, 0}) {
+    ASSERT_EQ(CL_SUCCESS, clSetKernelArgSVMPointer(kernels[d], 0, p));
+    cl_int factor = 2 + d, add = d;
+    clSetKernelArg(kernels[d], 1, sizeof factor, &factor);
+    clSetKernelArg(kernels[d], 2, sizeof add, &add);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queues[d], kernels[d], 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    ASSERT_EQ(CL_SUCCESS, clFinish(queues[d]));
+    for (auto& v : want) v = v * factor + add;
+  }
+  cl_int err = CL_SUCCESS;
+  Mem over(clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n * 4, p, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  ASSERT_EQ(CL_SUCCESS, step(1, over, n, 1, 7));
+  ASSERT_EQ(CL_SUCCESS, clFinish(queues[1]));
+  for (auto& v : want) v += 7;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueSVMMap(queues[1], CL_TRUE, CL_MAP_READ, p, n * 4, 0, nullptr, nullptr));
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(want[i], p[i]) << "element " << i;
+  }
+  ASSERT_EQ(CL_SUCCESS, clEnqueueSVMUnmap(queues[1], p, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clFinish(queues[1]));
+  over = Mem();
+  clSVMFree(context, p);
 }
 
 // out = in + add per channel, texel by texel, from an image to an image.

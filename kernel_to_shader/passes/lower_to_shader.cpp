@@ -1002,6 +1002,24 @@ void Lowering::emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t
   start_block(end);
 }
 
+bool Lowering::loops_reachable(uint32_t fn) const {
+  std::unordered_map<uint32_t, const ir::Function*> by_id;
+  for (const ir::Function& f : out_.functions) by_id[f.id()] = &f;
+  std::vector<uint32_t> work = {fn};
+  std::unordered_set<uint32_t> seen = {fn};
+  while (!work.empty()) {
+    auto it = by_id.find(work.back());
+    work.pop_back();
+    if (it == by_id.end()) continue;
+    for (const ir::Block& b : it->second->blocks)
+      for (const ir::Instruction& i : b.instructions) {
+        if (i.opcode == Op::OpLoopMerge) return true;
+        if (i.opcode == Op::OpFunctionCall && seen.insert(i.operands[0]).second) work.push_back(i.operands[0]);
+      }
+  }
+  return false;
+}
+
 bool Lowering::build_entry_point(const ir::Instruction& entry) {
   uint32_t fn = entry.operands[1];
   std::string name = ir::decode_string(entry.operands, 2);
@@ -1145,7 +1163,12 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     }
     if (failed_) return false;
   }
-  if (ctx_.caps.loop_iteration_limit) {
+  // Only a kernel with a loop can have one cut short; the others carry no status word (and
+  // so a command buffer can record them once). Where small types are widened, a later pass
+  // adds loops of its own (8- and 16-bit stores become compare-and-swap loops): those keep it.
+  const TargetCaps& caps = ctx_.caps;
+  const bool widened = !(caps.int8 && caps.storage8 && caps.int16 && caps.storage16 && caps.float16);
+  if (caps.loop_iteration_limit && (widened || loops_reachable(value(fn)))) {
     offset = (offset + 7) / 8 * 8;
     ki.loop_limit_status_offset = offset;
     offset += 8;

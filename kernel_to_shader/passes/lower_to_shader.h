@@ -264,6 +264,9 @@ class Lowering {
   uint32_t splat32(uint32_t v, uint32_t count);
   bool classify_variables(const ir::Function& f);
   bool build_entry_point(const ir::Instruction& entry);
+  // Whether lowered function |fn| or one it calls has a loop (an OpLoopMerge: the output is
+  // structured).
+  bool loops_reachable(uint32_t fn) const;
   // Appends to the entry point |main| (whose last block is open) the probe that finds out
   // whether the driver cut the kernel's loops short (TargetCaps::loop_iteration_limit) and
   // then sets the u32 whose address the argument block at |args| holds at byte |slot|.

@@ -448,6 +448,36 @@ TEST(LoopLimitProbe, OnlyWhereTheDriverLimitsLoops) {
   EXPECT_LE(kb.loop_limit_status_offset + 8, kb.argument_block_size);
 }
 
+// A kernel without loops, on a device with every small type (nothing widened adds loops
+// later), carries neither probe nor status word; one with a loop does.
+TEST(LoopLimitProbe, OnlyInKernelsWithLoops) {
+  compiler::DeviceFeatures features = kernel_features();
+  k2s::TargetCaps limited;
+  limited.loop_iteration_limit = true;
+  limited.resumable_loops = limited.resumable_barrier_loops = false;
+  limited.int8 = limited.int16 = limited.storage8 = limited.storage16 = limited.float16 = true;
+  struct Case {
+    const char* source;
+    uint32_t loops;  // in the shader, the probe's included
+    bool status;
+  };
+  const Case cases[] = {
+      {"__kernel void k(__global char* o, int n) { o[get_global_id(0)] = (char)n; }", 0, false},
+      {"__kernel void k(__global char* o, int n) { for (int i = 0; i < n; ++i) o[i] = (char)i; }", 2, true},
+      // A loop in a function the kernel calls (not inlined at -cl-opt-disable).
+      {"void f(__global char* o, int n) { for (int i = 0; i < n; ++i) o[i] = (char)i; }\n"
+       "__kernel void k(__global char* o, int n) { f(o, n); }", 2, true},
+  };
+  for (const Case& c : cases) {
+    auto compiled = compiler::compile(c.source, "-cl-opt-disable", features);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    k2s::TranslateResult r = k2s::translate(compiled.spirv, limited);
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_EQ(c.loops, count_instructions(r.kernels[0].shader, spv::Op::OpLoopMerge)) << c.source;
+    EXPECT_EQ(c.status, r.kernels[0].interface.loop_limit_status_offset != UINT32_MAX) << c.source;
+  }
+}
+
 // OpenCL C forbids recursion and Vulkan has none: a build error that names the function.
 TEST(TranslateErrors, RecursionIsABuildErrorNamingTheFunction) {
   compiler::DeviceFeatures features = kernel_features();

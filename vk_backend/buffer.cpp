@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "external.h"
 #include "inject.h"
 #include "vkcl/vk_backend/vk_backend.h"
 
@@ -221,20 +222,16 @@ VkResult Buffer::external_ownership(CommandStream& stream, bool acquire) const {
   VkCommandBuffer cb;
   VkResult r = stream.command_buffer(&cb);
   if (r != VK_SUCCESS) return r;
-  const uint32_t family = device_->info().compute_queue_family;
+  const detail::ExternalTransfer t = detail::external_transfer(device_->info(), acquire);
   VkBufferMemoryBarrier barrier{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
-  barrier.srcAccessMask = acquire ? 0 : VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = acquire ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                        VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
-                                  : 0;
-  barrier.srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : family;
-  barrier.dstQueueFamilyIndex = acquire ? family : VK_QUEUE_FAMILY_EXTERNAL;
+  barrier.srcAccessMask = t.src_access;
+  barrier.dstAccessMask = t.dst_access;
+  barrier.srcQueueFamilyIndex = t.src_family;
+  barrier.dstQueueFamilyIndex = t.dst_family;
   barrier.buffer = buffer_;
   barrier.offset = 0;
   barrier.size = VK_WHOLE_SIZE;
-  const VkPipelineStageFlags work = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  const VkPipelineStageFlags top = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, bottom = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-  vkCmdPipelineBarrier(cb, acquire ? top : work, acquire ? work : bottom, 0, 0, nullptr, 1, &barrier, 0, nullptr);
+  vkCmdPipelineBarrier(cb, t.src_stage, t.dst_stage, 0, 0, nullptr, 1, &barrier, 0, nullptr);
   return VK_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "external.h"
 #include "inject.h"
 
 namespace vkcl::vk {
@@ -207,20 +208,16 @@ VkResult Image::external_ownership(CommandStream& stream, bool acquire) const {
   VkCommandBuffer cb;
   VkResult r = stream.command_buffer(&cb);
   if (r != VK_SUCCESS) return r;
-  const uint32_t family = device_->info().compute_queue_family;
+  const detail::ExternalTransfer t = detail::external_transfer(device_->info(), acquire);
   VkImageMemoryBarrier barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-  barrier.srcAccessMask = acquire ? 0 : VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = acquire ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                        VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
-                                  : 0;
+  barrier.srcAccessMask = t.src_access;
+  barrier.dstAccessMask = t.dst_access;
   barrier.oldLayout = barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL;
-  barrier.srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : family;
-  barrier.dstQueueFamilyIndex = acquire ? family : VK_QUEUE_FAMILY_EXTERNAL;
+  barrier.srcQueueFamilyIndex = t.src_family;
+  barrier.dstQueueFamilyIndex = t.dst_family;
   barrier.image = image_;
   barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, layers_};
-  const VkPipelineStageFlags work = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  const VkPipelineStageFlags top = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, bottom = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
-  vkCmdPipelineBarrier(cb, acquire ? top : work, acquire ? work : bottom, 0, 0, nullptr, 0, nullptr, 1, &barrier);
+  vkCmdPipelineBarrier(cb, t.src_stage, t.dst_stage, 0, 0, nullptr, 0, nullptr, 1, &barrier);
   return VK_SUCCESS;
 }
 
@@ -303,30 +300,22 @@ VkResult Image::make(std::shared_ptr<Device> device, VkFormat format, ImageType 
   vkGetImageMemoryRequirements(d, image->image_, &req);
   if (import) {
     r = import_memory(*device, image->image_, req, *import, dedicated, &image->memory_);
-    if (r != VK_SUCCESS) return r;
-    r = vkBindImageMemory(d, image->image_, image->memory_, 0);
-    if (r != VK_SUCCESS) return r;
-    if (own_usage) {
-      r = make_view(d, *image, format, own_usage, components, &image->view_);
-      if (r != VK_SUCCESS) return r;
-    }
-    image->usage_ = (usage & ~(VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT)) | own_usage;
-    *out = std::move(image);
-    return VK_SUCCESS;
+  } else {
+    if (req.size > device->info().max_allocation_size) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    uint32_t type_index = device->find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                                   VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (type_index == UINT32_MAX) type_index = device->find_memory_type(req.memoryTypeBits, 0, 0);
+    if (type_index == UINT32_MAX) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = type_index;
+    r = device->allocate_memory(alloc, &image->memory_);
   }
-  if (req.size > device->info().max_allocation_size) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  uint32_t type_index = device->find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                                                 VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-  if (type_index == UINT32_MAX) type_index = device->find_memory_type(req.memoryTypeBits, 0, 0);
-  if (type_index == UINT32_MAX) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = type_index;
-  r = device->allocate_memory(alloc, &image->memory_);
   if (r != VK_SUCCESS) return r;
   r = vkBindImageMemory(d, image->image_, image->memory_, 0);
   if (r != VK_SUCCESS) return r;
-  r = make_general(device, *image);
+  // (An imported image's texels are the other API's, left as they are.)
+  if (!import) r = make_general(device, *image);
   if (r != VK_SUCCESS) return r;
   if (own_usage) {
     r = make_view(d, *image, format, own_usage, components, &image->view_);

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "runtime/cl_harness.h"
+#include "runtime/vulkan_peer.h"
 
 namespace vkcl::test {
 namespace {
@@ -17,48 +18,27 @@ namespace {
 constexpr uint32_t kWidth = 64, kHeight = 16;
 constexpr VkDeviceSize kBytes = kWidth * kHeight * 16;
 
-// The test's Vulkan device on the CL device's physical device (matched by UUID): an exported
-// image, a host-visible buffer to fill and read it through, and a queue to copy with.
+// The test's own Vulkan device (VulkanPeerDevice) with an exported image, a host-visible
+// buffer to fill and read it through, and a queue to copy with.
 class VulkanImagePeer {
  public:
-  explicit VulkanImagePeer(const cl_uchar (&uuid)[CL_UUID_SIZE_KHR]) {
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    info.pApplicationInfo = &app;
-    if (vkCreateInstance(&info, nullptr, &instance_) != VK_SUCCESS) return;
-    uint32_t count = 0;
-    vkEnumeratePhysicalDevices(instance_, &count, nullptr);
-    std::vector<VkPhysicalDevice> physicals(count);
-    vkEnumeratePhysicalDevices(instance_, &count, physicals.data());
-    for (VkPhysicalDevice p : physicals) {
-      VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-      VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &id};
-      vkGetPhysicalDeviceProperties2(p, &props);
-      if (std::memcmp(id.deviceUUID, uuid, VK_UUID_SIZE) == 0) physical_ = p;
-    }
-    if (!physical_ || !make_device() || !make_image() || !make_buffer()) return;
+  explicit VulkanImagePeer(const cl_uchar (&uuid)[CL_UUID_SIZE_KHR]) : peer_(uuid) {
+    if (!peer_.ok() || !make_image() || !make_buffer()) return;
     VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    if (vkCreateCommandPool(device_, &pool, nullptr, &pool_) != VK_SUCCESS) return;
-    auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(device_, "vkGetMemoryFdKHR"));
-    VkMemoryGetFdInfoKHR get{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
-    get.memory = image_memory_;
-    get.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    if (!get_fd || get_fd(device_, &get, &fd_) != VK_SUCCESS) fd_ = -1;
+    if (vkCreateCommandPool(peer_.device(), &pool, nullptr, &pool_) != VK_SUCCESS) return;
+    fd_ = peer_.export_fd(image_memory_);
   }
   ~VulkanImagePeer() {
     if (fd_ >= 0) close(fd_);
-    if (device_) {
-      vkDeviceWaitIdle(device_);
-      if (pool_) vkDestroyCommandPool(device_, pool_, nullptr);
-      if (image_) vkDestroyImage(device_, image_, nullptr);
-      if (buffer_) vkDestroyBuffer(device_, buffer_, nullptr);
-      if (image_memory_) vkFreeMemory(device_, image_memory_, nullptr);
-      if (buffer_memory_) vkFreeMemory(device_, buffer_memory_, nullptr);
-      vkDestroyDevice(device_, nullptr);
-    }
-    if (instance_) vkDestroyInstance(instance_, nullptr);
+    VkDevice d = peer_.device();
+    if (!d) return;
+    vkDeviceWaitIdle(d);
+    if (pool_) vkDestroyCommandPool(d, pool_, nullptr);
+    if (image_) vkDestroyImage(d, image_, nullptr);
+    if (buffer_) vkDestroyBuffer(d, buffer_, nullptr);
+    if (image_memory_) vkFreeMemory(d, image_memory_, nullptr);
+    if (buffer_memory_) vkFreeMemory(d, buffer_memory_, nullptr);
   }
   VulkanImagePeer(const VulkanImagePeer&) = delete;
   VulkanImagePeer& operator=(const VulkanImagePeer&) = delete;
@@ -86,28 +66,6 @@ class VulkanImagePeer {
   }
 
  private:
-  bool make_device() {
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    queue.queueCount = 1;
-    queue.pQueuePriorities = &priority;
-    const char* extensions[] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
-    VkDeviceCreateInfo device{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    device.queueCreateInfoCount = 1;
-    device.pQueueCreateInfos = &queue;
-    device.enabledExtensionCount = 1;
-    device.ppEnabledExtensionNames = extensions;
-    if (vkCreateDevice(physical_, &device, nullptr, &device_) != VK_SUCCESS) return false;
-    vkGetDeviceQueue(device_, 0, 0, &queue_);
-    return true;
-  }
-  uint32_t memory_type(uint32_t bits, VkMemoryPropertyFlags wanted) const {
-    VkPhysicalDeviceMemoryProperties memory;
-    vkGetPhysicalDeviceMemoryProperties(physical_, &memory);
-    for (uint32_t t = 0; t < memory.memoryTypeCount; ++t)
-      if ((bits & (1u << t)) && (memory.memoryTypes[t].propertyFlags & wanted) == wanted) return t;
-    return UINT32_MAX;
-  }
   bool make_image() {
     VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
     external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
@@ -121,32 +79,32 @@ class VulkanImagePeer {
     info.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
                  VK_IMAGE_USAGE_STORAGE_BIT;
     info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    if (vkCreateImage(device_, &info, nullptr, &image_) != VK_SUCCESS) return false;
+    if (vkCreateImage(peer_.device(), &info, nullptr, &image_) != VK_SUCCESS) return false;
     VkMemoryRequirements req;
-    vkGetImageMemoryRequirements(device_, image_, &req);
+    vkGetImageMemoryRequirements(peer_.device(), image_, &req);
     VkExportMemoryAllocateInfo exported{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
     exported.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &exported};
     alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (alloc.memoryTypeIndex == UINT32_MAX) alloc.memoryTypeIndex = memory_type(req.memoryTypeBits, 0);
-    return vkAllocateMemory(device_, &alloc, nullptr, &image_memory_) == VK_SUCCESS &&
-           vkBindImageMemory(device_, image_, image_memory_, 0) == VK_SUCCESS;
+    alloc.memoryTypeIndex = peer_.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (alloc.memoryTypeIndex == UINT32_MAX) alloc.memoryTypeIndex = peer_.memory_type(req.memoryTypeBits, 0);
+    return vkAllocateMemory(peer_.device(), &alloc, nullptr, &image_memory_) == VK_SUCCESS &&
+           vkBindImageMemory(peer_.device(), image_, image_memory_, 0) == VK_SUCCESS;
   }
   bool make_buffer() {
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = kBytes;
     info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    if (vkCreateBuffer(device_, &info, nullptr, &buffer_) != VK_SUCCESS) return false;
+    if (vkCreateBuffer(peer_.device(), &info, nullptr, &buffer_) != VK_SUCCESS) return false;
     VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(device_, buffer_, &req);
+    vkGetBufferMemoryRequirements(peer_.device(), buffer_, &req);
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+    alloc.memoryTypeIndex = peer_.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                                                 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    return alloc.memoryTypeIndex != UINT32_MAX && vkAllocateMemory(device_, &alloc, nullptr, &buffer_memory_) == VK_SUCCESS &&
-           vkBindBufferMemory(device_, buffer_, buffer_memory_, 0) == VK_SUCCESS &&
-           vkMapMemory(device_, buffer_memory_, 0, VK_WHOLE_SIZE, 0, &mapped_) == VK_SUCCESS;
+    return alloc.memoryTypeIndex != UINT32_MAX && vkAllocateMemory(peer_.device(), &alloc, nullptr, &buffer_memory_) == VK_SUCCESS &&
+           vkBindBufferMemory(peer_.device(), buffer_, buffer_memory_, 0) == VK_SUCCESS &&
+           vkMapMemory(peer_.device(), buffer_memory_, 0, VK_WHOLE_SIZE, 0, &mapped_) == VK_SUCCESS;
   }
   static VkBufferImageCopy whole() {
     VkBufferImageCopy copy{};
@@ -176,7 +134,7 @@ class VulkanImagePeer {
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     alloc.commandBufferCount = 1;
     VkCommandBuffer cb;
-    if (vkAllocateCommandBuffers(device_, &alloc, &cb) != VK_SUCCESS) return false;
+    if (vkAllocateCommandBuffers(peer_.device(), &alloc, &cb) != VK_SUCCESS) return false;
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     vkBeginCommandBuffer(cb, &begin);
     record(cb);
@@ -184,15 +142,12 @@ class VulkanImagePeer {
     VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     submit.commandBufferCount = 1;
     submit.pCommandBuffers = &cb;
-    bool ok = vkQueueSubmit(queue_, 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS && vkQueueWaitIdle(queue_) == VK_SUCCESS;
-    vkFreeCommandBuffers(device_, pool_, 1, &cb);
+    bool ok = vkQueueSubmit(peer_.queue(), 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS && vkQueueWaitIdle(peer_.queue()) == VK_SUCCESS;
+    vkFreeCommandBuffers(peer_.device(), pool_, 1, &cb);
     return ok;
   }
 
-  VkInstance instance_ = VK_NULL_HANDLE;
-  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
-  VkDevice device_ = VK_NULL_HANDLE;
-  VkQueue queue_ = VK_NULL_HANDLE;
+  VulkanPeerDevice peer_;
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkImage image_ = VK_NULL_HANDLE;
   VkDeviceMemory image_memory_ = VK_NULL_HANDLE;
@@ -203,26 +158,14 @@ class VulkanImagePeer {
   bool first_ = true;
 };
 
-class ExternalImage : public KernelTest {
+class ExternalImage : public ExternalMemoryTest {
  protected:
   void SetUp() override {
-    KernelTest::SetUp();
-    if (HasFatalFailure()) return;
-    size_t size = 0;
-    clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, 0, nullptr, &size);
-    std::string extensions(size, '\0');
-    clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr);
+    ExternalMemoryTest::SetUp();
+    if (HasFatalFailure() || IsSkipped()) return;
     cl_bool images = CL_FALSE;
     clGetDeviceInfo(device_, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
-    if (extensions.find("cl_khr_external_memory_opaque_fd") == std::string::npos || !images)
-      GTEST_SKIP() << "the device does not import opaque fds or has no images";
-    ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_UUID_KHR, sizeof uuid_, uuid_, nullptr));
-    acquire_ = reinterpret_cast<clEnqueueAcquireExternalMemObjectsKHR_fn>(
-        clGetExtensionFunctionAddressForPlatform(platform_, "clEnqueueAcquireExternalMemObjectsKHR"));
-    release_ = reinterpret_cast<clEnqueueReleaseExternalMemObjectsKHR_fn>(
-        clGetExtensionFunctionAddressForPlatform(platform_, "clEnqueueReleaseExternalMemObjectsKHR"));
-    ASSERT_NE(nullptr, acquire_);
-    ASSERT_NE(nullptr, release_);
+    if (!images) GTEST_SKIP() << "no images";
   }
   cl_mem import(int fd, cl_mem_flags flags, void* host, cl_int* err, cl_mem buffer = nullptr) {
     const cl_mem_properties props[] = {CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR, cl_mem_properties(fd), 0};
@@ -234,10 +177,6 @@ class ExternalImage : public KernelTest {
     desc.mem_object = buffer;
     return clCreateImageWithProperties(context_, props, flags, &format, &desc, host, err);
   }
-
-  cl_uchar uuid_[CL_UUID_SIZE_KHR] = {};
-  clEnqueueAcquireExternalMemObjectsKHR_fn acquire_ = nullptr;
-  clEnqueueReleaseExternalMemObjectsKHR_fn release_ = nullptr;
 };
 
 TEST_P(ExternalImage, AKernelReadsAndWritesAnImageAVulkanProgramExported) {

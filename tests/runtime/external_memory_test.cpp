@@ -9,79 +9,42 @@
 #include <cstring>
 
 #include "runtime/cl_harness.h"
+#include "runtime/vulkan_peer.h"
 
 namespace vkcl::test {
 namespace {
 
-// The test's own Vulkan device on the CL device's physical device (matched by UUID), with a
-// host-visible buffer whose memory it exports.
+// The test's own Vulkan device (VulkanPeerDevice) with a host-visible buffer whose memory it
+// exports.
 class VulkanPeer {
  public:
-  VulkanPeer(const cl_uchar (&uuid)[CL_UUID_SIZE_KHR], VkDeviceSize size) {
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    info.pApplicationInfo = &app;
-    if (vkCreateInstance(&info, nullptr, &instance_) != VK_SUCCESS) return;
-    uint32_t count = 0;
-    vkEnumeratePhysicalDevices(instance_, &count, nullptr);
-    std::vector<VkPhysicalDevice> physicals(count);
-    vkEnumeratePhysicalDevices(instance_, &count, physicals.data());
-    for (VkPhysicalDevice p : physicals) {
-      VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-      VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &id};
-      vkGetPhysicalDeviceProperties2(p, &props);
-      if (std::memcmp(id.deviceUUID, uuid, VK_UUID_SIZE) == 0) physical_ = p;
-    }
-    if (!physical_) return;
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    queue.queueCount = 1;
-    queue.pQueuePriorities = &priority;
-    const char* extensions[] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
-    VkDeviceCreateInfo device{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    device.queueCreateInfoCount = 1;
-    device.pQueueCreateInfos = &queue;
-    device.enabledExtensionCount = 1;
-    device.ppEnabledExtensionNames = extensions;
-    if (vkCreateDevice(physical_, &device, nullptr, &device_) != VK_SUCCESS) return;
+  VulkanPeer(const cl_uchar (&uuid)[CL_UUID_SIZE_KHR], VkDeviceSize size) : peer_(uuid) {
+    if (!peer_.ok()) return;
+    VkDevice d = peer_.device();
     VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
     external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkBufferCreateInfo buffer{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
     buffer.size = size;
     buffer.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
-    if (vkCreateBuffer(device_, &buffer, nullptr, &buffer_) != VK_SUCCESS) return;
+    if (vkCreateBuffer(d, &buffer, nullptr, &buffer_) != VK_SUCCESS) return;
     VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(device_, buffer_, &req);
-    VkPhysicalDeviceMemoryProperties memory;
-    vkGetPhysicalDeviceMemoryProperties(physical_, &memory);
-    uint32_t type = UINT32_MAX;
-    const VkMemoryPropertyFlags wanted = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    for (uint32_t t = 0; t < memory.memoryTypeCount && type == UINT32_MAX; ++t)
-      if ((req.memoryTypeBits & (1u << t)) && (memory.memoryTypes[t].propertyFlags & wanted) == wanted) type = t;
-    if (type == UINT32_MAX) return;
+    vkGetBufferMemoryRequirements(d, buffer_, &req);
     VkExportMemoryAllocateInfo exported{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
     exported.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &exported};
     alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = type;
-    if (vkAllocateMemory(device_, &alloc, nullptr, &memory_) != VK_SUCCESS) return;
-    if (vkBindBufferMemory(device_, buffer_, memory_, 0) != VK_SUCCESS) return;
-    if (vkMapMemory(device_, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_) != VK_SUCCESS) return;
-    auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(device_, "vkGetMemoryFdKHR"));
-    VkMemoryGetFdInfoKHR get{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
-    get.memory = memory_;
-    get.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-    if (!get_fd || get_fd(device_, &get, &fd_) != VK_SUCCESS) fd_ = -1;
+    alloc.memoryTypeIndex = peer_.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    if (alloc.memoryTypeIndex == UINT32_MAX) return;
+    if (vkAllocateMemory(d, &alloc, nullptr, &memory_) != VK_SUCCESS) return;
+    if (vkBindBufferMemory(d, buffer_, memory_, 0) != VK_SUCCESS) return;
+    if (vkMapMemory(d, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_) != VK_SUCCESS) return;
+    fd_ = peer_.export_fd(memory_);
   }
   ~VulkanPeer() {
     if (fd_ >= 0) close(fd_);
-    if (device_) {
-      if (buffer_) vkDestroyBuffer(device_, buffer_, nullptr);
-      if (memory_) vkFreeMemory(device_, memory_, nullptr);
-      vkDestroyDevice(device_, nullptr);
-    }
-    if (instance_) vkDestroyInstance(instance_, nullptr);
+    if (buffer_) vkDestroyBuffer(peer_.device(), buffer_, nullptr);
+    if (memory_) vkFreeMemory(peer_.device(), memory_, nullptr);
   }
   VulkanPeer(const VulkanPeer&) = delete;
   VulkanPeer& operator=(const VulkanPeer&) = delete;
@@ -90,42 +53,19 @@ class VulkanPeer {
   float* data() const { return static_cast<float*>(mapped_); }
 
  private:
-  VkInstance instance_ = VK_NULL_HANDLE;
-  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
-  VkDevice device_ = VK_NULL_HANDLE;
+  VulkanPeerDevice peer_;
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   void* mapped_ = nullptr;
   int fd_ = -1;
 };
 
-class ExternalMemory : public KernelTest {
+class ExternalMemory : public ExternalMemoryTest {
  protected:
-  void SetUp() override {
-    KernelTest::SetUp();
-    if (HasFatalFailure()) return;
-    size_t size = 0;
-    clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, 0, nullptr, &size);
-    std::string extensions(size, '\0');
-    clGetDeviceInfo(device_, CL_DEVICE_EXTENSIONS, size, extensions.data(), nullptr);
-    if (extensions.find("cl_khr_external_memory_opaque_fd") == std::string::npos)
-      GTEST_SKIP() << "the device does not import opaque fds";
-    ASSERT_EQ(CL_SUCCESS, clGetDeviceInfo(device_, CL_DEVICE_UUID_KHR, sizeof uuid_, uuid_, nullptr));
-    acquire_ = reinterpret_cast<clEnqueueAcquireExternalMemObjectsKHR_fn>(
-        clGetExtensionFunctionAddressForPlatform(platform_, "clEnqueueAcquireExternalMemObjectsKHR"));
-    release_ = reinterpret_cast<clEnqueueReleaseExternalMemObjectsKHR_fn>(
-        clGetExtensionFunctionAddressForPlatform(platform_, "clEnqueueReleaseExternalMemObjectsKHR"));
-    ASSERT_NE(nullptr, acquire_);
-    ASSERT_NE(nullptr, release_);
-  }
   cl_mem import(int fd, size_t size, cl_int* err) {
     const cl_mem_properties props[] = {CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR, cl_mem_properties(fd), 0};
     return clCreateBufferWithProperties(context_, props, CL_MEM_READ_WRITE, size, nullptr, err);
   }
-
-  cl_uchar uuid_[CL_UUID_SIZE_KHR] = {};
-  clEnqueueAcquireExternalMemObjectsKHR_fn acquire_ = nullptr;
-  clEnqueueReleaseExternalMemObjectsKHR_fn release_ = nullptr;
 };
 
 TEST_P(ExternalMemory, AKernelReadsAndWritesMemoryAVulkanProgramExported) {

@@ -393,6 +393,7 @@ void* CL_API_CALL EnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_boo
   uint8_t* pointer;
   _cl_mem::Mapping mapping{offset, size, flags, {}};
   bool use_host_copy = buffer->host_ptr && !buffer->host_ptr_imported;
+  if ((e = buffer->ensure_on(queue->device)) != CL_SUCCESS) return set_error(errcode_ret, e), nullptr;
   uint8_t* view = (flags & CL_MAP_WRITE_INVALIDATE_REGION) ? buffer->host_view(queue->device)
                                                             : buffer->host_read_view(queue->device);
   if (use_host_copy) pointer = static_cast<uint8_t*>(buffer->host_ptr) + offset;

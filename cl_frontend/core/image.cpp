@@ -146,6 +146,7 @@ Result<_cl_mem*> create_buffer_image(_cl_context* context, cl_mem_flags flags, s
   for (size_t i = 1; i < context->devices.size(); ++i) {
     auto other = context->vk_device(context->devices[i]);
     if (!other) return Error{other.error()};
+    if (cl_int e = buffer->ensure_on(context->devices[i])) return Error{e};
     std::unique_ptr<vk::TexelBufferView> view;
     r = vk::TexelBufferView::create(*other, buffer->buffer_on(context->devices[i]), buffer->offset, bytes,
                                     vulkan_format(image->format).format, &view);

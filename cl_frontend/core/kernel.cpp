@@ -398,6 +398,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         cl::Ref<_cl_mem> mem = v.mem.lock();
         // The buffer was released since it was set: the argument no longer has a value.
         if (v.mem && !mem) return cl::Error{CL_INVALID_KERNEL_ARGS};
+        if (mem)
+          if (cl_int e = mem->ensure_on(device)) return cl::Error{e};
         uint64_t address = mem ? mem->device_address(device) : 0;
         std::memcpy(&plan.arguments[a.offset], &address, 8);
         if (mem && ki.rerunnable_restoring_buffers && !a.read_only) plan.written_buffers.push_back(mem.get());

@@ -62,17 +62,9 @@ cl::Result<_cl_mem*> _cl_mem::import_buffer(_cl_context* context, cl_mem_flags f
     // The other devices have copies of their own, current once a command there needs them.
     mem->copies = std::make_shared<cl::Copies>();
     mem->copies->size = size;
-    mem->copies->buffers.push_back(mem->storage);
-    mem->copies->memory.push_back(0);
-    for (size_t i = 1; i < context->devices.size(); ++i) {
-      auto other = context->vk_device(context->devices[i]);
-      if (!other) return cl::Error{other.error()};
-      std::unique_ptr<vk::Buffer> own;
-      r = vk::Buffer::create(*other, size, vk::MemoryPlacement::DeviceLocal, &own, /*reusable=*/true, context->spare_owner);
-      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
-      mem->copies->buffers.push_back(std::move(own));
-      mem->copies->memory.push_back(uint32_t(i));
-    }
+    mem->copies->buffers.resize(context->devices.size());
+    mem->copies->buffers[0] = mem->storage;
+    for (size_t i = 0; i < context->devices.size(); ++i) mem->copies->memory.push_back(uint32_t(i));
     mem->copies->current[0] = 1;
   }
   return mem.release_to_api();
@@ -149,27 +141,28 @@ cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags f
       mem->host_ptr_imported = !made.empty();
     }
   }
+  const auto placement = (flags & CL_MEM_ALLOC_HOST_PTR) ? vk::MemoryPlacement::HostVisible
+                                                          : vk::MemoryPlacement::DeviceLocal;
   if (made.empty()) {
-    auto placement = (flags & CL_MEM_ALLOC_HOST_PTR) ? vk::MemoryPlacement::HostVisible
-                                                      : vk::MemoryPlacement::DeviceLocal;
+    // On the first device; the others' copies come when a command there needs them.
     const void* contents = (flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)) ? host_ptr : nullptr;
-    for (const auto& device : devices) {
-      std::unique_ptr<vk::Buffer> buffer;
-      VkResult r = vk::Buffer::create(device, size, placement, &buffer, /*reusable=*/true, context->spare_owner);
-      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
-      r = initialise(device, *buffer, size, contents);
-      if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
-      made.push_back(std::move(buffer));
-    }
+    std::unique_ptr<vk::Buffer> buffer;
+    VkResult r = vk::Buffer::create(devices[0], size, placement, &buffer, /*reusable=*/true, context->spare_owner);
+    if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+    r = initialise(devices[0], *buffer, size, contents);
+    if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
+    made.push_back(std::move(buffer));
   }
   mem->storage = made.front();
-  if (made.size() > 1) {
-    // Each copy starts with the same contents.
+  if (devices.size() > 1) {
     mem->copies = std::make_shared<cl::Copies>();
     mem->copies->size = size;
-    for (size_t i = 0; i < made.size(); ++i) mem->copies->memory.push_back(mem->host_ptr_imported ? 0 : uint32_t(i));
+    mem->copies->placement = placement;
+    for (size_t i = 0; i < devices.size(); ++i) mem->copies->memory.push_back(mem->host_ptr_imported ? 0 : uint32_t(i));
+    // Imported memory is every device's at once.
+    mem->copies->current[0] = made.size() > 1 ? made_current(made.size()) : 1;
+    made.resize(devices.size());
     mem->copies->buffers = std::move(made);
-    mem->copies->current[0] = made_current(mem->copies->buffers.size());
   }
   return mem.release_to_api();
 }
@@ -177,6 +170,27 @@ cl::Result<_cl_mem*> _cl_mem::create_buffer(_cl_context* context, cl_mem_flags f
 vk::Buffer& _cl_mem::buffer_on(const _cl_device_id* device) const {
   if (!copies) return *storage;
   return *copies->buffers[context->index_of(device)];
+}
+
+cl_int _cl_mem::ensure_on(const _cl_device_id* device) {
+  if (!copies) return CL_SUCCESS;
+  std::lock_guard<std::mutex> lock(copies->mutex);
+  return cl::make_copy(*context, *copies, context->index_of(device));
+}
+
+cl_int vkcl::cl::make_copy(_cl_context& context, Copies& copies, size_t index) {
+  if (copies.buffers[index]) return CL_SUCCESS;
+  auto device = context.vk_device(context.devices[index]);
+  if (!device) return device.error();
+  std::unique_ptr<vk::Buffer> buffer;
+  VkResult r = vk::Buffer::create(*device, copies.size, copies.placement, &buffer, /*reusable=*/true,
+                                  context.spare_owner);
+  // Zeroed where fresh: until a command makes its ranges current, nothing reads them, but a
+  // migration that leaves contents undefined may show them.
+  if (r == VK_SUCCESS) r = initialise(*device, *buffer, copies.size, nullptr);
+  if (r != VK_SUCCESS) return cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE);
+  copies.buffers[index] = std::move(buffer);
+  return CL_SUCCESS;
 }
 
 cl::Result<_cl_mem*> _cl_mem::create_sub_buffer(_cl_mem* parent, cl_mem_flags flags,

@@ -20,10 +20,13 @@ namespace vkcl::cl {
 struct Image;  // core/image.h
 
 // A buffer's copies in a context of several devices, shared with its sub-buffers: one per
-// device of the context, by its index there (buffers[0] is the buffer's |storage|). Copies
-// with the same |memory| number are one memory (a USE_HOST_PTR buffer imported on each).
+// device of the context, by its index there (buffers[0] is the buffer's |storage|), made when
+// a command first needs it there (null until then: a context over a GPU and lavapipe does not
+// hold every buffer twice). Copies with the same |memory| number are one memory (a
+// USE_HOST_PTR buffer imported on each).
 struct Copies {
   std::vector<std::shared_ptr<vk::Buffer>> buffers;
+  vk::MemoryPlacement placement = vk::MemoryPlacement::DeviceLocal;  // of those made later
   std::vector<uint32_t> memory;
   size_t size = 0;  // bytes of the (parent) buffer
   std::mutex mutex;
@@ -73,8 +76,12 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
                                                   cl_external_memory_handle_type_khr type, int fd);
   static vkcl::cl::Result<_cl_mem*> create_sub_buffer(_cl_mem* parent, cl_mem_flags flags,
                                                       size_t origin, size_t size);
-  // The storage seen by commands on |device| (its copy in a context of several devices).
+  // The storage seen by commands on |device| (its copy in a context of several devices, which
+  // ensure_on made).
   vkcl::vk::Buffer& buffer_on(const _cl_device_id* device) const;
+  // Makes |device|'s copy if it has none yet (CL_MEM_OBJECT_ALLOCATION_FAILURE without memory
+  // for it). Its contents are not current: cl::use_on brings them.
+  cl_int ensure_on(const _cl_device_id* device);
   uint64_t device_address(const _cl_device_id* device) const { return buffer_on(device).address() + offset; }
   // Host pointer to byte 0 of |device|'s storage when it is host-visible, else nullptr.
   uint8_t* host_view(const _cl_device_id* device) const {
@@ -95,6 +102,10 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
 
 namespace vkcl::cl {
 using Mem = _cl_mem;
+
+// Makes copy |index| of |copies| (a buffer of |context|) if it is not made yet; the caller
+// holds copies.mutex.
+cl_int make_copy(_cl_context& context, Copies& copies, size_t index);
 
 // A reference that does not keep a buffer alive. Kernels hold their buffer arguments this way:
 // an application may release a buffer that is still set as an argument, and its destructor

@@ -110,6 +110,7 @@ cl_int use_on(Queue& queue, Mem& mem, bool writes, bool keep_contents) {
   const uint64_t here = same_memory(*c, to);
   const size_t begin = mem.offset, end = mem.offset + mem.size;
   std::lock_guard<std::mutex> lock(c->mutex);
+  if (cl_int e = make_copy(*queue.context, *c, to)) return e;
   split(c->current, begin, c->size);
   split(c->current, end, c->size);
   for (auto it = c->current.find(begin); it != c->current.end() && it->first < end; ++it) {

@@ -1,6 +1,7 @@
 // One context over two Vulkan devices (ctest's "two_devices" set: lavapipe listed twice):
 // buffers are used on both, their contents following the commands from device to device,
 // each result checked against the CPU; images too. With one device they skip.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -214,6 +215,32 @@ TEST_F(TwoDevicesOneContext, HostMemoryOfTheApplication) {
   }
   ASSERT_EQ(CL_SUCCESS, clEnqueueUnmapMemObject(queues[1], m, p, 0, nullptr, nullptr));
   ASSERT_EQ(CL_SUCCESS, clFinish(queues[1]));
+}
+
+// A buffer has a copy only where a command used it: one nearly as large as device 1's
+// memory budget, used on device 0 only, leaves room on device 1 for another as large; once
+// used on device 1 too, it has its copy there.
+TEST_F(TwoDevicesOneContext, CopiesAreMadeWhereUsed) {
+  cl_ulong global = 0, most = 0;
+  clGetDeviceInfo(devices[1], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, nullptr);
+  clGetDeviceInfo(devices[1], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof most, &most, nullptr);
+  if (global > (cl_ulong(1) << 30)) GTEST_SKIP() << "needs a small VKCL_MEMORY_BUDGET (ctest's two_devices set)";
+  const size_t size = size_t(std::min<cl_ulong>(most, global * 6 / 10)) / 4 * 4;
+  cl_int err = CL_SUCCESS;
+  Mem big(clCreateBuffer(context, CL_MEM_READ_WRITE, size, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  const cl_int pattern = 0x5a5a;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queues[0], big, &pattern, 4, 0, size, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clFinish(queues[0]));
+  {
+    Context alone(clCreateContext(nullptr, 1, &devices[1], nullptr, nullptr, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    Mem other(clCreateBuffer(alone, CL_MEM_READ_WRITE, size, nullptr, &err));
+    EXPECT_EQ(CL_SUCCESS, err) << "device 1 holds a copy of a buffer it never used";
+  }
+  std::vector<cl_int> tail(1024);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadBuffer(queues[1], big, CL_TRUE, size - 4096, 4096, tail.data(), 0, nullptr, nullptr));
+  for (cl_int v : tail) ASSERT_EQ(pattern, v);
 }
 
 TEST_F(TwoDevicesOneContext, SvmHasOneAddressOnBoth) {

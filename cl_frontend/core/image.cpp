@@ -15,6 +15,28 @@ vk::Image& Image::on(const _cl_context& context, const _cl_device_id* device) co
   return i == 0 ? *storage : *others[i - 1];
 }
 
+cl_int Image::ensure_on(_cl_context& context, const _cl_device_id* device) {
+  const size_t i = others.empty() ? 0 : context.index_of(device);
+  if (i == 0) return CL_SUCCESS;
+  std::lock_guard<std::mutex> lock(others_mutex);
+  if (others[i - 1]) return CL_SUCCESS;
+  std::unique_ptr<vk::Image> made;
+  VkResult r;
+  if (from_image()) {
+    Image& base = *desc.mem_object->image;
+    if (cl_int e = base.ensure_on(context, device)) return e;
+    r = vk::Image::alias(*base.others[i - 1], storage->format(), kernel_swizzle(format), &made);
+  } else {
+    auto vk = context.vk_device(context.devices[i]);
+    if (!vk) return vk.error();
+    r = vk::Image::create(*vk, storage->format(), storage->type(), storage->extent(), storage->layers(),
+                          kernel_swizzle(format), &made);
+  }
+  if (r != VK_SUCCESS) return cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE);
+  others[i - 1] = std::move(made);
+  return CL_SUCCESS;
+}
+
 VkBufferView Image::texel_view_on(const _cl_context& context, const _cl_device_id* device) const {
   const size_t i = other_texel_views.empty() ? 0 : context.index_of(device);
   const auto& view = i == 0 ? texel_view : other_texel_views[i - 1];
@@ -169,12 +191,7 @@ Result<_cl_mem*> create_image_view(_cl_context* context, cl_mem_flags flags, std
   _cl_mem* from = image->desc.mem_object;
   VkResult r = vk::Image::alias(*from->image->storage, vulkan_format(image->format).format,
                                 kernel_swizzle(image->format), &image->storage);
-  for (size_t i = 0; r == VK_SUCCESS && i < from->image->others.size(); ++i) {
-    std::unique_ptr<vk::Image> other;
-    r = vk::Image::alias(*from->image->others[i], vulkan_format(image->format).format, kernel_swizzle(image->format),
-                         &other);
-    if (r == VK_SUCCESS) image->others.push_back(std::move(other));
-  }
+  image->others.resize(from->image->others.size());  // (made over the other's, when used)
   if (r == VK_ERROR_FORMAT_NOT_SUPPORTED) return Error{CL_IMAGE_FORMAT_NOT_SUPPORTED};
   if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_OUT_OF_RESOURCES)};
   image->current = from->image->current;
@@ -227,24 +244,15 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
                                             layers, kernel_swizzle(format), &image->storage);
   // CL_INVALID_VALUE for a handle the device cannot import as such an image (as buffers).
   if (imported && r == VK_ERROR_INVALID_EXTERNAL_HANDLE) return Error{CL_INVALID_VALUE};
-  for (size_t i = 1; r == VK_SUCCESS && i < context->devices.size(); ++i) {
-    auto other = context->vk_device(context->devices[i]);
-    if (!other) return Error{other.error()};
-    std::unique_ptr<vk::Image> copy;
-    r = vk::Image::create(*other, vulkan_format(format).format, vk_type(desc.image_type), extent, layers,
-                          kernel_swizzle(format), &copy);
-    if (r == VK_SUCCESS) image->others.push_back(std::move(copy));
-  }
+  image->others.resize(context->devices.size() - 1);  // (made when used there)
   // The format's own limits (vkGetPhysicalDeviceImageFormatProperties) may be below the
   // device's.
   if (r == VK_ERROR_FORMAT_NOT_SUPPORTED) return Error{CL_INVALID_IMAGE_SIZE};
   if (r != VK_SUCCESS) return Error{cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE)};
-  // The host's texels go to the first device; without them every copy is as good.
+  // The texels (the host's, or none yet) are the first device's.
   if (!from && context->devices.size() > 1) {
     image->current = std::make_shared<Image::Current>();
-    const bool filled = (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) || imported;
-    const size_t n = context->devices.size();
-    image->current->devices = filled ? 1 : n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+    image->current->devices = 1;
   }
   auto mem = Ref<_cl_mem>::adopt(new _cl_mem());
   mem->context = Ref<_cl_context>(context);

@@ -26,18 +26,23 @@ struct Image {
   size_t element_size = 0;
   std::unique_ptr<vk::Image> storage;
   // In a context of several devices, the image on each other device (others[i - 1] on the
-  // context's device i) and which of them hold the texels (shared with the images made from
-  // this one: one memory per device). Kernels and commands make their device's current
-  // (core/residency.h). A 2D image from a buffer has one per device too, each made from the
-  // buffer's copy there; a 1D buffer image is its buffer's copies.
+  // context's device i, made by ensure_on when a command first uses the image there) and
+  // which of them hold the texels (shared with the images made from this one: one memory per
+  // device). Kernels and commands make their device's current (core/residency.h). A 2D
+  // image from a buffer has one per device too, each made from the buffer's copy there; a 1D
+  // buffer image is its buffer's copies.
   std::vector<std::unique_ptr<vk::Image>> others;
+  std::mutex others_mutex;  // held while one is made
   std::vector<std::unique_ptr<vk::TexelBufferView>> other_texel_views;
   struct Current {
     std::mutex mutex;
     uint64_t devices = 0;  // bit i: the image on device i holds the texels
   };
   std::shared_ptr<Current> current;
-  // The image of |device| (of |context|) and of |queue|'s device.
+  // Makes the image on |device| if it has none yet (an image from an image: over the other's
+  // there); CL_MEM_OBJECT_ALLOCATION_FAILURE without memory for it.
+  cl_int ensure_on(_cl_context& context, const _cl_device_id* device);
+  // The image of |device| (of |context|, which ensure_on made) and of |queue|'s device.
   vk::Image& on(const _cl_context& context, const _cl_device_id* device) const;
   vk::Image& on(const Queue& queue) const { return on(*queue.context, queue.device); }
   VkBufferView texel_view_on(const _cl_context& context, const _cl_device_id* device) const;

@@ -418,6 +418,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         size_t sizes[3] = {image.width(), image.height(), image.depth()};
         for (uint32_t d = 0, n = image_size_count(a.image_dim); d < n; ++d) words[2 + d] = uint32_t(sizes[d]);
         std::memcpy(&plan.arguments[a.offset], words, sizeof words);
+        if (mem->image->storage)
+          if (cl_int e = mem->image->ensure_on(*program->context, device)) return cl::Error{e};
         if (a.binding != UINT32_MAX)
           plan.images.push_back({a.binding, descriptor_type(a),
                                  mem->image->storage ? &mem->image->on(*program->context, device) : nullptr,

@@ -80,6 +80,7 @@ VkResult copy_image_across(const std::shared_ptr<vk::Device>& from_device, vk::I
 cl_int use_image_on(Queue& queue, Image& image, bool writes, bool keep_contents) {
   Image::Current* c = image.current.get();
   if (!c) return CL_SUCCESS;
+  if (cl_int e = image.ensure_on(*queue.context, queue.device)) return e;
   const size_t to = queue.context->index_of(queue.device);
   std::lock_guard<std::mutex> lock(c->mutex);
   if (!(c->devices >> to & 1)) {
@@ -88,6 +89,8 @@ cl_int use_image_on(Queue& queue, Image& image, bool writes, bool keep_contents)
       _cl_device_id* from_device = queue.context->devices[from];
       auto from_vk = queue.context->vk_device(from_device);
       if (!from_vk) return from_vk.error();
+      // (An image from another holds its own view of the texels there only once made.)
+      if (cl_int e = image.ensure_on(*queue.context, from_device)) return e;
       VkResult r = copy_image_across(*from_vk, image.on(*queue.context, from_device), queue.vk, image.on(queue), image);
       if (r != VK_SUCCESS) return cl_error_from(r, CL_OUT_OF_RESOURCES);
     }
@@ -102,7 +105,10 @@ cl_int use_image_on(Queue& queue, Image& image, bool writes, bool keep_contents)
 cl_int use_on(Queue& queue, Mem& mem, bool writes, bool keep_contents) {
   // A 2D image from a buffer is made from the buffer's copy before each use; a 1D buffer
   // image is its buffer's copies (below).
-  if (mem.image && mem.image->from_buffer()) return use_on(queue, *mem.parent, writes, keep_contents);
+  if (mem.image && mem.image->from_buffer()) {
+    if (cl_int e = mem.image->ensure_on(*queue.context, queue.device)) return e;
+    return use_on(queue, *mem.parent, writes, keep_contents);
+  }
   if (mem.image && !mem.image->is_buffer()) return use_image_on(queue, *mem.image, writes, keep_contents);
   Copies* c = mem.copies.get();
   if (!c) return CL_SUCCESS;

@@ -243,6 +243,60 @@ TEST_F(TwoDevicesOneContext, CopiesAreMadeWhereUsed) {
   for (cl_int v : tail) ASSERT_EQ(pattern, v);
 }
 
+// The same for images; and an image made from another (sRGB over RGBA) read on device 1
+// after the other was filled on device 0.
+TEST_F(TwoDevicesOneContext, ImagesAreMadeWhereUsed) {
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(devices[1], CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr);
+  cl_ulong global = 0;
+  clGetDeviceInfo(devices[1], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, nullptr);
+  if (!images) GTEST_SKIP() << "no images";
+  if (global > (cl_ulong(1) << 30)) GTEST_SKIP() << "needs a small VKCL_MEMORY_BUDGET (ctest's two_devices set)";
+  // RGBA8 texels: a square image of about 60% of the budget.
+  size_t side = 1024;
+  while ((side + 1024) * (side + 1024) * 4 < global * 6 / 10) side += 1024;
+  cl_image_format rgba{CL_RGBA, CL_UNORM_INT8};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = desc.image_height = side;
+  cl_int err = CL_SUCCESS;
+  Mem big(clCreateImage(context, CL_MEM_READ_WRITE, &rgba, &desc, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  // (Commands on a corner only: a whole-image command needs as much again of scratch memory.)
+  const size_t corner[3] = {side - 4, side - 4, 0}, four[3] = {4, 4, 1};
+  const cl_float4 color{{1.0f, 0.5f, 0.0f, 1.0f}};
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillImage(queues[0], big, &color, corner, four, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clFinish(queues[0]));
+  {
+    Context alone(clCreateContext(nullptr, 1, &devices[1], nullptr, nullptr, &err));
+    ASSERT_EQ(CL_SUCCESS, err);
+    Mem other(clCreateImage(alone, CL_MEM_READ_WRITE, &rgba, &desc, nullptr, &err));
+    EXPECT_EQ(CL_SUCCESS, err) << "device 1 holds a copy of an image it never used";
+  }
+  big = Mem();
+  // Through an sRGB image made from a small one, on device 1: the bytes device 0 filled in.
+  desc.image_width = desc.image_height = 64;
+  Mem small(clCreateImage(context, CL_MEM_READ_WRITE, &rgba, &desc, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  const size_t origin[3] = {0, 0, 0}, region[3] = {64, 64, 1};
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillImage(queues[0], small, &color, origin, region, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clFinish(queues[0]));
+  cl_image_format srgb{CL_sRGBA, CL_UNORM_INT8};
+  cl_image_desc view_desc = desc;
+  view_desc.mem_object = small;
+  Mem view(clCreateImage(context, CL_MEM_READ_ONLY, &srgb, &view_desc, nullptr, &err));
+  if (err == CL_IMAGE_FORMAT_NOT_SUPPORTED) GTEST_SKIP() << "no sRGB images";
+  ASSERT_EQ(CL_SUCCESS, err);
+  const size_t at[3] = {60, 60, 0};
+  std::vector<cl_uchar> got(4 * 4 * 4);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadImage(queues[1], view, CL_TRUE, at, four, 0, 0, got.data(), 0, nullptr, nullptr));
+  for (size_t i = 0; i < got.size(); i += 4) {
+    ASSERT_EQ(255, got[i]) << i;
+    ASSERT_EQ(128, got[i + 1]) << i;
+    ASSERT_EQ(0, got[i + 2]) << i;
+  }
+}
+
 TEST_F(TwoDevicesOneContext, SvmHasOneAddressOnBoth) {
   cl_device_svm_capabilities caps[2] = {};
   for (int d = 0; d < 2; ++d) clGetDeviceInfo(devices[d], CL_DEVICE_SVM_CAPABILITIES, sizeof caps[d], &caps[d], nullptr);

@@ -390,6 +390,20 @@ VkResult copy_buffer_to_image(CommandStream& stream, const Buffer& buffer, VkDev
   return VK_SUCCESS;
 }
 
+VkResult copy_buffer_to_image_regions(CommandStream& stream, const Buffer& buffer, VkDeviceSize offset,
+                                      const Image& image, const std::vector<ImageRegion>& regions) {
+  VkCommandBuffer cb;
+  VkResult r = stream.command_buffer(&cb);
+  if (r != VK_SUCCESS) return r;
+  std::vector<VkBufferImageCopy> copies;
+  copies.reserve(regions.size());
+  for (const ImageRegion& region : regions)
+    copies.push_back({offset, 0, 0, layers_of(region), region.offset, region.extent});
+  vkCmdCopyBufferToImage(cb, buffer.handle(), image.handle(), VK_IMAGE_LAYOUT_GENERAL, uint32_t(copies.size()),
+                         copies.data());
+  return VK_SUCCESS;
+}
+
 VkResult copy_image_to_buffer(CommandStream& stream, const Image& image, const ImageRegion& region,
                               const Buffer& buffer, VkDeviceSize offset, uint32_t row_length,
                               uint32_t image_height) {

@@ -1,5 +1,6 @@
 #include "core/image.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -512,12 +513,26 @@ cl_int copy_buffer_to_image_texels(Queue& queue, Mem& buffer, Mem& image, size_t
   return cl_error_from(r);
 }
 
+namespace {
+
+// A fill copies a block of rows of the fill colour over the region, as often as it takes:
+// memory for at most this much of the pattern, whatever the image's size.
+constexpr size_t kFillBlock = size_t(1) << 20;
+
+size_t fill_rows(const Image& image, const size_t* region) {
+  const size_t row = region[0] * image.element_size;
+  return std::max<size_t>(1, std::min(region[1], kFillBlock / std::max<size_t>(row, 1)));
+}
+
+}  // namespace
+
 Result<Scratch> prepare_fill_image(Queue& queue, Mem& image, const uint8_t* texel, const size_t* region) {
   const size_t element = image.image->element_size;
-  auto pattern = scratch_buffer(queue, region_bytes(*image.image, region), vk::MemoryPlacement::HostVisible);
+  const size_t texels = region[0] * fill_rows(*image.image, region);
+  auto pattern = scratch_buffer(queue, texels * element, vk::MemoryPlacement::HostVisible);
   if (!pattern) return pattern;
   uint8_t* p = static_cast<uint8_t*>((*pattern)->mapped());
-  for (size_t i = 0, n = region[0] * region[1] * region[2]; i < n; ++i) std::memcpy(p + i * element, texel, element);
+  for (size_t i = 0; i < texels; ++i) std::memcpy(p + i * element, texel, element);
   return pattern;
 }
 
@@ -525,18 +540,22 @@ cl_int fill_image(Queue& queue, Mem& image, const size_t* origin, const size_t* 
                   const Scratch& pattern) {
   if (cl_int e = use_on(queue, image, true)) return e;
   const Image& i = *image.image;
-  if (i.from_buffer()) {
-    cl_int e = sync_from_buffer(queue, image);
-    if (e == CL_SUCCESS)
-      e = cl_error_from(vk::copy_buffer_to_image(*queue.stream, *pattern, 0, 0, 0, i.on(queue), i.vk_region(origin, region)));
-    if (e == CL_SUCCESS) e = sync_to_buffer(queue, image);
-    return e;
-  }
   if (i.is_buffer())
     return cl_error_from(queue.stream->copy_buffer(*pattern, 0, image.buffer_on(queue.device), image.offset + buffer_at(image, origin[0]),
                                                    buffer_at(image, region[0])));
-  return cl_error_from(
-      vk::copy_buffer_to_image(*queue.stream, *pattern, 0, 0, 0, i.on(queue), i.vk_region(origin, region)));
+  // The pattern's rows over each block of rows of each slice.
+  const size_t rows = fill_rows(i, region);
+  std::vector<vk::ImageRegion> blocks;
+  for (size_t z = 0; z < region[2]; ++z)
+    for (size_t y = 0; y < region[1]; y += rows) {
+      const size_t at[3] = {origin[0], origin[1] + y, origin[2] + z};
+      const size_t size[3] = {region[0], std::min(rows, region[1] - y), 1};
+      blocks.push_back(i.vk_region(at, size));
+    }
+  cl_int e = i.from_buffer() ? sync_from_buffer(queue, image) : CL_SUCCESS;
+  if (e == CL_SUCCESS) e = cl_error_from(vk::copy_buffer_to_image_regions(*queue.stream, *pattern, 0, i.on(queue), blocks));
+  if (e == CL_SUCCESS && i.from_buffer()) e = sync_to_buffer(queue, image);
+  return e;
 }
 
 }  // namespace vkcl::cl

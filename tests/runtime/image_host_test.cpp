@@ -488,6 +488,35 @@ TEST_F(ImageHostTest, FillConvertsTheColour) {
   }
 }
 
+// Fills larger than the fill's pattern block (a megabyte of rows): every row and slice of
+// the region is written, nothing outside it, in every image type with rows or slices.
+TEST_F(ImageHostTest, LargeFillsCoverEveryRowAndSlice) {
+  const cl_image_format f{CL_RGBA, CL_UNSIGNED_INT32};
+  const cl_uint colour[4] = {11, 22, 33, 44};
+  const Shape shapes[] = {{CL_MEM_OBJECT_IMAGE1D_ARRAY, 16384, 0, 0, 37},
+                          {CL_MEM_OBJECT_IMAGE2D, 1024, 300, 0, 0},
+                          {CL_MEM_OBJECT_IMAGE2D_ARRAY, 512, 200, 0, 3},
+                          {CL_MEM_OBJECT_IMAGE3D, 512, 200, 3, 0}};
+  for (const Shape& s : shapes) {
+    SCOPED_TRACE(testing::Message() << "type " << std::hex << s.type);
+    const size_t elem = 16, W = s.width, H = s.rows(), D = s.slices();
+    std::vector<uint8_t> ref = random_bytes(W * H * D * elem);
+    Mem img = image(s, f, CL_MEM_READ_WRITE, nullptr);
+    const size_t zero[3] = {0, 0, 0}, whole[3] = {W, H, D};
+    ASSERT_EQ(CL_SUCCESS, clEnqueueWriteImage(queue_, img, CL_TRUE, zero, whole, 0, 0, ref.data(), 0, nullptr, nullptr));
+    const size_t o[3] = {3, size_t(H > 1 ? 5 : 0), size_t(D > 1 ? 1 : 0)};
+    const size_t r[3] = {W - 7, H > 1 ? H - 9 : 1, D > 1 ? D - 1 : 1};
+    ASSERT_EQ(CL_SUCCESS, clEnqueueFillImage(queue_, img, colour, o, r, 0, nullptr, nullptr));
+    for (size_t z = 0; z < r[2]; ++z)
+      for (size_t y = 0; y < r[1]; ++y)
+        for (size_t x = 0; x < r[0]; ++x)
+          std::memcpy(&ref[(((o[2] + z) * H + o[1] + y) * W + o[0] + x) * elem], colour, elem);
+    std::vector<uint8_t> out(ref.size());
+    ASSERT_EQ(CL_SUCCESS, clEnqueueReadImage(queue_, img, CL_TRUE, zero, whole, 0, 0, out.data(), 0, nullptr, nullptr));
+    ASSERT_TRUE(ref == out) << "the filled image differs from the CPU's";
+  }
+}
+
 TEST_F(ImageHostTest, ImageInfo) {
   const cl_image_format f{CL_RGBA, CL_SIGNED_INT16};
   for (const Shape& s : kShapes) {

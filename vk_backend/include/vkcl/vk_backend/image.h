@@ -3,6 +3,8 @@
 // a Vulkan device can do with a format. Knows nothing of OpenCL.
 #pragma once
 
+#include <vector>
+
 #include "vkcl/vk_backend/vk_backend.h"
 
 namespace vkcl::vk {
@@ -123,6 +125,9 @@ class Image {
 VkResult copy_buffer_to_image(CommandStream& stream, const Buffer& buffer, VkDeviceSize offset,
                               uint32_t row_length, uint32_t image_height, const Image& image,
                               const ImageRegion& region);
+// The same tightly packed texels at |offset| of |buffer| into each of |regions| (a fill).
+VkResult copy_buffer_to_image_regions(CommandStream& stream, const Buffer& buffer, VkDeviceSize offset,
+                                      const Image& image, const std::vector<ImageRegion>& regions);
 VkResult copy_image_to_buffer(CommandStream& stream, const Image& image, const ImageRegion& region,
                               const Buffer& buffer, VkDeviceSize offset, uint32_t row_length,
                               uint32_t image_height);

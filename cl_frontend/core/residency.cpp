@@ -1,6 +1,8 @@
 #include "core/residency.h"
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "core/image.h"
 
@@ -8,42 +10,63 @@ namespace vkcl::cl {
 
 namespace {
 
-// A host-visible buffer of |size| bytes on |device| that |record| fills or empties on the
-// device, run to completion.
-VkResult through_staging(const std::shared_ptr<vk::Device>& device, size_t size, std::unique_ptr<vk::Buffer>* staging,
-                         const std::function<VkResult(vk::CommandStream&)>& record) {
-  VkResult r = vk::Buffer::create(device, size, vk::MemoryPlacement::HostVisible, staging);
-  if (r != VK_SUCCESS) return r;
+// Copies between devices go through the host a block at a time, so that they need little
+// memory beside the copies themselves however large the buffer or image.
+constexpr size_t kBlock = size_t(8) << 20;
+
+// A host-visible buffer and a command stream on one device, made at the first block and used
+// for every block.
+struct Staging {
+  std::shared_ptr<vk::Device> device;
+  std::unique_ptr<vk::Buffer> buffer;
   std::unique_ptr<vk::CommandStream> stream;
-  r = vk::CommandStream::create(device, &stream);
-  if (r == VK_SUCCESS) r = record(*stream);
-  uint64_t point = 0;
-  if (r == VK_SUCCESS) r = stream->submit({}, &point);
-  if (r == VK_SUCCESS) r = stream->wait(point);
-  return r;
-}
+
+  // |record| (which uses |buffer|, at least |size| bytes), run to completion.
+  VkResult run(size_t size, const std::function<VkResult(vk::CommandStream&, vk::Buffer&)>& record) {
+    VkResult r = VK_SUCCESS;
+    if (!buffer || buffer->size() < size) {
+      buffer.reset();
+      r = vk::Buffer::create(device, size, vk::MemoryPlacement::HostVisible, &buffer);
+    }
+    if (r == VK_SUCCESS && !stream) r = vk::CommandStream::create(device, &stream);
+    if (r == VK_SUCCESS) r = record(*stream, *buffer);
+    uint64_t point = 0;
+    if (r == VK_SUCCESS) r = stream->submit({}, &point);
+    if (r == VK_SUCCESS) r = stream->wait(point);
+    return r;
+  }
+};
 
 // Copies bytes [at, at + size) of |from| (on |from_device|) into |to| (on |to_device|):
 // host memcpy where both are mapped, else through staging buffers.
 VkResult copy_across(const std::shared_ptr<vk::Device>& from_device, vk::Buffer& from,
                      const std::shared_ptr<vk::Device>& to_device, vk::Buffer& to, size_t at, size_t size) {
-  std::unique_ptr<vk::Buffer> out;
-  const uint8_t* src = from.host_cached() ? static_cast<const uint8_t*>(from.mapped()) + at : nullptr;
-  if (!src) {
-    VkResult r = through_staging(from_device, size, &out,
-                                 [&](vk::CommandStream& s) { return s.copy_buffer(from, at, *out, 0, size); });
-    if (r != VK_SUCCESS) return r;
-    src = static_cast<const uint8_t*>(out->mapped());
-  }
-  if (to.mapped()) {
-    std::memcpy(static_cast<uint8_t*>(to.mapped()) + at, src, size);
+  const uint8_t* mapped_from = from.host_cached() ? static_cast<const uint8_t*>(from.mapped()) : nullptr;
+  uint8_t* mapped_to = static_cast<uint8_t*>(to.mapped());
+  if (mapped_from && mapped_to) {
+    std::memcpy(mapped_to + at, mapped_from + at, size);
     return VK_SUCCESS;
   }
-  std::unique_ptr<vk::Buffer> in;
-  return through_staging(to_device, size, &in, [&](vk::CommandStream& s) {
-    std::memcpy(in->mapped(), src, size);
-    return s.copy_buffer(*in, 0, to, at, size);
-  });
+  Staging out{from_device, nullptr, nullptr}, in{to_device, nullptr, nullptr};
+  for (size_t done = 0; done < size; done += kBlock) {
+    const size_t n = std::min(kBlock, size - done), offset = at + done;
+    const uint8_t* src = mapped_from ? mapped_from + offset : nullptr;
+    if (!src) {
+      VkResult r = out.run(n, [&](vk::CommandStream& s, vk::Buffer& b) { return s.copy_buffer(from, offset, b, 0, n); });
+      if (r != VK_SUCCESS) return r;
+      src = static_cast<const uint8_t*>(out.buffer->mapped());
+    }
+    if (mapped_to) {
+      std::memcpy(mapped_to + offset, src, n);
+      continue;
+    }
+    VkResult r = in.run(n, [&](vk::CommandStream& s, vk::Buffer& b) {
+      std::memcpy(b.mapped(), src, n);
+      return s.copy_buffer(b, 0, to, offset, n);
+    });
+    if (r != VK_SUCCESS) return r;
+  }
+  return VK_SUCCESS;
 }
 
 // Makes |at| the start of a range of |current| (a range ends at |end|, the buffer's size).
@@ -63,18 +86,28 @@ uint64_t same_memory(const Copies& c, size_t i) {
 }
 
 // An image's texels, whole, from |from| (on |from_device|) into |to| (on |to_device|) through
-// staging buffers.
+// staging buffers, a block of rows of a slice at a time.
 VkResult copy_image_across(const std::shared_ptr<vk::Device>& from_device, vk::Image& from,
                            const std::shared_ptr<vk::Device>& to_device, vk::Image& to, const Image& image) {
-  std::unique_ptr<vk::Buffer> out, in;
-  VkResult r = through_staging(from_device, image.size(), &out, [&](vk::CommandStream& s) {
-    return vk::copy_image_to_buffer(s, from, image.whole(), *out, 0, 0, 0);
-  });
-  if (r != VK_SUCCESS) return r;
-  return through_staging(to_device, image.size(), &in, [&](vk::CommandStream& s) {
-    std::memcpy(in->mapped(), out->mapped(), image.size());
-    return vk::copy_buffer_to_image(s, *in, 0, 0, 0, to, image.whole());
-  });
+  const size_t row = image.width() * image.element_size;
+  const size_t rows = std::max<size_t>(1, std::min(image.height(), kBlock / row));
+  Staging out{from_device, nullptr, nullptr}, in{to_device, nullptr, nullptr};
+  for (size_t z = 0; z < image.depth(); ++z)
+    for (size_t y = 0; y < image.height(); y += rows) {
+      const size_t at[3] = {0, y, z}, size[3] = {image.width(), std::min(rows, image.height() - y), 1};
+      const vk::ImageRegion region = image.vk_region(at, size);
+      const size_t bytes = size[0] * size[1] * image.element_size;
+      VkResult r = out.run(bytes, [&](vk::CommandStream& s, vk::Buffer& b) {
+        return vk::copy_image_to_buffer(s, from, region, b, 0, 0, 0);
+      });
+      if (r == VK_SUCCESS)
+        r = in.run(bytes, [&](vk::CommandStream& s, vk::Buffer& b) {
+          std::memcpy(b.mapped(), out.buffer->mapped(), bytes);
+          return vk::copy_buffer_to_image(s, b, 0, 0, 0, to, region);
+        });
+      if (r != VK_SUCCESS) return r;
+    }
+  return VK_SUCCESS;
 }
 
 cl_int use_image_on(Queue& queue, Image& image, bool writes, bool keep_contents) {

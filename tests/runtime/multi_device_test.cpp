@@ -273,6 +273,14 @@ TEST_F(TwoDevicesOneContext, ImagesAreMadeWhereUsed) {
     Mem other(clCreateImage(alone, CL_MEM_READ_WRITE, &rgba, &desc, nullptr, &err));
     EXPECT_EQ(CL_SUCCESS, err) << "device 1 holds a copy of an image it never used";
   }
+  // Read on device 1: the image moves there (a block of rows at a time, so that it fits).
+  std::vector<cl_uchar> corner_texels(4 * 4 * 4);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueReadImage(queues[1], big, CL_TRUE, corner, four, 0, 0, corner_texels.data(), 0,
+                                           nullptr, nullptr));
+  for (size_t i = 0; i < corner_texels.size(); i += 4) {
+    ASSERT_EQ(255, corner_texels[i]) << i;
+    ASSERT_EQ(128, corner_texels[i + 1]) << i;
+  }
   big = Mem();
   // Through an sRGB image made from a small one, on device 1: the bytes device 0 filled in.
   desc.image_width = desc.image_height = 64;

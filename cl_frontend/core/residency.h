@@ -1,6 +1,8 @@
-// Buffers in a context of several devices: each device has a copy (Copies, core/memory.h).
-// A command that uses a buffer first makes its device's copy current; a copy that is not is
-// brought up to date from one that is, through the host, when the command is recorded or run.
+// Buffers and images in a context of several devices: each device where a command used one
+// has a copy (Copies, core/memory.h; Image::others, core/image.h), made at that first use. A
+// command that uses one first makes its device's copy current; a copy that is not is brought
+// up to date from one that is, through the host a block at a time, when the command is
+// recorded or run (buffers per byte range, images whole).
 // The application's events order the commands of different devices that use one buffer, and
 // a command waits on the host for another device's (core/queue.cpp), so the copy read is final
 // by then. A command that may write the buffer leaves its device's copy the only current one.

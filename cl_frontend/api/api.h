@@ -114,16 +114,21 @@ cl_int enqueue_gpu(_cl_command_queue* queue, const std::vector<_cl_event*>& wait
 cl_int unmap_image(cl_command_queue queue, cl_mem image, void* mapped,
                    const std::vector<_cl_event*>& waits, cl_event* event);
 
-// The cl_khr_external_memory properties of clCreateBufferWithProperties (checked: the spec's
-// error, or CL_SUCCESS); |properties| may be null. No handle: fd -1.
+// The properties of clCreateBufferWithProperties: cl_khr_external_memory's and
+// cl_ext_buffer_device_address's (checked: the spec's error, or CL_SUCCESS); |properties| may
+// be null. No handle: fd -1.
 struct ExternalMemory {
   cl_external_memory_handle_type_khr type = 0;
   int fd = -1;
+  bool device_address_given = false;  // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT in the list
+  bool device_address = false;        // and set to CL_TRUE
   std::vector<cl_mem_properties> properties;  // as given, 0-terminated ({0} when empty)
 };
 cl_int parse_external_memory(cl_context context, const cl_mem_properties* properties, ExternalMemory* out);
 // cl_khr_external_memory's entry points by name (api/external_memory.cpp), or NULL.
 void* external_memory_function(const char* name);
+// cl_ext_buffer_device_address's (api/svm.cpp), or NULL.
+void* device_address_function(const char* name);
 void* semaphore_function(const char* name);
 // cl_khr_command_buffer's entry points by name (api/command_buffer.cpp), or NULL.
 void* command_buffer_function(const char* name);

@@ -32,6 +32,13 @@ cl_int parse_external_memory(cl_context context, const cl_mem_properties* proper
       out->fd = int(fd);
       out->properties.push_back(fd);
       p += 2;
+    } else if (name == CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT) {
+      // CL_INVALID_PROPERTY for a value that is not a cl_bool, or the property twice.
+      if (out->device_address_given || (p[1] != CL_TRUE && p[1] != CL_FALSE)) return CL_INVALID_PROPERTY;
+      out->device_address_given = true;
+      out->device_address = p[1] == CL_TRUE;
+      out->properties.push_back(p[1]);
+      p += 2;
     } else if (name == CL_DEVICE_HANDLE_LIST_KHR) {
       if (devices_seen) return CL_INVALID_PROPERTY;
       devices_seen = true;

@@ -231,6 +231,8 @@ cl_mem CL_API_CALL CreateImageWithProperties(cl_context context, const cl_mem_pr
     return set_error(errcode_ret, e), nullptr;
   if (external.fd >= 0 && external.type != CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR)
     return set_error(errcode_ret, CL_INVALID_PROPERTY), nullptr;
+  // (cl_ext_buffer_device_address's property is for buffers.)
+  if (external.device_address_given) return set_error(errcode_ret, CL_INVALID_PROPERTY), nullptr;
   // CL_INVALID_VALUE if values specified in flags are not valid.
   if (!valid_mem_flags(flags)) return set_error(errcode_ret, CL_INVALID_VALUE), nullptr;
   // CL_INVALID_OPERATION if there are no devices in context that support images (i.e.

@@ -54,6 +54,15 @@ cl_mem CL_API_CALL CreateBufferWithProperties(cl_context context,
   auto mem = external.fd >= 0 ? _cl_mem::import_buffer(context, flags, size, external.type, external.fd)
                               : _cl_mem::create_buffer(context, flags, size, host_ptr);
   if (mem && properties) (*mem)->properties = external.properties;
+  if (mem && external.device_address) {
+    // Its address on each device is handed out: every device has its copy from now on.
+    (*mem)->device_address_fixed = true;
+    for (_cl_device_id* d : context->devices)
+      if (cl_int e = (*mem)->ensure_on(d); e != CL_SUCCESS) {
+        (*mem)->release();
+        return set_error(errcode_ret, e), nullptr;
+      }
+  }
   return hand_out(std::move(mem), errcode_ret);
 }
 
@@ -128,6 +137,14 @@ cl_int CL_API_CALL GetMemObjectInfo(cl_mem mem, cl_mem_info param, size_t size, 
     case CL_MEM_OFFSET: return out(size_t(mem->parent ? mem->offset - mem->parent->offset : 0));
     case CL_MEM_USES_SVM_POINTER: return out(cl_bool(mem->uses_svm || (mem->parent && mem->parent->uses_svm)));
     case CL_MEM_PROPERTIES: return out(mem->properties);
+    case CL_MEM_DEVICE_ADDRESS_EXT: {
+      // CL_INVALID_OPERATION for a buffer made without CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT (and
+      // for images). One address per device of the context, in its order.
+      if (!mem->device_address_fixed || mem->image) return CL_INVALID_OPERATION;
+      std::vector<cl_mem_device_address_ext> addresses;
+      for (_cl_device_id* d : mem->context->devices) addresses.push_back(mem->device_address(d));
+      return out(addresses);
+    }
     default: return CL_INVALID_VALUE;
   }
 }

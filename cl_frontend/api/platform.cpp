@@ -138,6 +138,7 @@ void* extension_function(const char* name) {
                                         : nullptr;
   if (void* f = command_buffer_function(name)) return f;
   if (void* f = semaphore_function(name)) return f;
+  if (void* f = device_address_function(name)) return f;
   return external_memory_function(name);
 }
 

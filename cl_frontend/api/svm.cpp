@@ -60,11 +60,27 @@ cl_int CL_API_CALL SetKernelArgSVMPointer(cl_kernel kernel, cl_uint index, const
   return r ? CL_SUCCESS : r.error();
 }
 
+// cl_ext_buffer_device_address: a pointer argument set to a buffer's device address (or
+// into the buffer).
+cl_int CL_API_CALL SetKernelArgDevicePointerEXT(cl_kernel kernel, cl_uint index, cl_mem_device_address_ext value) {
+  if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
+  auto r = kernel->set_arg_device_pointer(index, value);
+  return r ? CL_SUCCESS : r.error();
+}
+
 cl_int CL_API_CALL SetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param, size_t size, const void* value) {
   if (!cl::validate(kernel)) return CL_INVALID_KERNEL;
   // CL_INVALID_VALUE if param_name is not valid, if param_value is NULL or if the size
-  // specified by param_value_size is not valid. (No SVM pointers, 0 and NULL, unsets them.)
-  if (!value && !(param == CL_KERNEL_EXEC_INFO_SVM_PTRS && size == 0)) return CL_INVALID_VALUE;
+  // specified by param_value_size is not valid. (No SVM pointers or device pointers, 0 and
+  // NULL, unsets them.)
+  const bool pointer_list = param == CL_KERNEL_EXEC_INFO_SVM_PTRS || param == CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT;
+  if (!value && !(pointer_list && size == 0)) return CL_INVALID_VALUE;
+  if (param == CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT) {
+    if (size % sizeof(cl_mem_device_address_ext)) return CL_INVALID_VALUE;
+    auto r = kernel->set_device_pointers(static_cast<const cl_mem_device_address_ext*>(value),
+                                         size / sizeof(cl_mem_device_address_ext));
+    return r ? CL_SUCCESS : r.error();
+  }
   const cl_device_svm_capabilities caps = kernel->program->context->svm_capabilities();
   switch (param) {
     case CL_KERNEL_EXEC_INFO_SVM_PTRS: {
@@ -235,6 +251,12 @@ void register_svm(cl_icd_dispatch& t) {
   t.clEnqueueSVMMap = guard<EnqueueSVMMap>;
   t.clEnqueueSVMUnmap = guard<EnqueueSVMUnmap>;
   t.clEnqueueSVMMigrateMem = guard<EnqueueSVMMigrateMem>;
+}
+
+void* device_address_function(const char* name) {
+  if (std::strcmp(name, "clSetKernelArgDevicePointerEXT") == 0)
+    return reinterpret_cast<void*>(guard<SetKernelArgDevicePointerEXT>);
+  return nullptr;
 }
 
 }  // namespace vkcl::api

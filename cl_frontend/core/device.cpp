@@ -306,6 +306,8 @@ std::vector<std::string> _cl_device_id::extension_list(bool probed) const {
   }
   if (!external_memory_handles().empty()) v.push_back("cl_khr_external_memory");
   v.push_back("cl_khr_semaphore");
+  // Every buffer has a device address already (api/svm.cpp, core/kernel.cpp).
+  v.push_back("cl_ext_buffer_device_address");
   v.push_back("cl_khr_command_buffer_mutable_dispatch");
   if (info_.pci_bus) v.push_back("cl_khr_pci_bus_info");
   // Depth images are single-channel colour images underneath (core/image_format.cpp).

@@ -223,6 +223,39 @@ cl::Result<void> _cl_kernel::set_arg_svm(cl_uint index, const void* pointer) {
   return {};
 }
 
+cl::Result<void> _cl_kernel::set_arg_device_pointer(cl_uint index, uint64_t address) {
+  // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
+  if (index >= args.size()) return cl::Error{CL_INVALID_ARG_INDEX};
+  // CL_INVALID_ARG_VALUE if the argument is not a pointer to global or constant memory, or
+  // the address is in no buffer of the context with a device address (a kernel reaches no
+  // other memory).
+  if (interface_->args[index].kind != k2s::ArgKind::GlobalPointer) return cl::Error{CL_INVALID_ARG_VALUE};
+  ArgValue v;
+  v.set = v.device_pointer = true;
+  if (address) {
+    cl::Ref<_cl_mem> buffer = cl::find_addressed(program->context.get(), address);
+    if (!buffer) return cl::Error{CL_INVALID_ARG_VALUE};
+    v.mem = cl::WeakMem(buffer.get());
+    v.svm_address = address;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  args[index] = std::move(v);
+  return {};
+}
+
+cl::Result<void> _cl_kernel::set_device_pointers(const cl_mem_device_address_ext* addresses, size_t count) {
+  std::vector<cl::WeakMem> found;
+  for (size_t i = 0; i < count; ++i) {
+    cl::Ref<_cl_mem> buffer = cl::find_addressed(program->context.get(), addresses[i]);
+    // CL_INVALID_VALUE if ... param_value is not valid.
+    if (!buffer) return cl::Error{CL_INVALID_VALUE};
+    found.emplace_back(buffer.get());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  device_pointer_buffers_ = std::move(found);
+  return {};
+}
+
 cl::Result<void> _cl_kernel::set_svm_pointers(const void* const* pointers, size_t count) {
   std::vector<std::shared_ptr<cl::SvmAllocation>> found;
   for (size_t i = 0; i < count; ++i) {
@@ -382,10 +415,34 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   {
     std::lock_guard<std::mutex> lock(mutex_);
     plan.svm = svm_pointers_;
+    // Buffers reached through device addresses in memory: kept, made current, checked.
+    for (const cl::WeakMem& w : device_pointer_buffers_) {
+      cl::Ref<_cl_mem> mem = w.lock();
+      if (!mem) continue;
+      if (checked) {
+        const uint64_t start = mem->device_address(device);
+        check.global.push_back({"a buffer in CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT", start, start + mem->size, UINT32_MAX});
+      }
+      plan.buffer_uses.push_back({mem.get(), true});
+      plan.buffers.push_back(std::move(mem));
+    }
     for (size_t i = 0; i < args.size(); ++i) {
       const k2s::KernelArg& a = ki.args[i];
       const ArgValue& v = args[i];
-      if (a.kind == k2s::ArgKind::GlobalPointer && v.svm) {
+      if (a.kind == k2s::ArgKind::GlobalPointer && v.device_pointer) {
+        std::memcpy(&plan.arguments[a.offset], &v.svm_address, 8);
+        cl::Ref<_cl_mem> mem = v.mem.lock();
+        // The buffer was released since: the argument no longer has a value.
+        if (v.mem && !mem) return cl::Error{CL_INVALID_KERNEL_ARGS};
+        if (!mem) continue;
+        if (ki.rerunnable_restoring_buffers && !a.read_only) plan.written_buffers.push_back(mem.get());
+        if (checked) {
+          const uint64_t start = mem->device_address(device);
+          check.global.push_back({arg_name(i) + " (a buffer's device address)", start, start + mem->size, uint32_t(i)});
+        }
+        plan.buffer_uses.push_back({mem.get(), !a.read_only});
+        plan.buffers.push_back(std::move(mem));
+      } else if (a.kind == k2s::ArgKind::GlobalPointer && v.svm) {
         std::memcpy(&plan.arguments[a.offset], &v.svm_address, 8);
         if (v.svm_allocation) plan.svm.push_back(v.svm_allocation);
         if (checked && v.svm_allocation)

@@ -78,6 +78,9 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
     bool svm = false;
     uint64_t svm_address = 0;
     std::shared_ptr<vkcl::cl::SvmAllocation> svm_allocation;
+    // clSetKernelArgDevicePointerEXT: the address (in |svm_address|), and the buffer holding
+    // it (in |mem|; null: NULL).
+    bool device_pointer = false;
   };
 
   vkcl::cl::Ref<_cl_program> program;
@@ -97,6 +100,12 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   vkcl::cl::Result<void> set_arg_svm(cl_uint index, const void* pointer);
   // CL_KERNEL_EXEC_INFO_SVM_PTRS: allocations the kernel reaches through pointers in memory.
   vkcl::cl::Result<void> set_svm_pointers(const void* const* pointers, size_t count);
+  // cl_ext_buffer_device_address: a pointer argument set to a device address inside a buffer
+  // of the context made with CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT (0: NULL), and
+  // CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT, the buffers the kernel reaches through addresses in
+  // memory.
+  vkcl::cl::Result<void> set_arg_device_pointer(cl_uint index, uint64_t address);
+  vkcl::cl::Result<void> set_device_pointers(const cl_mem_device_address_ext* addresses, size_t count);
   uint64_t local_memory_size() const;
   bool all_args_set();  // static plus the __local arguments set now
   // The local size a launch without one gets, for |work_dim| sizes of |global| (none zero),
@@ -114,6 +123,7 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   const vkcl::k2s::KernelInterface* interface_ = nullptr;
   std::mutex mutex_;
   std::vector<std::shared_ptr<vkcl::cl::SvmAllocation>> svm_pointers_;
+  std::vector<vkcl::cl::WeakMem> device_pointer_buffers_;
   std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();
   std::shared_ptr<vkcl::cl::StatusWordPool> status_words_;
   std::shared_ptr<vkcl::cl::ResumePool> resume_pool_ = std::make_shared<vkcl::cl::ResumePool>();

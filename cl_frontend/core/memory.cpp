@@ -39,6 +39,20 @@ cl::Ref<_cl_mem> cl::WeakMem::lock() const {
   return Ref<_cl_mem>::adopt(it->second);
 }
 
+cl::Ref<_cl_mem> cl::find_addressed(const _cl_context* context, uint64_t address) {
+  LiveBuffers& live = live_buffers();
+  std::lock_guard<std::mutex> lock(live.mutex);
+  for (const auto& [serial, m] : live.by_serial) {
+    if (m->context.get() != context || !m->device_address_fixed || m->image) continue;
+    for (const _cl_device_id* d : context->devices) {
+      const uint64_t start = m->device_address(d);
+      // A buffer whose count reached zero is being deleted and cannot come back.
+      if (address >= start && address - start < m->size && m->try_retain()) return Ref<_cl_mem>::adopt(m);
+    }
+  }
+  return {};
+}
+
 cl::Result<_cl_mem*> _cl_mem::import_buffer(_cl_context* context, cl_mem_flags flags, size_t size,
                                             cl_external_memory_handle_type_khr type, int fd) {
   auto device = context->vk_device(context->memory_device());
@@ -201,6 +215,7 @@ cl::Result<_cl_mem*> _cl_mem::create_sub_buffer(_cl_mem* parent, cl_mem_flags fl
   mem->size = size;
   mem->storage = parent->storage;
   mem->copies = parent->copies;
+  mem->device_address_fixed = parent->device_address_fixed;
   mem->offset = parent->offset + origin;
   mem->parent = cl::Ref<_cl_mem>(parent);
   if (parent->host_ptr) mem->host_ptr = static_cast<uint8_t*>(parent->host_ptr) + origin;

@@ -7,6 +7,15 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
+// cl_ext_buffer_device_address, which Debian 12's headers predate: the registry's tokens.
+#ifndef cl_ext_buffer_device_address
+#define cl_ext_buffer_device_address 1
+typedef cl_ulong cl_mem_device_address_ext;
+#define CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT 0x5000
+#define CL_MEM_DEVICE_ADDRESS_EXT 0x5001
+#define CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT 0x5002
+#endif
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,6 +58,9 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
   void* host_ptr = nullptr;         // CL_MEM_USE_HOST_PTR pointer
   bool host_ptr_imported = false;   // the device reads host_ptr directly
   bool uses_svm = false;            // host_ptr is SVM memory, which the buffer uses
+  // CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT (cl_ext_buffer_device_address): its addresses are
+  // handed out, so it has its copy on every device of the context from the start.
+  bool device_address_fixed = false;
   // cl_khr_external_memory: the handle type its memory was imported from (0: its own).
   cl_external_memory_handle_type_khr external = 0;
   std::shared_ptr<vkcl::vk::Buffer> storage;  // on the context's first device
@@ -102,6 +114,10 @@ struct _cl_mem : vkcl::cl::Object<_cl_mem, vkcl::cl::ObjectKind::Mem> {
 
 namespace vkcl::cl {
 using Mem = _cl_mem;
+
+// The buffer of |context| with CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT whose storage on some device
+// of the context holds |address|, or null.
+Ref<_cl_mem> find_addressed(const _cl_context* context, uint64_t address);
 
 // Makes copy |index| of |copies| (a buffer of |context|) if it is not made yet; the caller
 // holds copies.mutex.

@@ -305,6 +305,36 @@ TEST_F(TwoDevicesOneContext, ImagesAreMadeWhereUsed) {
   }
 }
 
+// cl_ext_buffer_device_address across devices: one address per device; a kernel given
+// device 1's address sees what a kernel on device 0 wrote through device 0's.
+TEST_F(TwoDevicesOneContext, DeviceAddressesPerDevice) {
+  using SetDevicePointer = cl_int(CL_API_CALL*)(cl_kernel, cl_uint, cl_ulong);
+  auto set_pointer = reinterpret_cast<SetDevicePointer>(
+      clGetExtensionFunctionAddressForPlatform(find_vkcl_platform(), "clSetKernelArgDevicePointerEXT"));
+  ASSERT_NE(nullptr, set_pointer);
+  constexpr size_t n = 2048;
+  const cl_mem_properties props[] = {0x5000 /* CL_MEM_DEVICE_PRIVATE_ADDRESS_EXT */, CL_TRUE, 0};
+  cl_int err = CL_SUCCESS;
+  Mem m(clCreateBufferWithProperties(context, props, CL_MEM_READ_WRITE, n * 4, nullptr, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  cl_ulong addresses[2] = {};
+  size_t size = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetMemObjectInfo(m, 0x5001 /* CL_MEM_DEVICE_ADDRESS_EXT */, sizeof addresses, addresses, &size));
+  ASSERT_EQ(sizeof addresses, size);
+  std::vector<cl_int> want = iota(n);
+  ASSERT_EQ(CL_SUCCESS, clEnqueueWriteBuffer(queues[0], m, CL_TRUE, 0, n * 4, want.data(), 0, nullptr, nullptr));
+  for (int d : {0, 1}) {
+    ASSERT_EQ(CL_SUCCESS, set_pointer(kernels[d], 0, addresses[d]));
+    cl_int factor = 2 + d, add = 5;
+    clSetKernelArg(kernels[d], 1, sizeof factor, &factor);
+    clSetKernelArg(kernels[d], 2, sizeof add, &add);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queues[d], kernels[d], 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    ASSERT_EQ(CL_SUCCESS, clFinish(queues[d]));
+    for (auto& v : want) v = v * factor + add;
+  }
+  EXPECT_EQ(want, read(0, m, n));
+}
+
 TEST_F(TwoDevicesOneContext, SvmHasOneAddressOnBoth) {
   cl_device_svm_capabilities caps[2] = {};
   for (int d = 0; d < 2; ++d) clGetDeviceInfo(devices[d], CL_DEVICE_SVM_CAPABILITIES, sizeof caps[d], &caps[d], nullptr);

@@ -31,7 +31,12 @@ cl::Result<_cl_kernel*> _cl_kernel::create(_cl_program* program, const std::stri
 cl::Result<_cl_kernel*> _cl_kernel::clone() {
   auto copy = create(program.get(), name);
   if (!copy) return copy;
+  // "a shallow copy of the kernel object, its arguments and any information passed to the
+  // kernel object using clSetKernelExecInfo".
+  std::lock_guard<std::mutex> lock(mutex_);
   (*copy)->args = args;
+  (*copy)->svm_pointers_ = svm_pointers_;
+  (*copy)->device_pointer_buffers_ = device_pointer_buffers_;
   return copy;
 }
 

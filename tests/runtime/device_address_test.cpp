@@ -3,6 +3,7 @@
 // arguments and through memory (CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT); results against the CPU.
 #include <CL/cl_ext.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "runtime/cl_harness.h"
@@ -81,6 +82,44 @@ TEST_P(DeviceAddress, PointerArgumentsAndPointersInMemory) {
   ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, through, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
   got = read<cl_int>(b, n);
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(cl_int(7 + i) * 3, got[i]) << i;
+}
+
+// Checked mode (VKCL_CHECKED=1) lets a kernel reach a buffer through an address in memory
+// only where the exec info lists it, and a clone of the kernel keeps that list.
+TEST_P(DeviceAddress, CheckedModeAndClonesKeepTheExecInfo) {
+  setenv("VKCL_CHECKED", "1", 1);
+  Program p = build(R"(
+    __kernel void through(__global const ulong* table) { ((__global int*)table[0])[get_global_id(0)] = 9; })");
+  unsetenv("VKCL_CHECKED");
+  constexpr size_t n = 64;
+  cl_int err = CL_SUCCESS;
+  cl_mem_device_address_ext address = 0;
+  Mem target(addressed(n * 4, &address, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  Mem table = buffer(8, &address);
+  Kernel unlisted = kernel(p, "through");
+  set_mem_arg(unlisted, 0, table);
+  auto status_of = [&](cl_kernel k) {
+    cl_event e = nullptr;
+    testing::internal::CaptureStderr();
+    cl_int s = clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &n, nullptr, 0, nullptr, &e);
+    if (s == CL_SUCCESS) {
+      clWaitForEvents(1, &e);
+      clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr);
+      clReleaseEvent(e);
+    }
+    testing::internal::GetCapturedStderr();
+    return s;
+  };
+  EXPECT_EQ(CL_OUT_OF_RESOURCES, status_of(unlisted)) << "an unlisted buffer was reached";
+  Kernel listed = kernel(p, "through");
+  set_mem_arg(listed, 0, table);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelExecInfo(listed, CL_KERNEL_EXEC_INFO_DEVICE_PTRS_EXT, sizeof address, &address));
+  Kernel clone(clCloneKernel(listed, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  EXPECT_EQ(CL_COMPLETE, status_of(clone));
+  std::vector<cl_int> got = read<cl_int>(target, n);
+  for (cl_int v : got) ASSERT_EQ(9, v);
 }
 
 TEST_P(DeviceAddress, ErrorCodes) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "blocks.h"
 #include "external.h"
 #include "inject.h"
 #include "vkcl/vk_backend/vk_backend.h"
@@ -34,7 +35,8 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   b->placement_ = placement;
   Device::Spare spare;
   b->owner_ = owner;
-  if (reusable && device->take_spare(size, placement, owner, &spare)) {
+  const bool piece = reusable && size <= detail::Blocks::kLargestPiece;
+  if (reusable && !piece && device->take_spare(size, placement, owner, &spare)) {
     b->buffer_ = spare.buffer;
     b->memory_ = spare.memory;
     b->address_ = spare.address;
@@ -49,6 +51,8 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   // Whole 32-bit words: kernels on devices without 8/16-bit storage read the word holding a
   // buffer's last byte.
   info.size = (size + 3) & ~VkDeviceSize(3);
+  // A piece's buffer spans all of it, so that zeroing the buffer zeroes the piece.
+  if (piece) info.size = (size + detail::Blocks::kGranule - 1) & ~(detail::Blocks::kGranule - 1);
   info.usage = kUsage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -66,6 +70,24 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
     type = device->find_memory_type(req.memoryTypeBits, visible,
                                     visible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
   if (type == UINT32_MAX) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  const VkMemoryPropertyFlags properties = device->info().memory.memoryTypes[type].propertyFlags;
+  b->host_cached_ = properties & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  detail::Piece p;
+  // A block that cannot be had (memory short for a whole one) leaves the buffer its own.
+  if (piece && device->blocks().take(type, owner, req.size, req.alignment, &p) == VK_SUCCESS) {
+    b->block_ = p.block;
+    b->piece_offset_ = p.offset;
+    b->piece_size_ = p.size;
+    r = vkBindBufferMemory(d, b->buffer_, p.memory, p.offset);
+    if (r != VK_SUCCESS) return r;
+    VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+    address.buffer = b->buffer_;
+    b->address_ = vkGetBufferDeviceAddress(d, &address);
+    b->mapped_ = p.mapped;
+    b->fresh_ = p.fresh;
+    *out = std::move(b);
+    return VK_SUCCESS;
+  }
   VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
@@ -78,8 +100,6 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
   address.buffer = b->buffer_;
   b->address_ = vkGetBufferDeviceAddress(d, &address);
-  const VkMemoryPropertyFlags properties = device->info().memory.memoryTypes[type].propertyFlags;
-  b->host_cached_ = properties & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
   if (properties & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
     r = vkMapMemory(d, b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_);
     if (r != VK_SUCCESS) return r;
@@ -244,6 +264,13 @@ Buffer::~Buffer() {
   VkDevice d = device_->handle();
   if (buffer_) vkDestroyBuffer(d, buffer_, nullptr);
   if (memory_) device_->free_memory(memory_);
+  if (block_) {
+    detail::Piece p;
+    p.block = block_;
+    p.offset = piece_offset_;
+    p.size = piece_size_;
+    device_->blocks().give_back(p);
+  }
 }
 
 }  // namespace vkcl::vk

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "blocks.h"
 #include "exit.h"
 #include "inject.h"
 #include "vkcl/vk_backend/vk_backend.h"
@@ -118,17 +119,25 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
     vkGetDeviceQueue(device->device_, info.compute_queue_family, i, &device->queues_[i]);
   VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   vkCreatePipelineCache(device->device_, &cache, nullptr, &device->pipeline_cache_);
+  device->blocks_.reset(new (std::nothrow) detail::Blocks(*device));
+  if (!device->blocks_) return VK_ERROR_OUT_OF_HOST_MEMORY;
   detail::track_device(device.get(), true);
   *out = std::move(device);
   return VK_SUCCESS;
 }
 
+Device::Device(const DeviceInfo& info) : info_(info) {}
+
 Device::~Device() {
   if (!device_) return;
   detail::track_device(this, false);
-  if (!vulkan_usable()) return;
+  if (!vulkan_usable()) {
+    (void)blocks_.release();  // Vulkan is gone with the process: nothing to free
+    return;
+  }
   vkDeviceWaitIdle(device_);
   for (const Spare& s : spares_) free_spare(s);
+  blocks_.reset();
   if (pipeline_cache_) vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
   vkDestroyDevice(device_, nullptr);
 }
@@ -164,6 +173,7 @@ void Device::drop_spares(uint64_t owner) {
     }
   }
   for (size_t i = 0; i < freed.count; ++i) free_spare(freed.spares[i]);
+  blocks_->drop(owner);
 }
 
 void Device::free_all_spares() {
@@ -175,6 +185,7 @@ void Device::free_all_spares() {
     spare_bytes_ = 0;
   }
   for (size_t i = 0; i < freed.count; ++i) free_spare(freed.spares[i]);
+  blocks_->drop_empty();
 }
 
 VkDeviceSize memory_budget(const DeviceInfo& device, uint32_t heap) {
@@ -247,7 +258,10 @@ VkResult Device::allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemor
     bool fits;
     {
       std::lock_guard<std::mutex> lock(memory_mutex_);
-      fits = within_budget(heap, info.allocationSize + reserve);
+      // The driver's limit on allocations held at once (maxMemoryAllocationCount) is kept
+      // here: past it, drivers may fail in ways of their own.
+      fits = within_budget(heap, info.allocationSize + reserve) &&
+             allocations_.size() < info_.properties.limits.maxMemoryAllocationCount;
       if (fits) heap_used_[heap] += info.allocationSize;  // reserved while allocating
     }
     if (!fits) {
@@ -286,6 +300,11 @@ void Device::free_memory(VkDeviceMemory memory) {
     }
   }
   vkFreeMemory(device_, memory, nullptr);
+}
+
+size_t Device::allocation_count() const {
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  return allocations_.size();
 }
 
 VkDeviceSize Device::memory_in_use(uint32_t heap) const {

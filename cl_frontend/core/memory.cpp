@@ -106,7 +106,7 @@ VkResult initialise(const std::shared_ptr<vk::Device>& device, vk::Buffer& buffe
   std::unique_ptr<vk::CommandStream> stream;
   VkResult r = vk::CommandStream::create(device, &stream);
   if (r == VK_SUCCESS)
-    r = staging ? stream->copy_buffer(*staging, 0, buffer, 0, size) : stream->fill_buffer(buffer, 0, (size + 3) & ~size_t(3), 0);
+    r = staging ? stream->copy_buffer(*staging, 0, buffer, 0, size) : stream->fill_buffer(buffer, 0, VK_WHOLE_SIZE, 0);
   uint64_t point = 0;
   if (r == VK_SUCCESS) r = stream->submit({}, &point);
   if (r == VK_SUCCESS) r = stream->wait(point);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <spirv-tools/libspirv.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -88,6 +90,85 @@ TEST_F(Backend, FillAndCopyThroughAStream) {
   ASSERT_EQ(VK_SUCCESS, stream_->submit({}, &submitted));
   EXPECT_EQ(submitted, 2u);
   ASSERT_EQ(VK_SUCCESS, stream_->wait(submitted));
+}
+
+// Thousands of small reusable buffers share a few allocations (drivers allow as few as 4096
+// at once), each with bytes of its own: disjoint address ranges at OpenCL's base alignment
+// (CL_DEVICE_MEM_BASE_ADDR_ALIGN, 128 bytes), and a fill of each through the device leaves
+// every other one alone. Released pieces are reused, and the blocks go with their owner.
+TEST_F(Backend, SmallBuffersShareAFewAllocations) {
+  constexpr uint64_t kOwner = 77;
+  const size_t before = device_->allocation_count();
+  std::mt19937 rng(3);
+  std::vector<std::unique_ptr<Buffer>> buffers;
+  for (int i = 0; i < 6000; ++i) {
+    const VkDeviceSize size = 4 * (1 + rng() % 800);
+    std::unique_ptr<Buffer> b;
+    ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, size, i % 2 ? MemoryPlacement::HostVisible : MemoryPlacement::DeviceLocal,
+                                         &b, /*reusable=*/true, kOwner));
+    buffers.push_back(std::move(b));
+  }
+  const size_t held = device_->allocation_count() - before;
+  EXPECT_LT(held, 30u);
+  std::vector<const Buffer*> sorted;
+  for (const auto& b : buffers) sorted.push_back(b.get());
+  std::sort(sorted.begin(), sorted.end(), [](const Buffer* a, const Buffer* b) { return a->address() < b->address(); });
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    EXPECT_EQ(sorted[i]->address() % 128, 0u);
+    if (i + 1 < sorted.size()) {
+      ASSERT_LE(sorted[i]->address() + sorted[i]->size(), sorted[i + 1]->address()) << i;
+    }
+  }
+  if (!buffers[0]->mapped()) GTEST_SKIP() << "device-local memory is not mapped here";
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    ASSERT_EQ(VK_SUCCESS, stream_->fill_buffer(*buffers[i], 0, buffers[i]->size(), uint32_t(i)));
+  }
+  uint64_t point = 0;
+  ASSERT_EQ(VK_SUCCESS, stream_->submit({}, &point));
+  ASSERT_EQ(VK_SUCCESS, stream_->wait(point));
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const auto* words = static_cast<const uint32_t*>(buffers[i]->mapped());
+    for (size_t w = 0; w < buffers[i]->size() / 4; ++w) ASSERT_EQ(words[w], uint32_t(i)) << i << " " << w;
+  }
+  // Every other buffer released and made again: no new allocation.
+  for (size_t i = 0; i < buffers.size(); i += 2) buffers[i].reset();
+  for (size_t i = 0; i < buffers.size(); i += 2) {
+    ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, 1024, MemoryPlacement::DeviceLocal, &buffers[i], true, kOwner));
+  }
+  EXPECT_EQ(device_->allocation_count() - before, held);
+  buffers.clear();
+  device_->drop_spares(kOwner);
+  EXPECT_EQ(device_->allocation_count(), before);
+}
+
+// A piece handed out for the first time reads as zeros, whatever the memory held before: each
+// owner in turn fills its pieces with a pattern and releases them with its blocks (the
+// driver's memory goes back to the heap, where the next block may find it).
+TEST_F(Backend, NewPiecesOfABlockReadAsZeros) {
+  // Freed heap memory full of the pattern, where the driver's next allocation may come from
+  // (lavapipe's memory is the process heap's): after glibc frees a 4 MiB mapping, blocks of
+  // a few MiB come from the heap, and the pin keeps the freed chunks from being trimmed.
+  std::free(std::malloc(size_t(4) << 20));
+  std::vector<void*> chunks;
+  for (int i = 0; i < 8; ++i) {
+    chunks.push_back(std::malloc((size_t(1) << 20) + 4096));
+    std::memset(chunks.back(), 0xa5, (size_t(1) << 20) + 4096);
+  }
+  void* pin = std::malloc(64);
+  for (void* c : chunks) std::free(c);
+  for (uint64_t owner = 78; owner < 82; ++owner) {
+    std::vector<std::unique_ptr<Buffer>> buffers(200);
+    for (auto& b : buffers) {
+      ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, 4096, MemoryPlacement::HostVisible, &b, true, owner));
+      if (b->fresh()) GTEST_SKIP() << "not mapped: the caller zeroes it";
+      const auto* bytes = static_cast<const uint8_t*>(b->mapped());
+      for (size_t i = 0; i < 4096; ++i) ASSERT_EQ(bytes[i], 0) << "owner " << owner << " byte " << i;
+      std::memset(b->mapped(), 0xa5, 4096);
+    }
+    buffers.clear();
+    device_->drop_spares(owner);
+  }
+  std::free(pin);
 }
 
 // y[i] = a * x[i] + y[i] with both buffers reached through device addresses in push constants

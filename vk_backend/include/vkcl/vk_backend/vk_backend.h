@@ -137,6 +137,11 @@ enum class MemoryPlacement {
 // queues or more, each level submits to a queue of its own Vulkan priority (1.0, 0.5, 0.0).
 enum class QueuePriority { High, Medium, Low };
 
+namespace detail {
+class Blocks;
+struct Block;
+}  // namespace detail
+
 // A logical device with one compute queue per priority level (one for all where the family
 // has fewer than three); shared by every CL object of the device.
 class Device {
@@ -186,6 +191,9 @@ class Device {
   VkResult allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemory* out);
   void free_memory(VkDeviceMemory memory);  // any memory of the device, counted or not
   VkDeviceSize memory_in_use(uint32_t heap) const;
+  size_t allocation_count() const;  // of allocate_memory's, not freed yet
+  // Where buffers of up to Blocks::kLargestPiece bytes get their memory (blocks.h).
+  detail::Blocks& blocks() { return *blocks_; }
 
   // A lost device (VK_ERROR_DEVICE_LOST from the driver, or injected: CommandStream): nothing
   // more is submitted and waits return at once.
@@ -194,7 +202,7 @@ class Device {
   bool first_to_report_loss() { return !loss_reported_.exchange(true); }
 
  private:
-  explicit Device(const DeviceInfo& info) : info_(info) {}
+  explicit Device(const DeviceInfo& info);
   std::atomic<bool> lost_{false};
   std::atomic<bool> loss_reported_{false};
   DeviceInfo info_;
@@ -208,8 +216,9 @@ class Device {
   std::vector<VkDeviceSize> heap_used_;
   std::unordered_map<VkDeviceMemory, std::pair<uint32_t, VkDeviceSize>> allocations_;  // heap, size
   bool within_budget(uint32_t heap, VkDeviceSize size);  // memory_mutex_ held
-  void free_all_spares();
+  void free_all_spares();  // and the empty blocks
   VkDeviceSize spare_bytes_ = 0;
+  std::unique_ptr<detail::Blocks> blocks_;
   void free_spare(const Spare& spare);
 };
 
@@ -223,16 +232,18 @@ VkBufferUsageFlags buffer_usage();
 class Buffer {
  public:
   // VK_ERROR_OUT_OF_DEVICE_MEMORY / VK_ERROR_OUT_OF_HOST_MEMORY when |size| cannot be had.
-  // With |reusable|, its memory goes back to the device when it goes (Device::Spare) and may
-  // come from there: its contents start as a released buffer's, which OpenCL allows.
+  // With |reusable|, its memory goes back to the device when it goes (Device::Spare; a piece
+  // of a shared block for up to Blocks::kLargestPiece bytes) and may come from there: its
+  // contents start as a released buffer's of the same |owner|, which OpenCL allows.
   static VkResult create(std::shared_ptr<Device> device, VkDeviceSize size,
                          MemoryPlacement placement, std::unique_ptr<Buffer>* out,
                          bool reusable = false, uint64_t owner = 0);
+  // Whether its memory may hold what another part of the process freed (allocated for it,
+  // or a piece of a block that is not mapped, neither from a spare nor reused), which a new
+  // CL buffer must not show: zero all of it (VK_WHOLE_SIZE).
+  bool fresh() const { return fresh_; }
   // Wraps |host_pointer| (|size| bytes, both aligned to min_imported_host_pointer_alignment)
   // with VK_EXT_external_memory_host. VK_ERROR_FEATURE_NOT_PRESENT when that cannot be done.
-  // Whether its memory was allocated for it, not taken from a spare: the driver may hand
-  // back what another part of the process freed, which a new CL buffer must not show.
-  bool fresh() const { return fresh_; }
   static VkResult import_host(std::shared_ptr<Device> device, void* host_pointer,
                               VkDeviceSize size, std::unique_ptr<Buffer>* out);
   // A buffer of |size| bytes over memory another API allocated and exported as |fd| (of
@@ -271,6 +282,9 @@ class Buffer {
   bool host_cached_ = false;
   bool reusable_ = false;
   bool fresh_ = false;  // its memory was allocated for it (not a spare's)
+  // Where its memory is a piece of a block (small reusable buffers), not its own.
+  detail::Block* block_ = nullptr;
+  VkDeviceSize piece_offset_ = 0, piece_size_ = 0;
   uint64_t owner_ = 0;  // Device::Spare::owner
   MemoryPlacement placement_ = MemoryPlacement::DeviceLocal;
 };

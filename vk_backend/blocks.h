@@ -1,0 +1,63 @@
+// Small buffers placed in large shared allocations. Drivers limit how many allocations a
+// device may hold at once (maxMemoryAllocationCount: 4096 on many GPUs), and each one costs a
+// driver call and a mapping; clients that make thousands of small buffers would run out or
+// pay for each. A block is one allocation of one memory type for one owner (a CL context:
+// what one context released never shows up in another's buffer), cut into 256-byte granules
+// handed out first-fit and tracked by a bitmap, so that giving a piece back never allocates
+// (it happens in destructors).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "vkcl/vk_backend/vk_backend.h"
+
+namespace vkcl::vk::detail {
+
+struct Block;
+
+// Where a buffer's bytes are in a block.
+struct Piece {
+  Block* block = nullptr;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;
+  VkDeviceSize size = 0;
+  void* mapped = nullptr;  // the piece's first byte, where the block is mapped
+  // Whether some of its bytes were never handed out in this block before and are not
+  // zeroed (the block is not mapped): they may hold what another part of the process freed.
+  bool fresh = false;
+};
+
+class Blocks {
+ public:
+  // The largest buffer placed in a block; larger ones get an allocation of their own.
+  static constexpr VkDeviceSize kLargestPiece = VkDeviceSize(4) << 20;
+  static constexpr VkDeviceSize kGranule = 256;  // pieces start and end at multiples of it
+
+  explicit Blocks(Device& device);
+  ~Blocks();  // frees every block (the device is idle)
+  Blocks(const Blocks&) = delete;
+  Blocks& operator=(const Blocks&) = delete;
+
+  // |size| bytes aligned to |alignment| in a block of memory type |type| for |owner|; a new
+  // block is allocated (Device::allocate_memory) when none has room.
+  VkResult take(uint32_t type, uint64_t owner, VkDeviceSize size, VkDeviceSize alignment, Piece* out);
+  // Never allocates. A block left empty is kept for the owner's next buffer unless it has
+  // an empty one already.
+  void give_back(const Piece& piece);
+  void drop(uint64_t owner);  // frees the owner's empty blocks
+  void drop_empty();          // frees every empty block
+  size_t count() const;       // blocks held
+
+ private:
+  Device& device_;
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<Block>> blocks_;
+  // Frees the empty blocks for which |which| holds; mutex_ held.
+  template <typename Which>
+  void free_empty(Which which);
+};
+
+}  // namespace vkcl::vk::detail

@@ -1,7 +1,6 @@
 #include "vkcl/kernel_to_shader/translate.h"
 
 #include <spirv-tools/libspirv.hpp>
-#include <spirv-tools/optimizer.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/module.h"
 #include "input_checks.h"
@@ -28,8 +28,14 @@ std::string validate(const std::vector<uint32_t>& words, spv_target_env env) {
     messages += m;
     messages += " (word " + std::to_string(pos.index) + ")\n";
   });
+  // Names in messages cost a quarter of the validator's time; they are looked up only for a
+  // module that fails.
   spvtools::ValidatorOptions options;
+  options.SetFriendlyNames(false);
   if (tools.Validate(words.data(), words.size(), options)) return "";
+  messages.clear();
+  options.SetFriendlyNames(true);
+  tools.Validate(words.data(), words.size(), options);
   return messages.empty() ? "invalid module\n" : messages;
 }
 
@@ -106,6 +112,62 @@ uint32_t lay_out_local_memory(std::vector<uint32_t>& words,
   return (end + 15) / 16 * 16;
 }
 
+// Drops the functions that |entry| does not call, directly or not, with the names and
+// decorations of everything they define.
+void remove_unreached_functions(ir::Module& m, uint32_t entry) {
+  std::unordered_map<uint32_t, size_t> index;
+  for (size_t i = 0; i < m.functions.size(); ++i) index[m.functions[i].id()] = i;
+  std::vector<bool> reached(m.functions.size());
+  std::vector<size_t> work;
+  auto reach = [&](uint32_t id) {
+    auto it = index.find(id);
+    if (it == index.end() || reached[it->second]) return;
+    reached[it->second] = true;
+    work.push_back(it->second);
+  };
+  reach(entry);
+  while (!work.empty()) {
+    const ir::Function& f = m.functions[work.back()];
+    work.pop_back();
+    for (const ir::Block& b : f.blocks)
+      for (const ir::Instruction& i : b.instructions)
+        if (i.opcode == spv::Op::OpFunctionCall && !i.operands.empty()) reach(i.operands[0]);
+  }
+  std::unordered_set<uint32_t> gone;
+  std::vector<ir::Function> kept;
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    ir::Function& f = m.functions[i];
+    if (reached[i]) {
+      kept.push_back(std::move(f));
+      continue;
+    }
+    gone.insert(f.id());
+    for (const ir::Instruction& p : f.parameters) gone.insert(p.result_id);
+    for (const ir::Block& b : f.blocks) {
+      gone.insert(b.label);
+      for (const ir::Instruction& in : b.instructions)
+        if (in.result_id) gone.insert(in.result_id);
+    }
+  }
+  m.functions = std::move(kept);
+  if (gone.empty()) return;
+  auto targets_gone = [&](const ir::Instruction& i) { return !i.operands.empty() && gone.count(i.operands[0]); };
+  m.debug.erase(std::remove_if(m.debug.begin(), m.debug.end(),
+                               [&](const ir::Instruction& i) { return i.opcode == spv::Op::OpName && targets_gone(i); }),
+                m.debug.end());
+  for (ir::Instruction& a : m.annotations)
+    if (a.opcode == spv::Op::OpGroupDecorate)
+      a.operands.erase(std::remove_if(a.operands.begin() + 1, a.operands.end(), [&](uint32_t t) { return gone.count(t) > 0; }),
+                       a.operands.end());
+  m.annotations.erase(std::remove_if(m.annotations.begin(), m.annotations.end(),
+                                     [&](const ir::Instruction& i) {
+                                       return (i.opcode == spv::Op::OpDecorate || i.opcode == spv::Op::OpDecorateId ||
+                                               i.opcode == spv::Op::OpDecorateString) &&
+                                              targets_gone(i);
+                                     }),
+                      m.annotations.end());
+}
+
 // The module reduced to one kernel: its entry point renamed "main", its local memory laid out
 // (|*local_bytes|) and functions it does not reach removed.
 bool extract_kernel(const ir::Module& shader, size_t index, const PassContext& context,
@@ -124,22 +186,8 @@ bool extract_kernel(const ir::Module& shader, size_t index, const PassContext& c
   for (const auto& mode : m.execution_modes)
     if (mode.operands[0] == ep.operands[1]) modes.push_back(mode);
   m.execution_modes = modes;
-  std::vector<uint32_t> words = ir::serialize(m);
-  std::optional<host_allocation::ForeignCode> foreign(std::in_place);  // SPIRV-Tools
-  spvtools::Optimizer opt(SPV_ENV_VULKAN_1_2);
-  opt.RegisterPass(spvtools::CreateEliminateDeadFunctionsPass());
-  std::string messages;
-  opt.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&,
-                             const char* msg) { messages += std::string(msg) + "\n"; });
-  spvtools::ValidatorOptions vopts;
-  spvtools::OptimizerOptions oopts;
-  oopts.set_run_validator(false);
-  if (!opt.Run(words.data(), words.size(), out, oopts)) {
-    foreign.reset();
-    *log += "internal error while extracting kernel " + name + ": " + messages;
-    return false;
-  }
-  foreign.reset();
+  remove_unreached_functions(m, ep.operands[1]);
+  *out = ir::serialize(m);
   *local_bytes = lay_out_local_memory(*out, context.local_regions, context.local_base);
   return true;
 }

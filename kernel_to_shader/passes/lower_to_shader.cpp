@@ -1163,12 +1163,13 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     }
     if (failed_) return false;
   }
-  // Only a kernel with a loop can have one cut short; the others carry no status word (and
+  // Only a kernel with a loop that may run long can have one cut short; the others carry no
+  // status word (and
   // so a command buffer can record them once). Where small types are widened, a later pass
   // adds loops of its own (8- and 16-bit stores become compare-and-swap loops): those keep it.
   const TargetCaps& caps = ctx_.caps;
   const bool widened = !(caps.int8 && caps.storage8 && caps.int16 && caps.storage16 && caps.float16);
-  if (caps.loop_iteration_limit && (widened || loops_reachable(value(fn)))) {
+  if (caps.loop_iteration_limit && (widened || (loops_reachable(value(fn)) && !ctx_.bounded_kernels.count(fn)))) {
     offset = (offset + 7) / 8 * 8;
     ki.loop_limit_status_offset = offset;
     offset += 8;

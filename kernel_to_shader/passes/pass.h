@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -54,6 +55,9 @@ struct PassContext {
     bool group_records;    // each work-group saves its local memory too
   };
   std::map<uint32_t, Resumable> resumable;
+  // Kernels whose loops can never reach the driver's loop limit (loop_bounds.h), by entry
+  // point function id: they neither resume nor probe for cut loops.
+  std::set<uint32_t> bounded_kernels;
 };
 
 // Pointers the passes make to vkcl's own memory (the resume areas) carry this UserSemantic

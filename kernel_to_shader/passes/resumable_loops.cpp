@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "ir/cfg.h"
+#include "passes/loop_bounds.h"
 
 namespace vkcl::k2s {
 
@@ -118,7 +119,9 @@ class Resumer {
     for (const Instruction& ep : m_.entry_points) {
       if (spv::ExecutionModel(ep.operands[0]) != spv::ExecutionModel::Kernel) continue;
       auto it = by_id.find(ep.operands[1]);
-      if (it == by_id.end() || !looping.count(it->first) || it->second->blocks.empty()) continue;
+      if (it == by_id.end() || !looping.count(it->first) || it->second->blocks.empty() ||
+          ctx_.bounded_kernels.count(it->first))
+        continue;
       ir::Function& f = *it->second;
       ir::Function original = f;
       inline_looping_calls(f, looping, by_id);
@@ -1496,8 +1499,15 @@ class ResumableLoopsPass : public Pass {
  public:
   const char* name() const override { return "resumable-loops"; }
   PassStatus Process(ir::Module& module, PassContext& context) override {
-    if (!context.caps.loop_iteration_limit || !context.resumable_loops)
-      return PassStatus::SuccessWithoutChange;
+    if (!context.caps.loop_iteration_limit) return PassStatus::SuccessWithoutChange;
+    // A quarter of gallivm's 65535: what the limit counts (passes, back edges, per batch of
+    // work-items that diverge) then never matters.
+    constexpr uint64_t kSafePasses = 16384;
+    for (const ir::Instruction& ep : module.entry_points)
+      for (ir::Function& f : module.functions)
+        if (f.id() == ep.operands[1] && bounded_loop_passes(module, f, kSafePasses))
+          context.bounded_kernels.insert(f.id());
+    if (!context.resumable_loops) return PassStatus::SuccessWithoutChange;
     Resumer r(module, context);
     return r.run() ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;
   }

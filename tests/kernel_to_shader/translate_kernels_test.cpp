@@ -478,6 +478,47 @@ TEST(LoopLimitProbe, OnlyInKernelsWithLoops) {
   }
 }
 
+// Loops that count an induction variable between constants, few enough passes in all that
+// the driver's limit can never be reached, need neither resuming nor the probe; a constant
+// bound past the limit, a bound from an argument, or a count that wraps around do.
+TEST(LoopLimitProbe, NotWhereConstantBoundsKeepLoopsShort) {
+  compiler::DeviceFeatures features = kernel_features();
+  k2s::TargetCaps limited;
+  limited.loop_iteration_limit = true;
+  limited.resumable_loops = limited.resumable_barrier_loops = true;
+  limited.int8 = limited.int16 = limited.storage8 = limited.storage16 = limited.float16 = true;
+  struct Case {
+    const char* body;
+    bool bounded;
+  };
+  const Case cases[] = {
+      {"float s = 0.0f, w = 0.0f;\n"
+       "for (int k = -4; k <= 4; ++k) { float e = exp(-0.5f * k * k / (x * x)); s += e * o[clamp(i + k, 0, 99)]; w += e; }\n"
+       "o[i] = s / w;", true},
+      {"float s = 0.0f; for (int a = 0; a < 100; ++a) for (int b = 0; b < 100; ++b) s += o[(a * b + i) & 63] * x;\n"
+       "o[i] = s;", true},
+      {"float s = 0.0f; for (uint a = 4000; a > 7; a -= 3) { s = s * x + o[a & 63]; if (s > 1e6f) break; } o[i] = s;", true},
+      {"float s = 0.0f; for (int a = 0; a != 6000; a += 2) s = s * x + o[a & 63]; o[i] = s;", true},
+      {"float s = 0.0f; for (int a = 0; a < 70000; ++a) s += o[(a + i) & 63] * x; o[i] = s;", false},
+      {"float s = 0.0f; for (int a = 0; a < 300; ++a) for (int b = 0; b < 300; ++b) s += o[(a * b + i) & 63] * x;\n"
+       "o[i] = s;", false},
+      {"float s = 0.0f; for (int a = 0; a < n; ++a) s += o[(a + i) & 63] * x; o[i] = s;", false},
+      {"float s = 0.0f; for (uint a = 10; a != 0; a -= 3) s += o[a & 63] * x; o[i] = s;", false},
+  };
+  for (const Case& c : cases) {
+    const std::string source = std::string("__kernel void k(__global float* o, float x, int n) {\n"
+                                           "int i = get_global_id(0);\n") + c.body + "}";
+    auto compiled = compiler::compile(source, "", features);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    k2s::TranslateResult r = k2s::translate(compiled.spirv, limited);
+    ASSERT_TRUE(r.ok) << r.log;
+    const k2s::KernelInterface& ki = r.kernels[0].interface;
+    EXPECT_EQ(c.bounded, ki.loop_limit_status_offset == UINT32_MAX) << c.body;
+    EXPECT_EQ(c.bounded, ki.resume_area_offset == UINT32_MAX) << c.body;
+    EXPECT_GT(count_instructions(r.kernels[0].shader, spv::Op::OpLoopMerge), 0u) << "unrolled: " << c.body;
+  }
+}
+
 // OpenCL C forbids recursion and Vulkan has none: a build error that names the function.
 TEST(TranslateErrors, RecursionIsABuildErrorNamingTheFunction) {
   compiler::DeviceFeatures features = kernel_features();

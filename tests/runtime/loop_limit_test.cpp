@@ -528,6 +528,57 @@ TEST_P(LoopLimit, NoAlarmWithoutLongLoops) {
   EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
 }
 
+// Loops between constants: short ones in all (9 taps, 100 x 100, a function called in a loop)
+// run without resuming (loop_bounds.h); those whose constants take them past the limit
+// (70000, 300 x 300) still resume. Exact results either way: a count taken for short that
+// is not would be cut by the driver.
+TEST_P(LoopLimit, ConstantBoundsShortOrLong) {
+  struct Case {
+    const char* define;
+    uint32_t outer, inner;  // trip counts
+  };
+  const Case cases[] = {{"-DOUTER=9 -DINNER=1", 9, 1},
+                        {"-DOUTER=100 -DINNER=100", 100, 100},
+                        {"-DOUTER=70000 -DINNER=1", 70000, 1},
+                        {"-DOUTER=300 -DINNER=300", 300, 300}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.define);
+    Program p = build(R"(
+      uint mix(__global const uint* a, uint x) {
+        uint m = x;
+        for (int r = 0; r < 3; ++r) m = m * 2654435761u + a[(m >> 7) & 7];
+        return m;
+      }
+      __kernel void constant_loops(__global const uint* a, __global uint* out) {
+        uint c = (uint)get_global_id(0);
+        for (int i = 0; i < OUTER; ++i) {
+          for (int j = INNER - 1; j >= 0; --j) c += a[(i + j) & 7] & 1 ? 2u : (uint)j;
+          if ((i & 4095) == 0) c = mix(a, c);
+        }
+        out[get_global_id(0)] = c;
+      })", c.define);
+    Kernel k = kernel(p, "constant_loops");
+    std::vector<uint32_t> a(8);
+    for (auto& x : a) x = uint32_t(rng_());
+    Mem da = buffer(a.size() * 4, a.data());
+    const size_t items = 16, local = 8;
+    Mem dout = poisoned(items * 4);
+    set_mem_arg(k, 0, da);
+    set_mem_arg(k, 1, dout);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, &local, 0, nullptr, nullptr));
+    std::vector<uint32_t> out = read<uint32_t>(dout, items);
+    for (size_t w = 0; w < items; ++w) {
+      uint32_t want = uint32_t(w);
+      for (uint32_t i = 0; i < c.outer; ++i) {
+        for (int j = int(c.inner) - 1; j >= 0; --j) want += a[(i + j) & 7] & 1 ? 2u : uint32_t(j);
+        if ((i & 4095) == 0)
+          for (int r = 0; r < 3; ++r) want = want * 2654435761u + a[(want >> 7) & 7];
+      }
+      ASSERT_EQ(out[w], want) << "work-item " << w;
+    }
+  }
+}
+
 // A kernel that writes only a write_only image (k2s::KernelInterface::rerunnable) runs its
 // plain form first; where the driver cut its loops (80000 iterations a loop), the launch runs
 // again resumable, from the image as it was: exact results either way, no alarm.

@@ -1,0 +1,263 @@
+#include "passes/loop_bounds.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/cfg.h"
+
+namespace vkcl::k2s {
+
+namespace {
+
+using ir::Instruction;
+using spv::Op;
+
+struct Memo {
+  std::unordered_map<uint32_t, ir::Function*> functions;  // by id
+  // Passes by function id (nullopt: unbounded, or being counted: a call cycle).
+  std::unordered_map<uint32_t, std::optional<uint64_t>> passes;
+};
+
+std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t cap, Memo* memo);
+
+struct Constant {
+  uint64_t value = 0;
+  uint32_t width = 0;
+};
+
+class Bounds {
+ public:
+  Bounds(const ir::Module& m, ir::Function& f, uint64_t cap, Memo* memo)
+      : m_(m), f_(f), cfg_(m, f), cap_(cap), memo_(memo) {
+    for (const Instruction& g : m.globals)
+      if (g.opcode == Op::OpTypeInt) int_width_[g.result_id] = g.operands[0];
+    for (const Instruction& g : m.globals)
+      if (g.opcode == Op::OpConstant && int_width_.count(g.type_id)) {
+        uint32_t width = int_width_[g.type_id];
+        uint64_t v = g.operands[0];
+        if (width > 32 && g.operands.size() > 1) v |= uint64_t(g.operands[1]) << 32;
+        constants_[g.result_id] = {v, width};
+      }
+    for (ir::Block& b : f.blocks)
+      for (const Instruction& i : b.instructions)
+        if (i.result_id) defs_[i.result_id] = &i;
+  }
+
+  std::optional<uint64_t> run() {
+    // Natural loops: a back edge goes to a block that dominates its source; any other
+    // retreating edge is an irreducible cycle, which has no header to count.
+    std::map<int, std::vector<int>> latches;  // header -> back edge sources
+    for (int u : cfg_.rpo())
+      for (int v : cfg_.successors(u))
+        if (cfg_.rpo_number(v) <= cfg_.rpo_number(u)) {
+          if (!cfg_.dominates(v, u)) return std::nullopt;
+          latches[v].push_back(u);
+        }
+    std::vector<std::pair<int, std::set<int>>> loops;  // header, body
+    std::vector<uint64_t> passes;
+    for (const auto& [header, from] : latches) {
+      std::set<int> body = {header};
+      std::vector<int> work(from.begin(), from.end());
+      while (!work.empty()) {
+        int b = work.back();
+        work.pop_back();
+        if (!body.insert(b).second) continue;
+        for (int p : cfg_.predecessors(b))
+          if (cfg_.reachable(p)) work.push_back(p);
+      }
+      std::optional<uint64_t> n = header_passes(header, from, body);
+      if (!n) return std::nullopt;
+      loops.emplace_back(header, std::move(body));
+      passes.push_back(*n);
+    }
+    // Each loop runs once per pass through the header of every loop around it, and so
+    // does each call, with the passes of the function it calls.
+    uint64_t total = 0;
+    auto add = [&](int block, uint64_t n, int own_header) {
+      for (size_t o = 0; o < loops.size(); ++o)
+        if (loops[o].first != own_header && loops[o].second.count(block)) {
+          if (n > cap_ / std::max<uint64_t>(passes[o], 1)) return false;
+          n *= passes[o];
+        }
+      total += n;
+      return total <= cap_;
+    };
+    for (size_t l = 0; l < loops.size(); ++l)
+      if (!add(loops[l].first, passes[l], loops[l].first)) return std::nullopt;
+    for (int b : cfg_.rpo())
+      for (const Instruction& i : cfg_.block(b).instructions) {
+        if (i.opcode != Op::OpFunctionCall) continue;
+        auto callee = memo_->functions.find(i.operands[0]);
+        if (callee == memo_->functions.end()) continue;  // a declaration: no loops of the module's
+        std::optional<uint64_t> n = passes_of(m_, *callee->second, cap_, memo_);
+        if (!n || (*n && !add(b, *n, -1))) return std::nullopt;
+      }
+    return total;
+  }
+
+ private:
+  // Passes through |header| per entry into its loop, found by running the induction
+  // variable's test until it leaves (at most cap_ times).
+  std::optional<uint64_t> header_passes(int header, const std::vector<int>& from, const std::set<int>& body) {
+    // The exiting test: a conditional branch out of the loop in a block every iteration
+    // passes on its way to a back edge.
+    for (int e : body) {
+      bool on_every_iteration = true;
+      for (int l : from) on_every_iteration = on_every_iteration && cfg_.dominates(e, l);
+      const ir::Block& b = cfg_.block(e);
+      if (!on_every_iteration || b.instructions.empty()) continue;
+      const Instruction& t = b.instructions.back();
+      if (t.opcode != Op::OpBranchConditional) continue;
+      const bool true_leaves = !body.count(cfg_.index(t.operands[1]));
+      const bool false_leaves = !body.count(cfg_.index(t.operands[2]));
+      if (true_leaves == false_leaves) continue;
+      if (auto n = test_passes(header, from, t.operands[0], true_leaves)) return n;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<uint64_t> test_passes(int header, const std::vector<int>& from, uint32_t condition, bool leaves_on_true) {
+    auto c = defs_.find(condition);
+    if (c == defs_.end() || c->second->operands.size() != 2) return std::nullopt;
+    const Instruction& test = *c->second;
+    // One side a constant, the other the induction variable or its next value.
+    for (int side = 0; side < 2; ++side) {
+      auto k = constants_.find(test.operands[1 - side]);
+      if (k == constants_.end()) continue;
+      Induction iv;
+      if (!induction(header, from, test.operands[side], &iv)) continue;
+      uint64_t v = iv.start;
+      for (uint64_t pass = 1; pass <= cap_; ++pass) {
+        const uint64_t x = iv.tests_next ? wrap(v + iv.step, iv.width) : v;
+        std::optional<bool> r = side == 0 ? compare(test.opcode, x, k->second.value, iv.width)
+                                          : compare(test.opcode, k->second.value, x, iv.width);
+        if (!r) return std::nullopt;
+        if (*r == leaves_on_true) return pass;
+        v = wrap(v + iv.step, iv.width);
+      }
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  struct Induction {
+    uint64_t start = 0, step = 0;
+    uint32_t width = 0;
+    bool tests_next = false;  // the test reads start + step * (iteration + 1)
+  };
+
+  // Whether |value| is a phi of |header| that starts at a constant on every edge from outside
+  // and comes back as itself plus a constant on every back edge, or that plus-a-constant.
+  bool induction(int header, const std::vector<int>& from, uint32_t value, Induction* out) {
+    auto d = defs_.find(value);
+    if (d == defs_.end()) return false;
+    const Instruction* phi = d->second;
+    uint32_t next = 0;
+    if (phi->opcode == Op::OpIAdd || phi->opcode == Op::OpISub) {
+      next = value;
+      uint32_t base = 0;
+      if (!step_of(*phi, &base, nullptr)) return false;
+      auto p = defs_.find(base);
+      if (p == defs_.end()) return false;
+      phi = p->second;
+      out->tests_next = true;
+    }
+    if (phi->opcode != Op::OpPhi || !int_width_.count(phi->type_id)) return false;
+    const ir::Block& h = cfg_.block(header);
+    if (std::none_of(h.instructions.begin(), h.instructions.end(), [&](const Instruction& i) { return &i == phi; }))
+      return false;
+    out->width = int_width_[phi->type_id];
+    bool started = false, stepped = false;
+    for (size_t k = 0; k + 1 < phi->operands.size(); k += 2) {
+      const uint32_t incoming = phi->operands[k];
+      const int pred = cfg_.index(phi->operands[k + 1]);
+      if (std::find(from.begin(), from.end(), pred) != from.end()) {
+        if (next && incoming != next) return false;
+        next = incoming;
+        uint32_t base = 0;
+        uint64_t step = 0;
+        auto n = defs_.find(incoming);
+        if (n == defs_.end() || !step_of(*n->second, &base, &step) || base != phi->result_id) return false;
+        if (stepped && step != out->step) return false;
+        out->step = step;
+        stepped = true;
+      } else if (cfg_.reachable(pred)) {
+        auto k0 = constants_.find(incoming);
+        if (k0 == constants_.end() || (started && k0->second.value != out->start)) return false;
+        out->start = k0->second.value;
+        started = true;
+      }
+    }
+    return started && stepped;
+  }
+
+  // |i| is base + constant or base - constant: its base, and the step as an addition.
+  bool step_of(const Instruction& i, uint32_t* base, uint64_t* step) {
+    if (i.opcode != Op::OpIAdd && i.opcode != Op::OpISub) return false;
+    for (int side = 0; side < 2; ++side) {
+      auto k = constants_.find(i.operands[1 - side]);
+      if (k == constants_.end() || (i.opcode == Op::OpISub && side == 1)) continue;
+      *base = i.operands[side];
+      if (step) *step = i.opcode == Op::OpISub ? wrap(0 - k->second.value, k->second.width) : k->second.value;
+      return true;
+    }
+    return false;
+  }
+
+  static uint64_t wrap(uint64_t v, uint32_t width) { return width >= 64 ? v : v & ((uint64_t(1) << width) - 1); }
+  static int64_t as_signed(uint64_t v, uint32_t width) {
+    if (width >= 64) return int64_t(v);
+    const uint64_t sign = uint64_t(1) << (width - 1);
+    return int64_t((v ^ sign) - sign);
+  }
+  static std::optional<bool> compare(Op op, uint64_t a, uint64_t b, uint32_t width) {
+    a = wrap(a, width);
+    b = wrap(b, width);
+    const int64_t sa = as_signed(a, width), sb = as_signed(b, width);
+    switch (op) {
+      case Op::OpSLessThan: return sa < sb;
+      case Op::OpSLessThanEqual: return sa <= sb;
+      case Op::OpSGreaterThan: return sa > sb;
+      case Op::OpSGreaterThanEqual: return sa >= sb;
+      case Op::OpULessThan: return a < b;
+      case Op::OpULessThanEqual: return a <= b;
+      case Op::OpUGreaterThan: return a > b;
+      case Op::OpUGreaterThanEqual: return a >= b;
+      case Op::OpIEqual: return a == b;
+      case Op::OpINotEqual: return a != b;
+      default: return std::nullopt;
+    }
+  }
+
+  const ir::Module& m_;
+  ir::Function& f_;
+  ir::Cfg cfg_;
+  uint64_t cap_;
+  Memo* memo_;
+  std::unordered_map<uint32_t, uint32_t> int_width_;  // integer type -> width
+  std::unordered_map<uint32_t, Constant> constants_;
+  std::unordered_map<uint32_t, const Instruction*> defs_;
+};
+
+std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t cap, Memo* memo) {
+  auto known = memo->passes.find(f.id());
+  if (known != memo->passes.end()) return known->second;
+  memo->passes[f.id()] = std::nullopt;  // while counting: a call back here is a cycle
+  std::optional<uint64_t> n = f.blocks.empty() ? std::optional<uint64_t>(0) : Bounds(m, f, cap, memo).run();
+  memo->passes[f.id()] = n;
+  return n;
+}
+
+}  // namespace
+
+std::optional<uint64_t> bounded_loop_passes(ir::Module& m, ir::Function& f, uint64_t cap) {
+  Memo memo;
+  for (ir::Function& g : m.functions) memo.functions[g.id()] = &g;
+  return passes_of(m, f, cap, &memo);
+}
+
+}  // namespace vkcl::k2s

@@ -102,11 +102,12 @@ spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* p) {
 
 }  // namespace
 
-std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::string* error,
+std::unique_ptr<Library> Library::load(std::vector<uint32_t> words, std::string* error,
                                        bool no_contraction) {
   ParseState state;
   state.base = words.data();
   state.size = words.size();
+  state.ids.reserve(words.size() / 2);
   // SPIRV-Tools, and on_instruction, which it calls.
   std::optional<vkcl::host_allocation::ForeignCode> foreign(std::in_place);
   spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
@@ -122,7 +123,7 @@ std::unique_ptr<Library> Library::load(const std::vector<uint32_t>& words, std::
   spvContextDestroy(context);
   foreign.reset();
   auto lib = std::make_unique<Library>();
-  lib->words_ = words;
+  lib->words_ = std::move(words);
   lib->ids_ = std::move(state.ids);
   for (auto& [inst, ids] : state.insts) {
     spv::Op op = inst.opcode;

@@ -19,7 +19,7 @@ class Library {
   // With |no_contraction|, every float multiply, add and subtraction of the library is
   // decorated NoContraction: its code relies on their separate roundings (exact products
   // and sums), which a driver could otherwise fuse.
-  static std::unique_ptr<Library> load(const std::vector<uint32_t>& words, std::string* error,
+  static std::unique_ptr<Library> load(std::vector<uint32_t> words, std::string* error,
                                        bool no_contraction = false);
   // The function exported (or named) |name|, or 0.
   uint32_t find(const std::string& name) const;

@@ -25,7 +25,8 @@ system_vendors=/etc/OpenCL/vendors
 
 problems=()
 [ -x "$benchmark" ] || problems+=("$benchmark is missing: cmake --build $build_dir --target vkcl_bench")
-if ! ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1'; then
+# Not grep -q: it leaves ldconfig writing to a closed pipe, a failure under pipefail.
+if ! ldconfig -p 2>/dev/null | grep 'libOpenCL\.so\.1' > /dev/null; then
   problems+=("the OpenCL ICD loader is missing: apt-get install ocl-icd-libopencl1")
 fi
 if [ -n "$vendors_given" ]; then

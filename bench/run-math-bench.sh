@@ -19,7 +19,8 @@ problems=()
 # The loader reads OCL_ICD_VENDORS; rusticl and PoCL come from these Debian packages.
 [ -f "$system_vendors/rusticl.icd" ] || problems+=("$system_vendors/rusticl.icd is missing: apt-get install mesa-opencl-icd")
 [ -f "$system_vendors/pocl.icd" ] || problems+=("$system_vendors/pocl.icd is missing: apt-get install pocl-opencl-icd")
-if ! ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1'; then
+# Not grep -q: it leaves ldconfig writing to a closed pipe, a failure under pipefail.
+if ! ldconfig -p 2>/dev/null | grep 'libOpenCL\.so\.1' > /dev/null; then
   problems+=("the OpenCL ICD loader is missing: apt-get install ocl-icd-libopencl1")
 fi
 if [ ${#problems[@]} -gt 0 ]; then

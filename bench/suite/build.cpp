@@ -3,11 +3,19 @@
 //  - cold: the first program this process builds on the platform (run before every other
 //    measure), with a source no cache can have seen (it carries this process's id and time);
 //  - warm: later programs with a new unique source each;
-//  - repeat: the source just built, built again as a new program, which a cache could serve.
+//  - repeat: the source just built, built again as a new program, which a cache could serve;
+//  - from process start: a new process per sample with only the platform's ICD visible, timed
+//    from main to its first kernel (clGetPlatformIDs, clCreateContext, the build): what an
+//    application waits for before its first kernel, platform start-up included (rusticl loads
+//    its libraries there, vkcl when a context is made).
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 
 #include "suite.h"
 
@@ -76,7 +84,107 @@ class BuildTrial : public Trial {
   bool first_ = true;
 };
 
+// The .icd files the loader reads: OCL_ICD_VENDORS (a folder or one file), else the system's.
+std::vector<std::string> IcdFiles() {
+  const char* env = std::getenv("OCL_ICD_VENDORS");
+  std::string where = env && *env ? env : "/etc/OpenCL/vendors";
+  if (where.size() > 4 && where.compare(where.size() - 4, 4, ".icd") == 0) return {where};
+  std::vector<std::string> files;
+  if (DIR* dir = opendir(where.c_str())) {
+    while (dirent* entry = readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".icd") == 0) files.push_back(where + "/" + name);
+    }
+    closedir(dir);
+  }
+  return files;
+}
+
+// One child process with only |icd| visible: its label and milliseconds, or false.
+bool RunChild(const std::string& icd, std::string* label, double* ms) {
+  const std::string command = "OCL_ICD_VENDORS='" + icd + "' /proc/" + std::to_string(getpid()) + "/exe " +
+                              kStartupChild + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return false;
+  char line[512] = {};
+  const bool read = std::fgets(line, sizeof line, pipe) != nullptr;
+  const int status = pclose(pipe);
+  if (!read || status != 0) return false;
+  std::string text = line;
+  const size_t tab = text.find('\t');
+  if (tab == std::string::npos) return false;
+  *label = text.substr(0, tab);
+  *ms = std::atof(text.c_str() + tab + 1);
+  return *ms > 0;
+}
+
+class StartupTrial : public Trial {
+ public:
+  explicit StartupTrial(std::string icd) : icd_(std::move(icd)) {}
+  cl_int Run(Outcome& outcome) override {
+    std::string label;
+    double ms = 0;
+    if (!RunChild(icd_, &label, &ms)) {
+      outcome.note = "the child process for " + icd_ + " failed";
+      return CL_OUT_OF_RESOURCES;
+    }
+    outcome.samples[0].push_back(ms);
+    return CL_SUCCESS;
+  }
+
+ private:
+  std::string icd_;
+};
+
 }  // namespace
+
+int RunStartupChild() {
+  const double start = NowSeconds();
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  if (clGetPlatformIDs(1, &platform, nullptr) != CL_SUCCESS ||
+      clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr) != CL_SUCCESS)
+    return 1;
+  cl_int error = CL_SUCCESS;
+  Context context(clCreateContext(nullptr, 1, &device, nullptr, nullptr, &error));
+  if (error != CL_SUCCESS) return 1;
+  const std::string source = UniqueSource();
+  const char* text = source.c_str();
+  Program program(clCreateProgramWithSource(context.get(), 1, &text, nullptr, &error));
+  if (error != CL_SUCCESS || clBuildProgram(program.get(), 1, &device, "", nullptr, nullptr) != CL_SUCCESS)
+    return 1;
+  Kernel kernel(clCreateKernel(program.get(), KernelName(source).c_str(), &error));
+  if (error != CL_SUCCESS) return 1;
+  const double ms = (NowSeconds() - start) * 1e3;
+  char name[256] = {}, vendor[256] = {};
+  clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr);
+  clGetPlatformInfo(platform, CL_PLATFORM_VENDOR, sizeof vendor - 1, vendor, nullptr);
+  std::printf("%s\t%.3f\n", LabelFor(name, vendor).c_str(), ms);
+  return 0;
+}
+
+void AddStartupMeasures(std::vector<Measure>& measures, const Options&) {
+  Measure measure;
+  measure.rows = {{"build from process start: platform, context, kernel (ms)", false}};
+  measure.prepare = [](Platform& platform, Outcome& outcome) -> std::unique_ptr<Trial> {
+    // Which file gives which platform: one child per file, once (the warm-up).
+    static std::map<std::string, std::string> icd_of;
+    static bool probed = false;
+    if (!probed) {
+      probed = true;
+      for (const std::string& icd : IcdFiles()) {
+        std::string label;
+        double ms = 0;
+        if (RunChild(icd, &label, &ms) && !icd_of.count(label)) icd_of[label] = icd;
+      }
+    }
+    auto it = icd_of.find(platform.label);
+    if (it == icd_of.end()) return NotAvailable(outcome, "no .icd file of its own runs it alone");
+    return std::make_unique<StartupTrial>(it->second);
+  };
+  measure.warm_up = false;  // the probe above ran each once
+  measures.push_back(std::move(measure));
+}
 
 void AddBuildMeasures(std::vector<Measure>& measures, const Options& options) {
   Measure measure;

@@ -143,6 +143,7 @@ std::vector<Outcome> RunMeasure(std::vector<Platform>& platforms, const Measure&
 
 int main(int argc, char** argv) {
   using namespace vkcl_bench;
+  if (argc == 2 && std::string(argv[1]) == kStartupChild) return RunStartupChild();
   const std::optional<Options> options = ParseOptions(argc, argv);
   if (!options) {
     PrintUsage(argv[0]);
@@ -158,6 +159,7 @@ int main(int argc, char** argv) {
   // Build first: its cold row is the first program each platform builds in this process.
   std::vector<Measure> all;
   AddBuildMeasures(all, *options);
+  AddStartupMeasures(all, *options);
   AddMemoryMeasures(all, *options);
   AddImageMeasures(all, *options);
   AddComputeMeasures(all, *options);

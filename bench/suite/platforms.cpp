@@ -6,14 +6,6 @@
 #include "suite.h"
 
 namespace vkcl_bench {
-namespace {
-
-template <typename T>
-T DeviceValue(cl_device_id device, cl_device_info what) {
-  T value{};
-  if (clGetDeviceInfo(device, what, sizeof(value), &value, nullptr) != CL_SUCCESS) return T{};
-  return value;
-}
 
 std::string LabelFor(const std::string& name, const std::string& vendor) {
   if (ContainsIgnoringCase(name, "vkcl") || ContainsIgnoringCase(vendor, "vkcl")) return "vkcl";
@@ -24,6 +16,15 @@ std::string LabelFor(const std::string& name, const std::string& vendor) {
   if (ContainsIgnoringCase(name, "NVIDIA") || ContainsIgnoringCase(vendor, "NVIDIA"))
     return "NVIDIA";
   return name.empty() ? "unnamed" : name;
+}
+
+namespace {
+
+template <typename T>
+T DeviceValue(cl_device_id device, cl_device_info what) {
+  T value{};
+  if (clGetDeviceInfo(device, what, sizeof(value), &value, nullptr) != CL_SUCCESS) return T{};
+  return value;
 }
 
 // vkcl first (it is the numerator of every ratio), then the others in a fixed order.

@@ -48,6 +48,8 @@ struct Platform {
 
 // Finds the platforms the loader shows (filtered by |options.platforms|), vkcl first.
 std::vector<Platform> FindPlatforms(const Options& options);
+// "vkcl", "rusticl", "PoCL", "NVIDIA", or the platform name.
+std::string LabelFor(const std::string& platform_name, const std::string& vendor);
 
 // A row of the table: the name carries the unit.
 struct RowSpec {
@@ -85,6 +87,11 @@ struct Measure {
 };
 
 void AddBuildMeasures(std::vector<Measure>& measures, const Options& options);
+void AddStartupMeasures(std::vector<Measure>& measures, const Options& options);
+// The child side of the startup measure (argv[1] == kStartupChild): times, from main, the
+// first platform's first kernel and prints "<label>\t<ms>". Returns the exit status.
+inline constexpr const char* kStartupChild = "--startup-child";
+int RunStartupChild();
 void AddMemoryMeasures(std::vector<Measure>& measures, const Options& options);
 void AddComputeMeasures(std::vector<Measure>& measures, const Options& options);
 void AddGemmMeasures(std::vector<Measure>& measures, const Options& options);

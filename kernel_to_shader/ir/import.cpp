@@ -50,12 +50,14 @@ std::string key_of(const Instruction& i) {
 
 struct ParseState {
   std::vector<std::pair<Instruction, std::vector<uint16_t>>> insts;  // outside functions
-  // Inside functions, grouped by function (each starts with its OpFunction).
+  // Inside functions, grouped by function (each starts with its OpFunction), with their id
+  // operand positions.
   std::vector<std::vector<Library::Raw>> functions;
-  std::vector<uint16_t> ids;
+  std::vector<std::vector<uint16_t>> function_ids;
   bool in_function = false;
-  const uint32_t* base = nullptr;  // the module's words: function instructions are kept as offsets
+  const uint32_t* base = nullptr;  // the words parsed: function instructions are kept as offsets
   size_t size = 0;
+  int64_t shift = 0;  // added to offsets in |base| to make them offsets in the library's words
 };
 
 spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* p) {
@@ -65,21 +67,24 @@ spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* p) {
   if (opcode == spv::Op::OpFunction) {
     state->in_function = true;
     state->functions.emplace_back();
+    state->function_ids.emplace_back();
   }
   if (state->in_function) {
     if (opcode == spv::Op::OpFunctionEnd) {
       state->in_function = false;
       return SPV_SUCCESS;
     }
+    if (opcode == spv::Op::OpLine || opcode == spv::Op::OpNoLine) return SPV_SUCCESS;
     // The parser hands out words inside the module it was given (a little-endian one).
     if (p->words < state->base || p->words + p->num_words > state->base + state->size)
       return SPV_ERROR_INTERNAL;
-    Library::Raw raw{uint32_t(p->words - state->base), p->num_words, first, uint32_t(state->ids.size()), 0,
-                     opcode, p->type_id, p->result_id};
+    std::vector<uint16_t>& ids = state->function_ids.back();
+    Library::Raw raw{uint32_t(p->words - state->base + state->shift), p->num_words, first,
+                     uint32_t(ids.size()), 0, opcode, p->type_id, p->result_id};
     for (uint16_t k = 0; k < p->num_operands; ++k) {
       const spv_parsed_operand_t& o = p->operands[k];
       if (o.offset < first || !is_id_operand(o.type)) continue;
-      state->ids.push_back(uint16_t(o.offset - first));
+      ids.push_back(uint16_t(o.offset - first));
       ++raw.ids_count;
     }
     state->functions.back().push_back(raw);
@@ -100,31 +105,36 @@ spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* p) {
   return SPV_SUCCESS;
 }
 
-}  // namespace
-
-std::unique_ptr<Library> Library::load(std::vector<uint32_t> words, std::string* error,
-                                       bool no_contraction) {
-  ParseState state;
-  state.base = words.data();
-  state.size = words.size();
-  state.ids.reserve(words.size() / 2);
+// Parses |count| words at |words| into |state|; the diagnostic in |error| on failure.
+bool parse_into(ParseState* state, const uint32_t* words, size_t count, std::string* error) {
+  state->base = words;
+  state->size = count;
   // SPIRV-Tools, and on_instruction, which it calls.
   std::optional<vkcl::host_allocation::ForeignCode> foreign(std::in_place);
   spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
   spv_diagnostic diagnostic = nullptr;
-  spv_result_t r = spvBinaryParse(context, &state, words.data(), words.size(), nullptr,
-                                  on_instruction, &diagnostic);
-  if (r != SPV_SUCCESS) {
-    *error = diagnostic && diagnostic->error ? diagnostic->error : "malformed SPIR-V";
-    spvDiagnosticDestroy(diagnostic);
-    spvContextDestroy(context);
-    return nullptr;
-  }
+  spv_result_t r = spvBinaryParse(context, state, words, count, nullptr, on_instruction, &diagnostic);
+  if (r != SPV_SUCCESS && error) *error = diagnostic && diagnostic->error ? diagnostic->error : "malformed SPIR-V";
+  spvDiagnosticDestroy(diagnostic);
   spvContextDestroy(context);
-  foreign.reset();
+  return r == SPV_SUCCESS;
+}
+
+}  // namespace
+
+std::unique_ptr<Library> Library::load(std::vector<uint32_t> words, std::string* error,
+                                       bool no_contraction, bool eager) {
+  // Where the functions start (SPIR-V puts them last), found by instruction lengths.
+  size_t functions_at = words.size();
+  for (size_t at = 5; at < words.size() && functions_at == words.size();) {
+    const uint32_t n = words[at] >> 16;
+    if (n == 0 || n > words.size() - at) break;  // the parser below says what is wrong
+    if (spv::Op(words[at] & 0xffff) == spv::Op::OpFunction) functions_at = at;
+    at += n;
+  }
+  ParseState state;
+  if (!parse_into(&state, words.data(), eager ? words.size() : functions_at, error)) return nullptr;
   auto lib = std::make_unique<Library>();
-  lib->words_ = std::move(words);
-  lib->ids_ = std::move(state.ids);
   for (auto& [inst, ids] : state.insts) {
     spv::Op op = inst.opcode;
     if (op == spv::Op::OpExtInstImport) {
@@ -144,33 +154,100 @@ std::unique_ptr<Library> Library::load(std::vector<uint32_t> words, std::string*
       lib->globals_[inst.result_id] = {std::move(inst), std::move(ids)};
     }
   }
-  for (std::vector<Raw>& body : state.functions) {
-    Function& function = lib->functions_[body.front().result_id];
-    if (no_contraction)
-      for (const Raw& r : body)
-        if (r.opcode == spv::Op::OpFMul || r.opcode == spv::Op::OpFAdd || r.opcode == spv::Op::OpFSub)
-          lib->decorations_[r.result_id].push_back(
-              {Instruction(spv::Op::OpDecorate, 0, 0, {r.result_id, uint32_t(spv::Decoration::NoContraction)}),
-               {0}});
-    body.erase(std::remove_if(body.begin(), body.end(),
-                              [](const Raw& r) { return r.opcode == spv::Op::OpLine || r.opcode == spv::Op::OpNoLine; }),
-               body.end());
-    function.body = std::move(body);
+  // What a function parsed alone needs of the rest.
+  lib->prefix_.assign(words.begin(), words.begin() + std::min<size_t>(5, words.size()));
+  for (size_t at = 5; at < functions_at;) {
+    const uint32_t n = words[at] >> 16;
+    const spv::Op op = spv::Op(words[at] & 0xffff);
+    if (op == spv::Op::OpCapability || op == spv::Op::OpExtension || op == spv::Op::OpExtInstImport ||
+        op == spv::Op::OpMemoryModel || op == spv::Op::OpTypeInt || op == spv::Op::OpTypeFloat)
+      lib->prefix_.insert(lib->prefix_.end(), words.begin() + at, words.begin() + at + n);
+    at += n;
+  }
+  // The functions' places (the parse above checked the lengths up to here; the rest are
+  // checked now).
+  Function* open = nullptr;
+  for (size_t at = functions_at; at < words.size();) {
+    const uint32_t n = words[at] >> 16;
+    const spv::Op op = spv::Op(words[at] & 0xffff);
+    if (n == 0 || n > words.size() - at || (op == spv::Op::OpFunction && (n != 5 || open)) ||
+        (op == spv::Op::OpFunctionEnd && !open) || (op != spv::Op::OpFunction && !open)) {
+      *error = "malformed SPIR-V function at word " + std::to_string(at);
+      return nullptr;
+    }
+    if (op == spv::Op::OpFunction) {
+      open = &lib->functions_[words[at + 2]];
+      open->begin = uint32_t(at);
+    } else if (op == spv::Op::OpFunctionEnd) {
+      open->end = uint32_t(at);
+      open = nullptr;
+    } else if (op == spv::Op::OpLabel) {
+      open->defined = true;
+    } else if (no_contraction && n >= 4 &&
+               (op == spv::Op::OpFMul || op == spv::Op::OpFAdd || op == spv::Op::OpFSub)) {
+      lib->decorations_[words[at + 2]].push_back(
+          {Instruction(spv::Op::OpDecorate, 0, 0, {words[at + 2], uint32_t(spv::Decoration::NoContraction)}), {0}});
+    }
+    at += n;
+  }
+  if (open) {
+    *error = "malformed SPIR-V: a function without OpFunctionEnd";
+    return nullptr;
+  }
+  for (size_t k = 0; k < state.functions.size(); ++k) {  // eager: every body parsed already
+    auto f = lib->functions_.find(state.functions[k].front().result_id);
+    if (f == lib->functions_.end()) continue;
+    f->second.body = std::move(state.functions[k]);
+    f->second.ids = std::move(state.function_ids[k]);
+    f->second.parsed.store(true);
   }
   // Names that do not denote a defined function (variables, declarations) are dropped.
   for (auto it = lib->names_.begin(); it != lib->names_.end();) {
     auto f = lib->functions_.find(it->second);
-    bool defined = f != lib->functions_.end() && f->second.body.size() > 1;
+    bool defined = f != lib->functions_.end() && f->second.defined;
     it = defined ? std::next(it) : lib->names_.erase(it);
   }
+  lib->words_ = std::move(words);
   return lib;
 }
 
-Library::Inst Library::materialize(const Raw& raw) const {
+bool Library::parse_body(const Function& f) const {
+  if (f.parsed.load(std::memory_order_acquire)) return true;
+  std::lock_guard<std::mutex> lock(parse_mutex_);
+  if (f.parsed.load(std::memory_order_relaxed)) return true;
+  // The function alone, after the prefix, parses as a module of its own. Should that fail
+  // (a library whose bodies need more of the module than the prefix has), the whole module
+  // is parsed, as before bodies were parsed lazily.
+  std::vector<uint32_t> module = prefix_;
+  module.insert(module.end(), words_.begin() + f.begin, words_.begin() + f.end);
+  module.push_back((1u << 16) | uint32_t(spv::Op::OpFunctionEnd));
+  ParseState state;
+  state.shift = int64_t(f.begin) - int64_t(prefix_.size());
+  size_t k = 0;
+  if (!parse_into(&state, module.data(), module.size(), nullptr) || state.functions.size() != 1) {
+    state = ParseState{};
+    if (!parse_into(&state, words_.data(), words_.size(), nullptr)) return false;
+    for (k = 0; k < state.functions.size() && state.functions[k].front().at != f.begin; ++k) {
+    }
+    if (k == state.functions.size()) return false;
+  }
+  f.body = std::move(state.functions[k]);
+  f.ids = std::move(state.function_ids[k]);
+  f.parsed.store(true, std::memory_order_release);
+  return true;
+}
+
+Library::Inst Library::materialize(const Function& f, const Raw& raw) const {
   Inst i{Instruction(raw.opcode, raw.type_id, raw.result_id,
                      std::vector<uint32_t>(words_.begin() + raw.at + raw.first, words_.begin() + raw.at + raw.words)),
-         std::vector<uint16_t>(ids_.begin() + raw.ids_at, ids_.begin() + raw.ids_at + raw.ids_count)};
+         std::vector<uint16_t>(f.ids.begin() + raw.ids_at, f.ids.begin() + raw.ids_at + raw.ids_count)};
   return i;
+}
+
+std::vector<std::string> Library::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, id] : names_) out.push_back(name);
+  return out;
 }
 
 uint32_t Library::find(const std::string& name) const {
@@ -198,7 +275,7 @@ uint32_t Importer::map(const Library& lib, uint32_t id) {
   if (auto s = lib.ext_sets_.find(id); s != lib.ext_sets_.end())
     return ids[id] = ext_set(s->second);
   if (auto f = lib.functions_.find(id); f != lib.functions_.end()) {
-    if (f->second.body.size() <= 1 && error_.empty())
+    if (!f->second.defined && error_.empty())
       error_ = "the built-in library declares a function it does not define";
     uint32_t fresh = target_.take_id();
     ids[id] = fresh;
@@ -253,13 +330,17 @@ std::vector<uint32_t> Importer::remap(const Library& lib, const Library::Inst& i
 
 void Importer::import_body(const Library& lib, uint32_t lib_id, uint32_t new_id) {
   const Library::Function& source = lib.functions_.at(lib_id);
+  if (!lib.parse_body(source)) {
+    if (error_.empty()) error_ = "a built-in library function cannot be parsed";
+    return;
+  }
   std::unordered_map<uint32_t, uint32_t> locals;
   for (const auto& r : source.body)
     if (r.result_id && r.opcode != spv::Op::OpFunction) locals[r.result_id] = target_.take_id();
   ir::Function f;
   ir::Block* block = nullptr;
   for (const auto& r : source.body) {
-    const Library::Inst i = lib.materialize(r);
+    const Library::Inst i = lib.materialize(source, r);
     Instruction out(i.inst.opcode, i.inst.type_id ? map(lib, i.inst.type_id) : 0,
                     i.inst.result_id ? (i.inst.opcode == spv::Op::OpFunction
                                             ? new_id

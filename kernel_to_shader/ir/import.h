@@ -4,7 +4,9 @@
 // library has unresolved imports of its own.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,14 +17,16 @@ namespace vkcl::ir {
 
 class Library {
  public:
-  // Parses |words| (a Kernel SPIR-V module); nullptr with |error| set when it is malformed.
+  // Indexes |words| (a Kernel SPIR-V module); nullptr with |error| set when it is malformed.
   // With |no_contraction|, every float multiply, add and subtraction of the library is
   // decorated NoContraction: its code relies on their separate roundings (exact products
-  // and sums), which a driver could otherwise fuse.
+  // and sums), which a driver could otherwise fuse. Function bodies are parsed when first
+  // imported (|eager|: all of them now, in one parse of the module, as tests compare).
   static std::unique_ptr<Library> load(std::vector<uint32_t> words, std::string* error,
-                                       bool no_contraction = false);
+                                       bool no_contraction = false, bool eager = false);
   // The function exported (or named) |name|, or 0.
   uint32_t find(const std::string& name) const;
+  std::vector<std::string> names() const;  // every name find() knows
 
  private:
   friend class Importer;
@@ -33,26 +37,38 @@ class Library {
     std::vector<uint16_t> ids;
   };
  public:
-  // A function body instruction, kept as its place in |words_| until a program imports the
-  // function: a program uses a few of libclc's functions, and parsing every body into Insts
-  // took 35-40 ms of a process's first build on lavapipe. Public for the parser's callback.
+  // A function body instruction, kept as its place in |words_|. Public for the parser's
+  // callback.
   struct Raw {
     uint32_t at;         // first word (the opcode word) in words_
     uint16_t words;      // instruction length
     uint16_t first;      // index of the first operand word after type and result ids
-    uint32_t ids_at;     // its id operand positions: ids_[ids_at .. ids_at + ids_count)
+    uint32_t ids_at;     // its id operand positions: the function's ids[ids_at .. + ids_count)
     uint16_t ids_count;
     spv::Op opcode;
     uint32_t type_id, result_id;
   };
 
  private:
+  // A program uses a few of libclc's 2000 functions, and parsing every body took 27 ms of a
+  // process's first build on lavapipe (most of libclc's words are bodies): at load only their
+  // places are found, by instruction lengths.
   struct Function {
-    std::vector<Raw> body;  // OpFunction up to, not including, OpFunctionEnd
+    uint32_t begin = 0, end = 0;  // words_ from OpFunction up to, not including, OpFunctionEnd
+    bool defined = false;         // has a body, not only a declaration
+    mutable std::atomic<bool> parsed{false};
+    mutable std::vector<Raw> body;       // once parsed: OpFunction up to OpFunctionEnd
+    mutable std::vector<uint16_t> ids;  // once parsed: the body's id operand positions
   };
-  Inst materialize(const Raw& raw) const;
+  // |f| with its body parsed (under parse_mutex_ the first time); false when SPIRV-Tools
+  // cannot parse it.
+  bool parse_body(const Function& f) const;
+  Inst materialize(const Function& f, const Raw& raw) const;
   std::vector<uint32_t> words_;
-  std::vector<uint16_t> ids_;
+  // The header and what parsing a function alone needs: capabilities, extended instruction
+  // sets, the memory model, integer and float types.
+  std::vector<uint32_t> prefix_;
+  mutable std::mutex parse_mutex_;
   std::unordered_map<uint32_t, Inst> globals_;  // types, constants, variables, OpUndef by id
   std::unordered_map<uint32_t, std::string> ext_sets_;  // OpExtInstImport id -> set name
   std::unordered_map<uint32_t, Function> functions_;  // by function id

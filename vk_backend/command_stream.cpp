@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <utility>
 
 #include "exit.h"
@@ -37,7 +38,16 @@ struct CommandStream::Impl {
   size_t recorded_commands = 0;
   VkPipeline bound = VK_NULL_HANDLE;
   uint64_t submitted = 0;  // timeline value of the last submission
-  std::deque<std::pair<VkCommandBuffer, uint64_t>> in_flight;  // (buffer, point)
+  // Submitted batches: the buffer, its point, and the other streams' semaphores it waits
+  // on, kept until it has run (a semaphore a pending batch waits on must not be destroyed,
+  // even where its value was reached long ago: lavapipe's queue thread then walks a freed
+  // list).
+  struct InFlight {
+    VkCommandBuffer buffer;
+    uint64_t point;
+    std::vector<std::shared_ptr<TimelineSemaphore>> waited;
+  };
+  std::deque<InFlight> in_flight;
   std::vector<VkCommandBuffer> spare;
   std::vector<VkQueryPool> query_pools;
   std::vector<uint32_t> free_slots;
@@ -60,7 +70,17 @@ struct CommandStream::Impl {
   size_t batch_commands = 0;
   VkPipeline batch_bound = VK_NULL_HANDLE;
   // What the batch being recorded waits for (wait_before_batch), taken by its submission.
-  std::vector<std::pair<VkSemaphore, uint64_t>> batch_waits;
+  std::vector<std::pair<std::shared_ptr<TimelineSemaphore>, uint64_t>> batch_waits;
+};
+
+// A stream's timeline semaphore, given back to its device when neither the stream nor a
+// batch of another stream that waits on it needs it any more (Device::keep_timeline).
+struct TimelineSemaphore {
+  std::shared_ptr<Device> device;
+  VkSemaphore handle = VK_NULL_HANDLE;
+  ~TimelineSemaphore() {
+    if (handle && vulkan_usable()) device->keep_timeline(handle);
+  }
 };
 
 namespace {
@@ -84,8 +104,23 @@ VkResult CommandStream::create(std::shared_ptr<Device> device, std::unique_ptr<C
   type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
   VkSemaphoreCreateInfo sem{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};
   if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  VkResult r = vkCreateSemaphore(d, &sem, nullptr, &s->timeline_);
-  if (r != VK_SUCCESS) return r;
+  try {
+    s->timeline_owner_ = std::make_shared<TimelineSemaphore>();
+  } catch (const std::bad_alloc&) {
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  s->timeline_owner_->device = device;
+  VkResult r = VK_SUCCESS;
+  if (!(s->timeline_owner_->handle = device->take_timeline())) {
+    r = vkCreateSemaphore(d, &sem, nullptr, &s->timeline_owner_->handle);
+    if (r != VK_SUCCESS) return r;
+  }
+  s->timeline_ = s->timeline_owner_->handle;
+  // A semaphore another stream used goes on from its value.
+  uint64_t value = 0;
+  if (vkGetSemaphoreCounterValue(d, s->timeline_, &value) != VK_SUCCESS) return VK_ERROR_DEVICE_LOST;
+  s->impl_->submitted = value;
+  s->impl_->seen_done = value;
   VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = device->info().compute_queue_family;
@@ -116,7 +151,7 @@ CommandStream::~CommandStream() {
     if (impl_->pool) vkDestroyCommandPool(d, impl_->pool, nullptr);
     for (VkQueryPool q : impl_->query_pools) vkDestroyQueryPool(d, q, nullptr);
   }
-  if (timeline_) vkDestroySemaphore(d, timeline_, nullptr);
+  timeline_owner_.reset();  // back to the device unless a batch of another stream waits on it
 }
 
 static VkResult begin(Device& device, CommandStream::Impl& impl, VkSemaphore timeline) {
@@ -125,8 +160,8 @@ static VkResult begin(Device& device, CommandStream::Impl& impl, VkSemaphore tim
   if (impl.recording) return VK_SUCCESS;
   uint64_t done = 0;
   vkGetSemaphoreCounterValue(device.handle(), timeline, &done);
-  while (!impl.in_flight.empty() && impl.in_flight.front().second <= done) {
-    impl.spare.push_back(impl.in_flight.front().first);
+  while (!impl.in_flight.empty() && impl.in_flight.front().point <= done) {
+    impl.spare.push_back(impl.in_flight.front().buffer);
     impl.in_flight.pop_front();
   }
   if (!impl.spare.empty()) {
@@ -405,14 +440,18 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
   std::vector<VkSemaphore> wait_semaphores;
   std::vector<uint64_t> wait_values;
   std::vector<VkPipelineStageFlags> wait_stages;
-  std::vector<std::pair<VkSemaphore, uint64_t>> waits = impl_->batch_waits;
-  waits.insert(waits.end(), wait_points.begin(), wait_points.end());
+  std::vector<std::pair<VkSemaphore, uint64_t>> waits = wait_points;
+  std::vector<std::shared_ptr<TimelineSemaphore>> waited;
+  for (const auto& [semaphore, value] : impl_->batch_waits) {
+    waits.emplace_back(semaphore->handle, value);
+    waited.push_back(semaphore);
+  }
   for (auto [s, v] : waits) {
     wait_semaphores.push_back(s);
     wait_values.push_back(v);
     wait_stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
   }
-  impl_->in_flight.push_back({impl_->recording, signal});
+  impl_->in_flight.push_back({impl_->recording, signal, std::move(waited)});
   // Everything the batch wrote is visible to the host once its point signals.
   full_barrier(impl_->recording);
   VkResult r = vkEndCommandBuffer(impl_->recording);
@@ -447,12 +486,12 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
   return VK_SUCCESS;
 }
 
-VkResult CommandStream::wait_before_batch(VkSemaphore semaphore, uint64_t value) {
+VkResult CommandStream::wait_before_batch(const CommandStream& other, uint64_t value) {
   VkCommandBuffer cb;
   VkResult r = command_buffer(&cb);  // the batch exists, so last_point() is its point
   if (r != VK_SUCCESS) return r;
   try {
-    impl_->batch_waits.emplace_back(semaphore, value);
+    impl_->batch_waits.emplace_back(other.timeline_owner_, value);
   } catch (const std::bad_alloc&) {
     return VK_ERROR_OUT_OF_HOST_MEMORY;
   }

@@ -138,6 +138,7 @@ Device::~Device() {
   vkDeviceWaitIdle(device_);
   for (const Spare& s : spares_) free_spare(s);
   blocks_.reset();
+  for (VkSemaphore t : timelines_) vkDestroySemaphore(device_, t, nullptr);
   if (pipeline_cache_) vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
   vkDestroyDevice(device_, nullptr);
 }
@@ -300,6 +301,26 @@ void Device::free_memory(VkDeviceMemory memory) {
     }
   }
   vkFreeMemory(device_, memory, nullptr);
+}
+
+VkSemaphore Device::take_timeline() {
+  std::lock_guard<std::mutex> lock(timelines_mutex_);
+  if (timelines_.empty()) return VK_NULL_HANDLE;
+  VkSemaphore t = timelines_.back();
+  timelines_.pop_back();
+  return t;
+}
+
+void Device::keep_timeline(VkSemaphore semaphore) {
+  std::lock_guard<std::mutex> lock(timelines_mutex_);
+  try {
+    timelines_.push_back(semaphore);
+  } catch (const std::bad_alloc&) {
+    // No room to keep it: destroyed once nothing can use it.
+    std::lock_guard<std::mutex> queues(queue_mutex_);
+    vkDeviceWaitIdle(device_);
+    vkDestroySemaphore(device_, semaphore, nullptr);
+  }
 }
 
 size_t Device::allocation_count() const {

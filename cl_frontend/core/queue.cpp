@@ -204,7 +204,7 @@ bool _cl_command_queue::waits_on_device(_cl_event& w) {
   uint64_t point = 0;
   // Submitted already (enqueue flushed its queue): this queue's batch is submitted after it.
   if (!other || other->vk != vk || !w.pending_point(&point)) return false;
-  return stream->wait_before_batch(other->stream->timeline(), point) == VK_SUCCESS;
+  return stream->wait_before_batch(*other->stream, point) == VK_SUCCESS;
 }
 
 void _cl_command_queue::settle(bool block) {

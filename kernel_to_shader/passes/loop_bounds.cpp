@@ -132,32 +132,54 @@ class Bounds {
       if (!induction(header, from, test.operands[side], &iv)) continue;
       uint64_t v = iv.start;
       for (uint64_t pass = 1; pass <= cap_; ++pass) {
-        const uint64_t x = iv.tests_next ? wrap(v + iv.step, iv.width) : v;
+        const uint64_t x = iv.tests_next ? iv.step.apply(v, iv.width) : v;
         std::optional<bool> r = side == 0 ? compare(test.opcode, x, k->second.value, iv.width)
                                           : compare(test.opcode, k->second.value, x, iv.width);
         if (!r) return std::nullopt;
         if (*r == leaves_on_true) return pass;
-        v = wrap(v + iv.step, iv.width);
+        v = iv.step.apply(v, iv.width);
       }
       return std::nullopt;
     }
     return std::nullopt;
   }
 
+  // What a back edge does to the induction variable: one operation with a constant.
+  struct Step {
+    Op op = Op::OpNop;
+    uint64_t k = 0;
+    bool operator==(const Step& o) const { return op == o.op && k == o.k; }
+    uint64_t apply(uint64_t v, uint32_t width) const {
+      switch (op) {
+        case Op::OpIAdd: return wrap(v + k, width);
+        case Op::OpISub: return wrap(v - k, width);
+        case Op::OpIMul: return wrap(v * k, width);
+        case Op::OpUDiv: return wrap(v, width) / k;
+        case Op::OpSDiv: return wrap(uint64_t(as_signed(v, width) / as_signed(k, width)), width);
+        case Op::OpShiftLeftLogical: return wrap(v << k, width);
+        case Op::OpShiftRightLogical: return wrap(v, width) >> k;
+        case Op::OpShiftRightArithmetic: return wrap(uint64_t(as_signed(v, width) >> k), width);
+        default: return v;
+      }
+    }
+  };
+
   struct Induction {
-    uint64_t start = 0, step = 0;
+    uint64_t start = 0;
+    Step step;
     uint32_t width = 0;
-    bool tests_next = false;  // the test reads start + step * (iteration + 1)
+    bool tests_next = false;  // the test reads the value after this iteration's step
   };
 
   // Whether |value| is a phi of |header| that starts at a constant on every edge from outside
-  // and comes back as itself plus a constant on every back edge, or that plus-a-constant.
+  // and comes back as one operation of itself with a constant on every back edge, or that
+  // operation's result.
   bool induction(int header, const std::vector<int>& from, uint32_t value, Induction* out) {
     auto d = defs_.find(value);
     if (d == defs_.end()) return false;
     const Instruction* phi = d->second;
     uint32_t next = 0;
-    if (phi->opcode == Op::OpIAdd || phi->opcode == Op::OpISub) {
+    if (phi->opcode != Op::OpPhi) {
       next = value;
       uint32_t base = 0;
       if (!step_of(*phi, &base, nullptr)) return false;
@@ -179,10 +201,10 @@ class Bounds {
         if (next && incoming != next) return false;
         next = incoming;
         uint32_t base = 0;
-        uint64_t step = 0;
+        Step step;
         auto n = defs_.find(incoming);
         if (n == defs_.end() || !step_of(*n->second, &base, &step) || base != phi->result_id) return false;
-        if (stepped && step != out->step) return false;
+        if (stepped && !(step == out->step)) return false;
         out->step = step;
         stepped = true;
       } else if (cfg_.reachable(pred)) {
@@ -195,14 +217,28 @@ class Bounds {
     return started && stepped;
   }
 
-  // |i| is base + constant or base - constant: its base, and the step as an addition.
-  bool step_of(const Instruction& i, uint32_t* base, uint64_t* step) {
-    if (i.opcode != Op::OpIAdd && i.opcode != Op::OpISub) return false;
+  // |i| is one operation of a base value with a constant (the constant second, but for the
+  // commutative add and multiply): its base, and the step.
+  bool step_of(const Instruction& i, uint32_t* base, Step* step) {
+    const Op op = i.opcode;
+    const bool commutes = op == Op::OpIAdd || op == Op::OpIMul;
+    if (!commutes && op != Op::OpISub && op != Op::OpUDiv && op != Op::OpSDiv && op != Op::OpShiftLeftLogical &&
+        op != Op::OpShiftRightLogical && op != Op::OpShiftRightArithmetic)
+      return false;
+    if (i.operands.size() != 2 || !int_width_.count(i.type_id)) return false;
+    const uint32_t width = int_width_[i.type_id];
     for (int side = 0; side < 2; ++side) {
       auto k = constants_.find(i.operands[1 - side]);
-      if (k == constants_.end() || (i.opcode == Op::OpISub && side == 1)) continue;
+      if (k == constants_.end() || (side == 1 && !commutes)) continue;
+      const uint64_t value = wrap(k->second.value, width);
+      // No division by 0 or -1 (overflow), no shift by the width or more: their results
+      // are undefined, not a count.
+      if ((op == Op::OpUDiv || op == Op::OpSDiv) && (value == 0 || as_signed(value, width) == -1)) return false;
+      if ((op == Op::OpShiftLeftLogical || op == Op::OpShiftRightLogical || op == Op::OpShiftRightArithmetic) &&
+          value >= width)
+        return false;
       *base = i.operands[side];
-      if (step) *step = i.opcode == Op::OpISub ? wrap(0 - k->second.value, k->second.width) : k->second.value;
+      if (step) *step = Step{op, value};
       return true;
     }
     return false;

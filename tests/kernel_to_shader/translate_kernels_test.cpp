@@ -499,6 +499,9 @@ TEST(LoopLimitProbe, NotWhereConstantBoundsKeepLoopsShort) {
        "o[i] = s;", true},
       {"float s = 0.0f; for (uint a = 4000; a > 7; a -= 3) { s = s * x + o[a & 63]; if (s > 1e6f) break; } o[i] = s;", true},
       {"float s = 0.0f; for (int a = 0; a != 6000; a += 2) s = s * x + o[a & 63]; o[i] = s;", true},
+      {"float s = 0.0f; for (uint a = 1u << 30; a > 0; a >>= 1) { s = s * x + o[a & 63]; if (s > 1e6f) break; } o[i] = s;", true},
+      {"float s = 0.0f; for (uint a = 1; a < 100000000u; a *= 3) { s = s * x + o[a & 63]; if (s > 1e6f) break; } o[i] = s;", true},
+      {"float s = 0.0f; for (uint a = 0; a < 100; a *= 2) { s = s * x + o[a & 63]; if (s > 1e6f) break; } o[i] = s;", false},
       {"float s = 0.0f; for (int a = 0; a < 70000; ++a) s += o[(a + i) & 63] * x; o[i] = s;", false},
       {"float s = 0.0f; for (int a = 0; a < 300; ++a) for (int b = 0; b < 300; ++b) s += o[(a * b + i) & 63] * x;\n"
        "o[i] = s;", false},

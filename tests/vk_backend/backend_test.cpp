@@ -92,6 +92,46 @@ TEST_F(Backend, FillAndCopyThroughAStream) {
   ASSERT_EQ(VK_SUCCESS, stream_->wait(submitted));
 }
 
+// A stream's timeline semaphore outlives the stream: kept by a batch of another stream that
+// waits on it until that batch has run, then by the device for the next stream, whose points
+// go on from its value (lavapipe's queue thread still touches a semaphore just after its
+// signal wakes a waiter; destroying it then corrupted the driver's lists, CTS test_events).
+TEST_F(Backend, TimelineSemaphoresOutliveTheirStreams) {
+  std::unique_ptr<Buffer> b;
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, 4096, MemoryPlacement::HostVisible, &b));
+  std::unique_ptr<CommandStream> first, second;
+  ASSERT_EQ(VK_SUCCESS, CommandStream::create(device_, &first));
+  ASSERT_EQ(VK_SUCCESS, CommandStream::create(device_, &second));
+  uint64_t point = 0;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(VK_SUCCESS, first->fill_buffer(*b, 0, 4096, uint32_t(i)));
+    ASSERT_EQ(VK_SUCCESS, first->submit({}, &point));
+  }
+  // |second| waits on the device for |first|'s last point; |first| goes before that runs.
+  ASSERT_EQ(VK_SUCCESS, second->wait_before_batch(*first, point));
+  ASSERT_EQ(VK_SUCCESS, second->fill_buffer(*b, 0, 4, 77));
+  uint64_t after = 0;
+  ASSERT_EQ(VK_SUCCESS, second->submit({}, &after));
+  first.reset();
+  ASSERT_EQ(VK_SUCCESS, second->wait(after));
+  EXPECT_EQ(static_cast<const uint32_t*>(b->mapped())[0], 77u);
+  EXPECT_EQ(static_cast<const uint32_t*>(b->mapped())[1], 4u);
+  // Once |second|'s batch has run, |first|'s semaphore is kept by the device: the next
+  // stream takes it and counts on from point 5.
+  ASSERT_EQ(VK_SUCCESS, second->fill_buffer(*b, 0, 4, 78));  // recycles the finished batch
+  ASSERT_EQ(VK_SUCCESS, second->submit({}, &after));
+  ASSERT_EQ(VK_SUCCESS, second->wait(after));
+  std::unique_ptr<CommandStream> third;
+  ASSERT_EQ(VK_SUCCESS, CommandStream::create(device_, &third));
+  EXPECT_EQ(third->completed_point(), point);
+  ASSERT_EQ(VK_SUCCESS, third->fill_buffer(*b, 0, 4, 79));
+  uint64_t next = 0;
+  ASSERT_EQ(VK_SUCCESS, third->submit({}, &next));
+  EXPECT_EQ(next, point + 1);
+  ASSERT_EQ(VK_SUCCESS, third->wait(next));
+  EXPECT_EQ(static_cast<const uint32_t*>(b->mapped())[0], 79u);
+}
+
 // Thousands of small reusable buffers share a few allocations (drivers allow as few as 4096
 // at once), each with bytes of its own: disjoint address ranges at OpenCL's base alignment
 // (CL_DEVICE_MEM_BASE_ADDR_ALIGN, 128 bytes), and a fill of each through the device leaves

@@ -192,6 +192,13 @@ class Device {
   void free_memory(VkDeviceMemory memory);  // any memory of the device, counted or not
   VkDeviceSize memory_in_use(uint32_t heap) const;
   size_t allocation_count() const;  // of allocate_memory's, not freed yet
+  // Timeline semaphores of streams that went, for the next streams: never destroyed before
+  // the device is. Lavapipe's queue thread goes on using a semaphore for a moment after its
+  // signal wakes a waiter, so a stream that destroyed its semaphore once its work was done
+  // corrupted the driver's lists now and then (CTS test_events). take_timeline: null when
+  // none is kept.
+  VkSemaphore take_timeline();
+  void keep_timeline(VkSemaphore semaphore);  // never allocates where it can help it
   // Where buffers of up to Blocks::kLargestPiece bytes get their memory (blocks.h).
   detail::Blocks& blocks() { return *blocks_; }
 
@@ -219,6 +226,8 @@ class Device {
   void free_all_spares();  // and the empty blocks
   VkDeviceSize spare_bytes_ = 0;
   std::unique_ptr<detail::Blocks> blocks_;
+  std::mutex timelines_mutex_;
+  std::vector<VkSemaphore> timelines_;  // kept by keep_timeline
   void free_spare(const Spare& spare);
 };
 
@@ -355,6 +364,8 @@ class Captured {
   VkCommandBuffer buffer_ = VK_NULL_HANDLE;
 };
 
+struct TimelineSemaphore;  // command_stream.cpp
+
 // An ordered stream of GPU commands for one CL queue. Commands are recorded into a batch (one
 // VkCommandBuffer) and submitted by submit(); each submission signals the stream's timeline
 // semaphore with the next value. Not thread-safe: the owner serialises calls.
@@ -397,9 +408,10 @@ class CommandStream {
   uint64_t read_timestamp(uint32_t slot) const;
   void release_timestamp(uint32_t slot);
 
-  // The batch being recorded (begun if need be) waits on the device for |semaphore| to reach
-  // |value| before it runs: another stream's point, submitted before this batch is.
-  VkResult wait_before_batch(VkSemaphore semaphore, uint64_t value);
+  // The batch being recorded (begun if need be) waits on the device for |other|'s timeline to
+  // reach |value| before it runs: a point submitted before this batch is. The batch keeps
+  // the semaphore until it has run, whenever |other| goes.
+  VkResult wait_before_batch(const CommandStream& other, uint64_t value);
   bool has_pending() const;  // commands recorded but not submitted
   // Submits the batch (if any commands are pending) after waiting for |wait_points|
   // (semaphore, value) and returns in |*point| the timeline value that signals when all work
@@ -427,6 +439,7 @@ class CommandStream {
   std::shared_ptr<Device> device_;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkSemaphore timeline_ = VK_NULL_HANDLE;
+  std::shared_ptr<TimelineSemaphore> timeline_owner_;  // owns timeline_
   std::unique_ptr<Impl> impl_;
 };
 

@@ -448,14 +448,20 @@ TEST(LoopLimitProbe, OnlyWhereTheDriverLimitsLoops) {
   EXPECT_LE(kb.loop_limit_status_offset + 8, kb.argument_block_size);
 }
 
+// A device that cuts loops short and has every small type (nothing widened adds loops later).
+k2s::TargetCaps loop_limited_caps(bool resumable) {
+  k2s::TargetCaps limited;
+  limited.loop_iteration_limit = true;
+  limited.resumable_loops = limited.resumable_barrier_loops = resumable;
+  limited.int8 = limited.int16 = limited.storage8 = limited.storage16 = limited.float16 = true;
+  return limited;
+}
+
 // A kernel without loops, on a device with every small type (nothing widened adds loops
 // later), carries neither probe nor status word; one with a loop does.
 TEST(LoopLimitProbe, OnlyInKernelsWithLoops) {
   compiler::DeviceFeatures features = kernel_features();
-  k2s::TargetCaps limited;
-  limited.loop_iteration_limit = true;
-  limited.resumable_loops = limited.resumable_barrier_loops = false;
-  limited.int8 = limited.int16 = limited.storage8 = limited.storage16 = limited.float16 = true;
+  const k2s::TargetCaps limited = loop_limited_caps(false);
   struct Case {
     const char* source;
     uint32_t loops;  // in the shader, the probe's included
@@ -483,10 +489,7 @@ TEST(LoopLimitProbe, OnlyInKernelsWithLoops) {
 // bound past the limit, a bound from an argument, or a count that wraps around do.
 TEST(LoopLimitProbe, NotWhereConstantBoundsKeepLoopsShort) {
   compiler::DeviceFeatures features = kernel_features();
-  k2s::TargetCaps limited;
-  limited.loop_iteration_limit = true;
-  limited.resumable_loops = limited.resumable_barrier_loops = true;
-  limited.int8 = limited.int16 = limited.storage8 = limited.storage16 = limited.float16 = true;
+  const k2s::TargetCaps limited = loop_limited_caps(true);
   struct Case {
     const char* body;
     bool bounded;

@@ -24,6 +24,19 @@ struct Memo {
 
 std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t cap, Memo* memo);
 
+// Instructions the lowering may turn into loops of its own, which are not counted here:
+// atomics (compare-exchange retries for float and wide-arena ones) and group operations
+// (loops over the work-group's values).
+bool lowered_with_loops(Op op) {
+  const uint32_t o = uint32_t(op);
+  return (o >= uint32_t(Op::OpAtomicLoad) && o <= uint32_t(Op::OpAtomicXor)) ||
+         op == Op::OpAtomicFlagTestAndSet || op == Op::OpAtomicFlagClear || op == Op::OpAtomicFMinEXT ||
+         op == Op::OpAtomicFMaxEXT || op == Op::OpAtomicFAddEXT ||
+         (o >= uint32_t(Op::OpGroupAll) && o <= uint32_t(Op::OpGroupSMax)) ||
+         (o >= uint32_t(Op::OpGroupNonUniformElect) && o <= uint32_t(Op::OpGroupNonUniformQuadSwap)) ||
+         (o >= uint32_t(Op::OpGroupIMulKHR) && o <= uint32_t(Op::OpGroupLogicalXorKHR));
+}
+
 struct Constant {
   uint64_t value = 0;
   uint32_t width = 0;
@@ -48,6 +61,9 @@ class Bounds {
   }
 
   std::optional<uint64_t> run() {
+    for (const ir::Block& b : f_.blocks)
+      for (const Instruction& i : b.instructions)
+        if (lowered_with_loops(i.opcode)) return std::nullopt;
     // Natural loops: a back edge goes to a block that dominates its source; any other
     // retreating edge is an irreducible cycle, which has no header to count.
     std::map<int, std::vector<int>> latches;  // header -> back edge sources

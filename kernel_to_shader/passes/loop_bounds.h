@@ -18,7 +18,8 @@ namespace vkcl::k2s {
 // the loops around them, when every loop of |f| has an induction variable that starts at a
 // constant, moves by a constant on every back edge and is compared with a constant in a
 // block every iteration passes; the passes of the functions it calls count too. nullopt
-// otherwise, or when the count passes |cap|.
+// otherwise, when the count passes |cap|, or where the lowering adds loops of its own
+// (atomics, group operations).
 std::optional<uint64_t> bounded_loop_passes(ir::Module& m, ir::Function& f, uint64_t cap);
 
 }  // namespace vkcl::k2s

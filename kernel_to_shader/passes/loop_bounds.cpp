@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "ir/cfg.h"
@@ -16,8 +16,16 @@ namespace {
 using ir::Instruction;
 using spv::Op;
 
+struct Constant {
+  uint64_t value = 0;
+  uint32_t width = 0;
+};
+
+// What one count shares across the functions it visits.
 struct Memo {
   std::unordered_map<uint32_t, ir::Function*> functions;  // by id
+  std::unordered_map<uint32_t, uint32_t> int_width;        // integer type -> width
+  std::unordered_map<uint32_t, Constant> constants;        // integer constants
   // Passes by function id (nullopt: unbounded, or being counted: a call cycle).
   std::unordered_map<uint32_t, std::optional<uint64_t>> passes;
 };
@@ -37,24 +45,11 @@ bool lowered_with_loops(Op op) {
          (o >= uint32_t(Op::OpGroupIMulKHR) && o <= uint32_t(Op::OpGroupLogicalXorKHR));
 }
 
-struct Constant {
-  uint64_t value = 0;
-  uint32_t width = 0;
-};
-
 class Bounds {
  public:
   Bounds(const ir::Module& m, ir::Function& f, uint64_t cap, Memo* memo)
-      : m_(m), f_(f), cfg_(m, f), cap_(cap), memo_(memo) {
-    for (const Instruction& g : m.globals)
-      if (g.opcode == Op::OpTypeInt) int_width_[g.result_id] = g.operands[0];
-    for (const Instruction& g : m.globals)
-      if (g.opcode == Op::OpConstant && int_width_.count(g.type_id)) {
-        uint32_t width = int_width_[g.type_id];
-        uint64_t v = g.operands[0];
-        if (width > 32 && g.operands.size() > 1) v |= uint64_t(g.operands[1]) << 32;
-        constants_[g.result_id] = {v, width};
-      }
+      : m_(m), f_(f), cfg_(m, f), cap_(cap), memo_(memo), int_width_(memo->int_width),
+        constants_(memo->constants) {
     for (ir::Block& b : f.blocks)
       for (const Instruction& i : b.instructions)
         if (i.result_id) defs_[i.result_id] = &i;
@@ -290,8 +285,8 @@ class Bounds {
   ir::Cfg cfg_;
   uint64_t cap_;
   Memo* memo_;
-  std::unordered_map<uint32_t, uint32_t> int_width_;  // integer type -> width
-  std::unordered_map<uint32_t, Constant> constants_;
+  std::unordered_map<uint32_t, uint32_t>& int_width_;
+  const std::unordered_map<uint32_t, Constant>& constants_;
   std::unordered_map<uint32_t, const Instruction*> defs_;
 };
 
@@ -306,10 +301,25 @@ std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t
 
 }  // namespace
 
-std::optional<uint64_t> bounded_loop_passes(ir::Module& m, ir::Function& f, uint64_t cap) {
+std::set<uint32_t> bounded_kernels(ir::Module& m, uint64_t cap) {
   Memo memo;
   for (ir::Function& g : m.functions) memo.functions[g.id()] = &g;
-  return passes_of(m, f, cap, &memo);
+  for (const Instruction& g : m.globals)
+    if (g.opcode == Op::OpTypeInt) memo.int_width[g.result_id] = g.operands[0];
+  for (const Instruction& g : m.globals)
+    if (g.opcode == Op::OpConstant && memo.int_width.count(g.type_id)) {
+      const uint32_t width = memo.int_width[g.type_id];
+      uint64_t v = g.operands[0];
+      if (width > 32 && g.operands.size() > 1) v |= uint64_t(g.operands[1]) << 32;
+      memo.constants[g.result_id] = {v, width};
+    }
+  std::set<uint32_t> bounded;
+  for (const Instruction& ep : m.entry_points) {
+    if (spv::ExecutionModel(ep.operands[0]) != spv::ExecutionModel::Kernel) continue;
+    auto f = memo.functions.find(ep.operands[1]);
+    if (f != memo.functions.end() && passes_of(m, *f->second, cap, &memo)) bounded.insert(ep.operands[1]);
+  }
+  return bounded;
 }
 
 }  // namespace vkcl::k2s

@@ -8,18 +8,18 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <set>
 
 #include "ir/module.h"
 
 namespace vkcl::k2s {
 
-// The most loop header passes one call of |f| makes, nested loops multiplied by the passes of
-// the loops around them, when every loop of |f| has an induction variable that starts at a
-// constant, moves by a constant on every back edge and is compared with a constant in a
-// block every iteration passes; the passes of the functions it calls count too. nullopt
-// otherwise, when the count passes |cap|, or where the lowering adds loops of its own
-// (atomics, group operations).
-std::optional<uint64_t> bounded_loop_passes(ir::Module& m, ir::Function& f, uint64_t cap);
+// The kernels (entry point function ids) that make at most |cap| loop header passes per
+// work-item, nested loops multiplied by the passes of the loops around them and called
+// functions' passes added: every loop has an induction variable that starts at a constant,
+// changes by one operation with a constant on every back edge and is compared with a constant
+// in a block every iteration passes. Kernels with atomics or group operations, which the
+// lowering may turn into loops of its own, are never among them.
+std::set<uint32_t> bounded_kernels(ir::Module& m, uint64_t cap);
 
 }  // namespace vkcl::k2s

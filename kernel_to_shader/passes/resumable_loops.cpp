@@ -1503,10 +1503,7 @@ class ResumableLoopsPass : public Pass {
     // A quarter of gallivm's 65535: what the limit counts (passes, back edges, per batch of
     // work-items that diverge) then never matters.
     constexpr uint64_t kSafePasses = 16384;
-    for (const ir::Instruction& ep : module.entry_points)
-      for (ir::Function& f : module.functions)
-        if (f.id() == ep.operands[1] && bounded_loop_passes(module, f, kSafePasses))
-          context.bounded_kernels.insert(f.id());
+    context.bounded_kernels = bounded_kernels(module, kSafePasses);
     if (!context.resumable_loops) return PassStatus::SuccessWithoutChange;
     Resumer r(module, context);
     return r.run() ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;

@@ -64,11 +64,6 @@ Blocks::~Blocks() {
   for (auto& b : blocks_) device_.free_memory(b->memory);
 }
 
-size_t Blocks::count() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return blocks_.size();
-}
-
 VkResult Blocks::take(uint32_t type, uint64_t owner, VkDeviceSize size, VkDeviceSize alignment, Piece* out) {
   const size_t n = size_t(round_up(size_t(size), size_t(kGranule)) / kGranule);
   const size_t step = std::max<size_t>(1, round_up(size_t(alignment), size_t(kGranule)) / kGranule);

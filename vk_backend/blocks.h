@@ -49,11 +49,10 @@ class Blocks {
   void give_back(const Piece& piece);
   void drop(uint64_t owner);  // frees the owner's empty blocks
   void drop_empty();          // frees every empty block
-  size_t count() const;       // blocks held
 
  private:
   Device& device_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::vector<std::unique_ptr<Block>> blocks_;
   // Frees the empty blocks for which |which| holds; mutex_ held.
   template <typename Which>

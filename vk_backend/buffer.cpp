@@ -19,9 +19,16 @@ constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                       // OpenCL 1D buffer images view buffers as texels.
                                       VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                       VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
+
+uint64_t address_of(VkDevice device, VkBuffer buffer) {
+  VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  info.buffer = buffer;
+  return vkGetBufferDeviceAddress(device, &info);
+}
 }  // namespace
 
 VkBufferUsageFlags buffer_usage() { return kUsage; }
+
 
 VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
                         MemoryPlacement placement, std::unique_ptr<Buffer>* out, bool reusable,
@@ -80,9 +87,7 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
     b->piece_size_ = p.size;
     r = vkBindBufferMemory(d, b->buffer_, p.memory, p.offset);
     if (r != VK_SUCCESS) return r;
-    VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-    address.buffer = b->buffer_;
-    b->address_ = vkGetBufferDeviceAddress(d, &address);
+    b->address_ = address_of(d, b->buffer_);
     b->mapped_ = p.mapped;
     b->fresh_ = p.fresh;
     *out = std::move(b);
@@ -97,9 +102,7 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   if (r != VK_SUCCESS) return r;
   r = vkBindBufferMemory(d, b->buffer_, b->memory_, 0);
   if (r != VK_SUCCESS) return r;
-  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-  address.buffer = b->buffer_;
-  b->address_ = vkGetBufferDeviceAddress(d, &address);
+  b->address_ = address_of(d, b->buffer_);
   if (properties & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
     r = vkMapMemory(d, b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_);
     if (r != VK_SUCCESS) return r;
@@ -160,9 +163,7 @@ VkResult Buffer::import_host(std::shared_ptr<Device> device, void* host_pointer,
   if (r != VK_SUCCESS) return VK_ERROR_FEATURE_NOT_PRESENT;
   r = vkBindBufferMemory(d, b->buffer_, b->memory_, 0);
   if (r != VK_SUCCESS) return r;
-  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-  address.buffer = b->buffer_;
-  b->address_ = vkGetBufferDeviceAddress(d, &address);
+  b->address_ = address_of(d, b->buffer_);
   b->mapped_ = host_pointer;
   b->host_cached_ = true;  // the application's own memory
   *out = std::move(b);
@@ -231,9 +232,7 @@ VkResult Buffer::import_fd(std::shared_ptr<Device> device, VkExternalMemoryHandl
   }
   if (!b->memory_) return VK_ERROR_INVALID_EXTERNAL_HANDLE;
   if ((r = vkBindBufferMemory(d, b->buffer_, b->memory_, 0)) != VK_SUCCESS) return r;
-  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-  address.buffer = b->buffer_;
-  b->address_ = vkGetBufferDeviceAddress(d, &address);
+  b->address_ = address_of(d, b->buffer_);
   *out = std::move(b);
   return VK_SUCCESS;
 }

@@ -6,8 +6,8 @@
 //
 // Where: $VKCL_CACHE_DIR, else $XDG_CACHE_HOME/vkcl, else $HOME/.cache/vkcl. VKCL_CACHE=0
 // turns it off; it is kept under $VKCL_CACHE_MAX_MB (default 1024, least recently used entries
-// removed first). Entries are written to a temporary file and renamed into place, so
-// concurrent processes see whole entries or none; an entry that does not read back whole
+// removed first). Entries are written by a thread of their own (see flush) to a temporary
+// file and renamed into place, so concurrent processes see whole entries or none; an entry that does not read back whole
 // (bad magic, checksum, truncated) is a miss and is replaced.
 #pragma once
 
@@ -36,5 +36,9 @@ void store(const std::string& key, const CompileResult& result, const std::vecto
 // under |key|, checksummed; read_blob gives them back whole or not at all.
 std::optional<std::string> read_blob(const std::string& key);
 void write_blob(const std::string& key, const std::string& bytes);
+
+// Entries reach the disk from a background thread (read back from memory until then); this
+// waits until those handed over so far are written. The process waits for them at exit.
+void flush();
 
 }  // namespace vkcl::compiler::cache

@@ -220,10 +220,8 @@ void _cl_command_queue::settle(bool block) {
     if (stream->completed_point() < open_->point) {
       if (!block) return;
       (void)flush();
-      // Most launches are done within their rounds, soon: a blocking wait's wake-up takes
-      // longer than they do on lavapipe (2000 launches of a small kernel: 190 -> 150 us each).
-      uint64_t until = cl::host_time_ns() + 300000;
-      while (stream->completed_point() < open_->point && cl::host_time_ns() < until) sched_yield();
+      // No polling here: on a CPU device the host thread would take a core from the device's
+      // threads (see CommandStream::wait, which polls on GPUs).
       stream->wait(open_->point);
       continue;
     }

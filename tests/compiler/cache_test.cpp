@@ -3,6 +3,7 @@
 // entry, different options or VKCL_CACHE=0 make it compile.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -37,8 +38,10 @@ class CompileCache : public ::testing::Test {
     unsetenv("VKCL_CACHE");
   }
   void TearDown() override {
+    cache::flush();
     for (const std::string& name : entries(dir_)) std::remove((dir_ + "/" + name).c_str());
     std::remove((dir_ + "/helper.h").c_str());
+    std::remove((dir_ + "/.size").c_str());
     rmdir(dir_.c_str());
     unsetenv("VKCL_CACHE_DIR");
   }
@@ -61,6 +64,7 @@ TEST_F(CompileCache, SecondCompileComesFromTheCacheUnchanged) {
   CompileResult first = compile(kSource, "-DY=2", features());
   ASSERT_TRUE(first.ok) << first.log;
   EXPECT_FALSE(first.from_cache);
+  cache::flush();
   ASSERT_EQ(entries(dir_).size(), 1u);
   CompileResult again = compile(kSource, "-DY=2", features());
   ASSERT_TRUE(again.ok);
@@ -77,6 +81,7 @@ TEST_F(CompileCache, SecondCompileComesFromTheCacheUnchanged) {
   // Other options are another program.
   CompileResult other = compile(kSource, "-DY=2 -DX=1", features());
   EXPECT_FALSE(other.from_cache);
+  cache::flush();
   EXPECT_EQ(entries(dir_).size(), 2u);
 }
 
@@ -96,6 +101,7 @@ TEST_F(CompileCache, AChangedIncludedFileIsCompiledAgain) {
 
 TEST_F(CompileCache, ACorruptEntryIsReplaced) {
   ASSERT_TRUE(compile(kSource, "", features()).ok);
+  cache::flush();
   ASSERT_EQ(entries(dir_).size(), 1u);
   const std::string entry = dir_ + "/" + entries(dir_)[0];
   std::string bytes;
@@ -106,6 +112,7 @@ TEST_F(CompileCache, ACorruptEntryIsReplaced) {
   for (size_t cut : {bytes.size() / 2, size_t(10), size_t(0)}) {
     std::string broken = bytes.substr(0, cut);
     if (cut == bytes.size() / 2) broken[cut - 1] ^= 0x55;  // a flipped byte, then truncations
+    cache::flush();  // the entry written again by the last round is on disk
     std::ofstream(entry, std::ios::binary | std::ios::trunc) << broken;
     CompileResult r = compile(kSource, "", features());
     ASSERT_TRUE(r.ok) << r.log;
@@ -118,7 +125,11 @@ TEST_F(CompileCache, BlobsComeBackWholeOrNotAtAll) {
   const std::string key = cache::key({"blob test"});
   EXPECT_FALSE(cache::read_blob(key));
   cache::write_blob(key, std::string("exact_fma=1\n\0binary", 20));
-  std::optional<std::string> back = cache::read_blob(key);
+  std::optional<std::string> back = cache::read_blob(key);  // on its way to the disk
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, std::string("exact_fma=1\n\0binary", 20));
+  cache::flush();
+  back = cache::read_blob(key);  // from the disk
   ASSERT_TRUE(back);
   EXPECT_EQ(*back, std::string("exact_fma=1\n\0binary", 20));
   std::string bytes;
@@ -138,6 +149,28 @@ TEST_F(CompileCache, BlobsComeBackWholeOrNotAtAll) {
   EXPECT_FALSE(cache::lookup(crafted));
 }
 
+// Entries are written by a thread of their own: a process that exits at once still leaves
+// them on disk, and a child forked while some are on their way neither hangs nor loses its own.
+TEST_F(CompileCache, EntriesOnTheirWayReachTheDiskAtExitAndAcrossForks) {
+  const std::string parents = cache::key({"parent's"}), childs = cache::key({"child's"});
+  cache::write_blob(parents, std::string(200000, 'p'));
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(20);  // a hang ends the child, and the check below fails
+    cache::write_blob(childs, std::string(64 << 20, 'c'));
+    std::exit(0);  // at once: the entry is still on its way
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child hung or crashed";
+  std::ifstream written(dir_ + "/" + childs, std::ios::binary | std::ios::ate);
+  ASSERT_TRUE(written) << "the child's entry did not reach the disk";
+  EXPECT_EQ(size_t(written.tellg()), (size_t(64) << 20) + 16);
+  cache::flush();
+  EXPECT_EQ(cache::read_blob(parents), std::string(200000, 'p'));
+}
+
 // Over VKCL_CACHE_MAX_MB, the least recently used entries go (a read counts as a use), when a
 // write takes the folder's tally past the limit.
 TEST_F(CompileCache, TheFolderStaysUnderItsLimit) {
@@ -145,15 +178,18 @@ TEST_F(CompileCache, TheFolderStaysUnderItsLimit) {
   const std::string big(300 * 1024, 'x');  // four of these pass 1 MiB
   const std::string first = cache::key({"big", "0"});
   cache::write_blob(first, big);
+  cache::flush();
   for (int i = 1; i < 3; ++i) {
     usleep(20000);  // distinct modification times
     cache::write_blob(cache::key({"big", std::to_string(i)}), big);
+    cache::flush();
   }
   usleep(20000);
   ASSERT_TRUE(cache::read_blob(first));  // now the most recently used
   usleep(20000);
   cache::write_blob(cache::key({"big", "3"}), big);  // 1.2 MiB: down to 3/4 MiB
-  unsetenv("VKCL_CACHE_MAX_MB");
+  unsetenv("VKCL_CACHE_MAX_MB");  // (the limit is the writer's when it handed the entry over)
+  cache::flush();
   size_t total = 0;
   for (const std::string& name : entries(dir_)) {
     std::ifstream in(dir_ + "/" + name, std::ios::binary | std::ios::ate);

@@ -129,10 +129,28 @@ std::vector<Outcome> RunMeasure(std::vector<Platform>& platforms, const Measure&
       run(p, scratch);
     }
   }
-  const int repetitions = measure.repetitions ? measure.repetitions : options.repetitions;
-  for (int r = 0; r < repetitions; ++r)
+  // Runs of a few milliseconds on llvmpipe come out twice as slow now and then, for tens of
+  // milliseconds at a time: its two worker threads woken onto one core while the other is
+  // busy, where they stay (the scheduler does not move a thread that has just run). So a
+  // measure of the suite's repetitions goes on until each platform has spent kMinSeconds on
+  // it, up to kMaxRepetitions.
+  constexpr double kMinSeconds = 0.25;
+  constexpr int kMaxRepetitions = 40;
+  const bool own = measure.repetitions != 0;
+  const int repetitions = own ? measure.repetitions : options.repetitions;
+  std::vector<double> spent(platforms.size(), 0.0);
+  auto more = [&] {
     for (size_t p = 0; p < platforms.size(); ++p)
-      if (trials[p]) run(p, outcomes[p]);
+      if (trials[p] && spent[p] < kMinSeconds) return true;
+    return false;
+  };
+  for (int r = 0; r < repetitions || (!own && r < kMaxRepetitions && more()); ++r)
+    for (size_t p = 0; p < platforms.size(); ++p) {
+      if (!trials[p]) continue;
+      const double start = NowSeconds();
+      run(p, outcomes[p]);
+      spent[p] += NowSeconds() - start;
+    }
   for (size_t p = 0; p < platforms.size(); ++p)
     if (trials[p]) trials[p]->Check(outcomes[p]);
   return outcomes;

@@ -123,8 +123,9 @@ void PrintResults(const std::vector<Platform>& platforms, const std::vector<Meas
   for (size_t p = 0; p < platforms.size(); ++p)
     if (platforms[p].label == "vkcl" && vkcl == platforms.size()) vkcl = p;
 
-  std::printf("vkcl benchmark suite%s: medians of %d timed repetitions per measure, taken round\n"
-              "robin across platforms after one warm-up run (build: see the rows).\n",
+  std::printf("vkcl benchmark suite%s: medians of %d or more timed repetitions per measure (up\n"
+              "to 40, until each platform ran it for 0.25 s), taken round robin across platforms\n"
+              "after one warm-up run (build: see the rows).\n",
               options.quick ? " (--quick sizes)" : "", options.repetitions);
   std::printf("Ratio columns vkcl/X: > 1 means vkcl is better (rows in GB/s, GFLOP/s, ...: vkcl\n"
               "value / X value; rows in ms or us: X time / vkcl time). No ratio for a WRONG\n"

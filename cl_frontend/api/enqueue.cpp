@@ -128,7 +128,7 @@ cl_int enqueue_gpu(_cl_command_queue* queue, const std::vector<_cl_event*>& wait
                    cl::GpuCommand command, cl_event* event) {
   auto record = std::move(command.record);
   auto r = queue->enqueue(command.type, waits, true, [queue, record] { return record(*queue); },
-                          std::move(command.keep), std::move(command.status));
+                          std::move(command.keep), std::move(command.status), event != nullptr);
   return finish_enqueue(std::move(r), false, event);
 }
 

@@ -60,13 +60,14 @@ _cl_command_queue::~_cl_command_queue() {
 cl::Result<cl::Ref<_cl_event>> _cl_command_queue::enqueue(cl_command_type type,
                                                          const std::vector<_cl_event*>& waits,
                                                          bool gpu, Work work, Keep keep,
-                                                         std::function<cl_int()> gpu_status) {
+                                                         std::function<cl_int()> gpu_status,
+                                                         bool timed) {
   auto event = cl::Ref<_cl_event>::adopt(new _cl_event());
   event->context = context;
   event->queue = cl::Ref<_cl_command_queue>(this);
   event->type = type;
   event->queued = cl::host_time_ns();
-  Pending p{type, {}, gpu, std::move(work), std::move(keep), event, std::move(gpu_status)};
+  Pending p{type, {}, gpu, std::move(work), std::move(keep), event, std::move(gpu_status), timed};
   for (_cl_event* w : waits) p.waits.emplace_back(w);
   // GPU work of other queues this command waits for goes to the device now, before this
   // queue's lock is taken (flushing under it could meet another queue doing the same the
@@ -157,7 +158,7 @@ void _cl_command_queue::execute(Pending& p) {
       return own ? own() : CL_COMPLETE;
     };
   }
-  bool profiling = properties & CL_QUEUE_PROFILING_ENABLE;
+  const bool profiling = (properties & CL_QUEUE_PROFILING_ENABLE) && p.timed;
   if (!p.gpu) {
     p.event->mark_running();
     p.event->started = cl::host_time_ns();
@@ -233,9 +234,9 @@ void _cl_command_queue::settle(bool block) {
     } catch (const std::bad_alloc&) {
     }
     if (more && *more) {
-      bool profiling = properties & CL_QUEUE_PROFILING_ENABLE;
       uint32_t end_slot = UINT32_MAX;
-      if (profiling && stream->write_timestamp(&end_slot) == VK_SUCCESS) {
+      const bool timed = open_->event->start_slot != UINT32_MAX;
+      if (timed && stream->write_timestamp(&end_slot) == VK_SUCCESS) {
         if (open_->event->end_slot != UINT32_MAX) stream->release_timestamp(open_->event->end_slot);
         open_->event->end_slot = end_slot;
       }

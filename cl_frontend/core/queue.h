@@ -44,10 +44,14 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   // Enqueues a command. |gpu| work records into the stream; host work does everything itself
   // (calling sync() first when it touches memory the GPU may use). |gpu_status|, for GPU
   // work, gives the command's status once the work has completed (CL_COMPLETE without it).
+  // |timed|: on a profiling queue, GPU work gets device timestamps (false where the
+  // application never sees the event: on lavapipe each timestamp costs a rasterizer flush,
+  // 15-40 us).
   vkcl::cl::Result<vkcl::cl::Ref<_cl_event>> enqueue(cl_command_type type,
                                                       const std::vector<_cl_event*>& waits,
                                                       bool gpu, Work work, Keep keep = {},
-                                                      std::function<cl_int()> gpu_status = {});
+                                                      std::function<cl_int()> gpu_status = {},
+                                                      bool timed = true);
   vkcl::cl::Result<void> flush();
   vkcl::cl::Result<void> finish();
   // Blocks until the stream reaches |point|.
@@ -98,6 +102,7 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
     Keep keep;
     vkcl::cl::Ref<_cl_event> event;
     std::function<cl_int()> gpu_status;
+    bool timed;
   };
   void execute(Pending& p);
   bool in_order() const { return !(properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); }

@@ -403,6 +403,16 @@ TEST_P(LoopLimit, PastTheRecordedRoundsTheQueueAddsMore) {
     std::string said = captured.text();
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
     for (size_t i = 0; i < items; ++i) ASSERT_EQ(out[i], want + 1) << "work-item " << i;
+    // Its event's times (the queue profiles; the command after it, with no event, is not
+    // timed) span all its rounds, in order.
+    cl_ulong times[4] = {};
+    const cl_profiling_info infos[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
+                                        CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
+    for (int t = 0; t < 4; ++t)
+      ASSERT_EQ(CL_SUCCESS, clGetEventProfilingInfo(e, infos[t], sizeof times[t], &times[t], nullptr));
+    EXPECT_LE(times[0], times[1]);
+    EXPECT_LE(times[1], times[2]);
+    EXPECT_LT(times[2], times[3]);
   }
 }
 

@@ -441,6 +441,8 @@ VkResult CommandStream::submit(const std::vector<std::pair<VkSemaphore, uint64_t
   std::vector<uint64_t> wait_values;
   std::vector<VkPipelineStageFlags> wait_stages;
   std::vector<std::pair<VkSemaphore, uint64_t>> waits = wait_points;
+  // Objects this batch may use were made ready on the device's setup stream (Device::setup).
+  if (auto [setup, value] = device_->pending_setup(timeline_); setup) waits.emplace_back(setup, value);
   std::vector<std::shared_ptr<TimelineSemaphore>> waited;
   for (const auto& [semaphore, value] : impl_->batch_waits) {
     waits.emplace_back(semaphore->handle, value);

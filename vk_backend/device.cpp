@@ -136,6 +136,7 @@ Device::~Device() {
     return;
   }
   vkDeviceWaitIdle(device_);
+  setup_stream_.reset();  // (its semaphore goes back to timelines_, destroyed below)
   for (const Spare& s : spares_) free_spare(s);
   blocks_.reset();
   for (VkSemaphore t : timelines_) vkDestroySemaphore(device_, t, nullptr);
@@ -389,6 +390,51 @@ uint32_t Device::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags requ
     if (fallback == UINT32_MAX) fallback = i;
   }
   return fallback;
+}
+
+
+VkResult Device::setup(const std::function<void(VkCommandBuffer)>& record, uint64_t* point) {
+  std::lock_guard<std::mutex> lock(setup_mutex_);
+  if (!setup_stream_) {
+    // Not owning: the device owns the stream, and destroys it first.
+    VkResult r = CommandStream::create(std::shared_ptr<Device>(std::shared_ptr<Device>(), this), &setup_stream_);
+    if (r != VK_SUCCESS) {
+      setup_stream_.reset();
+      return r;
+    }
+    setup_timeline_ = setup_stream_->timeline();
+  }
+  VkCommandBuffer cb;
+  VkResult r = setup_stream_->command_buffer(&cb);
+  if (r != VK_SUCCESS) return r;
+  record(cb);
+  r = setup_stream_->submit({}, point);
+  if (r != VK_SUCCESS) return r;
+  setup_submitted_ = std::max(setup_submitted_.load(), *point);
+  return VK_SUCCESS;
+}
+
+std::pair<VkSemaphore, uint64_t> Device::pending_setup(VkSemaphore asking) {
+  const uint64_t submitted = setup_submitted_.load();
+  const VkSemaphore timeline = setup_timeline_.load();
+  if (submitted <= setup_done_.load() || asking == timeline) return {VK_NULL_HANDLE, 0};
+  uint64_t value = 0;
+  if (vkGetSemaphoreCounterValue(device_, timeline, &value) == VK_SUCCESS) {
+    uint64_t done = setup_done_.load();
+    while (value > done && !setup_done_.compare_exchange_weak(done, value)) {}
+    if (value >= submitted) return {VK_NULL_HANDLE, 0};
+  }
+  return {timeline, submitted};
+}
+
+void Device::wait_setup(uint64_t point) {
+  if (point <= setup_done_.load() || lost()) return;
+  VkSemaphore timeline = setup_timeline_.load();
+  VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+  wait.semaphoreCount = 1;
+  wait.pSemaphores = &timeline;
+  wait.pValues = &point;
+  vkWaitSemaphores(device_, &wait, UINT64_MAX);
 }
 
 }  // namespace vkcl::vk

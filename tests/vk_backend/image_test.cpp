@@ -2,8 +2,10 @@
 // and texels through buffer -> image -> image -> buffer copies, checked on the host.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include "vkcl/vk_backend/image.h"
 
@@ -86,6 +88,75 @@ TEST_F(BackendImage, TexelsSurviveBufferAndImageCopies) {
   ASSERT_EQ(VK_SUCCESS, copy_image_to_buffer(*stream_, *volume, slices, *out, 0, 0, 0));
   run();
   EXPECT_EQ(0, std::memcmp(in->mapped(), out->mapped(), bytes));
+}
+
+// A new image is zeroed and in its layout by work on the device's setup stream, which its
+// creation does not wait for: work of any other stream submitted later comes after it. Here
+// the setup work waits for the host (an event), so it is still pending when another stream
+// submits a copy of what it writes.
+TEST_F(BackendImage, SetupWorkComesBeforeLaterBatchesOfOtherStreams) {
+  std::unique_ptr<Buffer> filled, out;
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, 256, MemoryPlacement::HostVisible, &filled));
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, 256, MemoryPlacement::HostVisible, &out));
+  std::memset(filled->mapped(), 0, 256);
+  std::memset(out->mapped(), 0, 256);
+  VkEventCreateInfo info{VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
+  VkEvent event = VK_NULL_HANDLE;
+  ASSERT_EQ(VK_SUCCESS, vkCreateEvent(device_->handle(), &info, nullptr, &event));
+  uint64_t point = 0;
+  ASSERT_EQ(VK_SUCCESS, device_->setup(
+                            [&](VkCommandBuffer cb) {
+                              vkCmdWaitEvents(cb, 1, &event, VK_PIPELINE_STAGE_HOST_BIT,
+                                              VK_PIPELINE_STAGE_TRANSFER_BIT, 0, nullptr, 0, nullptr, 0, nullptr);
+                              vkCmdFillBuffer(cb, filled->handle(), 0, 256, 0x5a5a5a5a);
+                            },
+                            &point));
+  auto [semaphore, value] = device_->pending_setup(stream_->timeline());
+  EXPECT_NE(semaphore, VK_NULL_HANDLE) << "the setup work is not done yet: batches must wait for it";
+  EXPECT_EQ(value, point);
+  EXPECT_EQ(device_->pending_setup(semaphore).first, VK_NULL_HANDLE) << "the setup stream waits for itself";
+  VkCommandBuffer cb;
+  ASSERT_EQ(VK_SUCCESS, stream_->command_buffer(&cb));
+  VkBufferCopy copy{0, 0, 256};
+  vkCmdCopyBuffer(cb, filled->handle(), out->handle(), 1, &copy);
+  uint64_t copied = 0;
+  ASSERT_EQ(VK_SUCCESS, stream_->submit({}, &copied));
+  ASSERT_EQ(VK_SUCCESS, vkSetEvent(device_->handle(), event));
+  ASSERT_EQ(VK_SUCCESS, stream_->wait(copied));
+  const auto* bytes = static_cast<const uint8_t*>(out->mapped());
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(bytes[i], 0x5a) << "byte " << i;
+  device_->wait_setup(point);
+  EXPECT_EQ(device_->pending_setup(stream_->timeline()).first, VK_NULL_HANDLE);
+  vkDestroyEvent(device_->handle(), event, nullptr);
+}
+
+// New images read as zeros, also where the driver's memory held something else before
+// (lavapipe's comes from the process heap), whether or not a command used them first.
+TEST_F(BackendImage, NewImagesReadAsZeros) {
+  std::free(std::malloc(size_t(4) << 20));
+  std::vector<void*> chunks;
+  for (int i = 0; i < 8; ++i) {
+    chunks.push_back(std::malloc(64 * 64 * 4 + 4096));
+    std::memset(chunks.back(), 0xa5, 64 * 64 * 4 + 4096);
+  }
+  void* pin = std::malloc(64);
+  for (void* c : chunks) std::free(c);
+  const VkDeviceSize bytes = 64 * 64 * 4;
+  std::vector<std::unique_ptr<Image>> images(16);
+  for (auto& image : images)
+    ASSERT_EQ(VK_SUCCESS, Image::create(device_, VK_FORMAT_R8G8B8A8_UINT, ImageType::k2D, {64, 64, 1}, 1, &image));
+  images.resize(8);  // half never used: released while their setup may still run
+  std::unique_ptr<Buffer> out;
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, bytes * images.size(), MemoryPlacement::HostVisible, &out));
+  std::memset(out->mapped(), 0xab, bytes * images.size());
+  ImageRegion whole;
+  whole.extent = {64, 64, 1};
+  for (size_t i = 0; i < images.size(); ++i)
+    ASSERT_EQ(VK_SUCCESS, copy_image_to_buffer(*stream_, *images[i], whole, *out, i * bytes, 0, 0));
+  run();
+  const auto* texels = static_cast<const uint8_t*>(out->mapped());
+  for (VkDeviceSize i = 0; i < bytes * images.size(); ++i) ASSERT_EQ(texels[i], 0) << "byte " << i;
+  std::free(pin);
 }
 
 }  // namespace

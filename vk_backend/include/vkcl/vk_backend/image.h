@@ -113,6 +113,7 @@ class Image {
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   VkImageView view_ = VK_NULL_HANDLE;
   bool owns_image_ = true;  // false for an alias: image_ and memory_ are the base's
+  uint64_t setup_point_ = 0;  // its first layout and zeroed texels: Device::setup
   VkFormat format_ = VK_FORMAT_UNDEFINED;
   ImageType type_ = ImageType::k2D;
   VkImageUsageFlags usage_ = 0;

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -137,6 +138,8 @@ enum class MemoryPlacement {
 // queues or more, each level submits to a queue of its own Vulkan priority (1.0, 0.5, 0.0).
 enum class QueuePriority { High, Medium, Low };
 
+class CommandStream;
+
 namespace detail {
 class Blocks;
 struct Block;
@@ -202,6 +205,17 @@ class Device {
   // Where buffers of up to Blocks::kLargestPiece bytes get their memory (blocks.h).
   detail::Blocks& blocks() { return *blocks_; }
 
+  // Work a new object needs once before any use (an image's first layout and its zeroed
+  // texels), recorded by |record| on the device's own stream and submitted without waiting:
+  // every batch that any other stream of the device submits afterwards waits for it on the
+  // device (CommandStream::submit asks pending_setup). *point: the setup stream's value once
+  // it is done, for wait_setup.
+  VkResult setup(const std::function<void(VkCommandBuffer)>& record, uint64_t* point);
+  // The setup stream's timeline and the last value submitted on it, while that is not known
+  // to be reached; a null semaphore otherwise (and always for the setup stream itself).
+  std::pair<VkSemaphore, uint64_t> pending_setup(VkSemaphore asking);
+  void wait_setup(uint64_t point);
+
   // A lost device (VK_ERROR_DEVICE_LOST from the driver, or injected: CommandStream): nothing
   // more is submitted and waits return at once.
   bool lost() const { return lost_.load(); }
@@ -229,6 +243,12 @@ class Device {
   std::mutex timelines_mutex_;
   std::vector<VkSemaphore> timelines_;  // kept by keep_timeline
   void free_spare(const Spare& spare);
+  // setup()'s stream, made by the first; it holds the device by a pointer that does not own
+  // it, and goes first (declared last) when the device does.
+  std::mutex setup_mutex_;
+  std::atomic<VkSemaphore> setup_timeline_{VK_NULL_HANDLE};
+  std::atomic<uint64_t> setup_submitted_{0}, setup_done_{0};
+  std::unique_ptr<CommandStream> setup_stream_;
 };
 
 // A VkBuffer with its own memory, usable as storage, transfer source/destination and through

@@ -215,6 +215,11 @@ vk::ImageType vk_image_type(cl_mem_object_type type) {
 
 bool format_supported(const vk::DeviceInfo& device, cl_mem_flags flags, cl_mem_object_type type,
                       const cl_image_format& format) {
+  // "CL_sRGBx: a four channel image format ... The fourth channel is ignored" (5.3.1.1), so 4
+  // bytes per element in memory. The conformance tests store 3 (OpenCL-CTS issue #1110, open):
+  // given 4, their read and write tests overflow their own buffers and crash. An optional
+  // format that the spec and the tests disagree on is not listed.
+  if (format.image_channel_order == CL_sRGBx) return false;
   VulkanFormat vf = vulkan_format(format);
   if (vf.format == VK_FORMAT_UNDEFINED) return false;
   vk::FormatSupport s = vk::format_support(device, vf.format);

@@ -2,6 +2,8 @@
 // Every field is listed: a field added to the structures must be added here too, or cached
 // translations would come back without it (the cache's entries never outlive the library
 // that wrote them, but two builds with different caps would share one).
+#include <algorithm>
+
 #include "vkcl/common/byte_stream.h"
 #include "vkcl/kernel_to_shader/translate.h"
 
@@ -56,6 +58,16 @@ void write_interface(ByteWriter& o, const KernelInterface& k) {
   o.u32(uint32_t(k.check_sites.size()));
   for (const std::string& s : k.check_sites) o.str(s);
   o.words(k.check_site_arguments);
+  o.u32(uint32_t(k.counted_loops.size()));
+  for (const CountedLoop& c : k.counted_loops) {
+    for (uint32_t v : {c.argument, uint32_t(c.extend), c.argument_width, c.step_op, c.compare_op, c.width,
+                       uint32_t(c.tests_next), uint32_t(c.argument_first), uint32_t(c.leaves_on)})
+      o.u32(v);
+    o.u64(c.passes);
+    o.u64(c.start);
+    o.u64(c.step);
+    o.words(c.enclosing);
+  }
 }
 
 KernelInterface read_interface(ByteReader& in) {
@@ -109,6 +121,22 @@ KernelInterface read_interface(ByteReader& in) {
   k.check_sites.resize(in.count(4));
   for (std::string& s : k.check_sites) s = in.str();
   k.check_site_arguments = in.words();
+  k.counted_loops.resize(in.count(9 * 4 + 3 * 8 + 4));
+  for (CountedLoop& c : k.counted_loops) {
+    c.argument = in.u32();
+    c.extend = CountedLoop::Extend(std::min(in.u32(), uint32_t(CountedLoop::kSign)));
+    c.argument_width = in.u32();
+    c.step_op = in.u32();
+    c.compare_op = in.u32();
+    c.width = in.u32();
+    c.tests_next = in.u32() != 0;
+    c.argument_first = in.u32() != 0;
+    c.leaves_on = in.u32() != 0;
+    c.passes = in.u64();
+    c.start = in.u64();
+    c.step = in.u64();
+    c.enclosing = in.words();
+  }
   return k;
 }
 

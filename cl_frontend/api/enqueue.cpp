@@ -569,7 +569,7 @@ cl_int record_launch(_cl_command_queue& queue, LaunchPlan& plan) {
     vr = queue.stream->dispatch(first, push.bytes, push.size, region.groups[0], region.groups[1],
                                 region.groups[2]);
     if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
-    if (!plan.resume_arguments) continue;
+    if (!plan.resume_arguments || plan.loops_fit) continue;
     cl_int e = record_rounds(queue, plan, region, 1, region.first_round != nullptr);
     if (e != CL_SUCCESS) return e;
   }
@@ -652,6 +652,9 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
   auto plan = kernel->plan_launch(queue->device, work_dim, offset, global, local);
   if (!plan) return plan.error();
   auto shared = std::make_shared<LaunchPlan>(std::move(*plan));
+  // Loops these arguments keep short cannot be cut: the launch needs no rounds after its
+  // first dispatch and no check, so the queue records what follows it at once.
+  shared->loops_fit = shared->resume_arguments && kernel->loops_fit(queue->device);
   _cl_command_queue::Keep keep = {cl::keep(kernel), shared};
   // The plan lives as long as the work lambda too; the printf output is only in |keep|, so
   // it prints when the command retires.
@@ -698,10 +701,11 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
       if (cl_int e = cl::use_on(q, *mem, writes)) return e;
     if (!plain) {
       cl_int e = record_launch(*queue, *shared);
-      if (e == CL_SUCCESS && shared->resume_arguments)
+      if (e == CL_SUCCESS && shared->resume_arguments && !shared->loops_fit)
         queue->continue_with(more_rounds(queue, shared, status));
       return e;
     }
+    if (shared->loops_fit) return record_launch(*queue, *plain);  // it runs once, whole
     cl_int e = snapshot_written(*queue, *plain);
     if (e == CL_SUCCESS) e = record_launch(*queue, *plain);
     if (e == CL_SUCCESS) queue->continue_with(rerun_if_cut(queue, plain, shared, status));

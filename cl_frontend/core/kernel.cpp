@@ -105,6 +105,20 @@ VkDescriptorType descriptor_type(const k2s::KernelArg& a) {
 
 }  // namespace
 
+bool _cl_kernel::loops_fit(_cl_device_id* device) {
+  const k2s::TranslatedKernel* t = translated(device);
+  if (!t || t->interface.counted_loops.empty()) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto value = [&](uint32_t index) -> std::optional<uint64_t> {
+    if (index >= args.size() || !args[index].set || args[index].bytes.empty() || args[index].bytes.size() > 8)
+      return std::nullopt;
+    uint64_t v = 0;
+    std::memcpy(&v, args[index].bytes.data(), args[index].bytes.size());
+    return v;
+  };
+  return k2s::count_loop_passes(t->interface.counted_loops, value).has_value();
+}
+
 cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* value) {
   // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
   if (index >= args.size()) return cl::Error{CL_INVALID_ARG_INDEX};

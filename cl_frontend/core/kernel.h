@@ -66,6 +66,9 @@ struct LaunchPlan {
   // A kernel that resumes: the indirect arguments of its rounds (cl::ResumeArea).
   std::shared_ptr<vkcl::vk::Buffer> resume_arguments;
   uint64_t resume_arguments_offset = 0;
+  // Its loops cannot be cut short at this launch's argument values (_cl_kernel::loops_fit):
+  // the first dispatch finishes every work-item, so no rounds follow it.
+  bool loops_fit = false;
 };
 
 struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
@@ -107,6 +110,9 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   vkcl::cl::Result<void> set_arg_device_pointer(cl_uint index, uint64_t address);
   vkcl::cl::Result<void> set_device_pointers(const cl_mem_device_address_ext* addresses, size_t count);
   uint64_t local_memory_size() const;
+  // Whether a launch with the arguments set now makes so few loop passes per work-item
+  // (KernelInterface::counted_loops) that the device's loop limit cannot cut it short.
+  bool loops_fit(_cl_device_id* device);
   bool all_args_set();  // static plus the __local arguments set now
   // The local size a launch without one gets, for |work_dim| sizes of |global| (none zero),
   // where the kernel has no required work-group size.

@@ -1,6 +1,7 @@
 #include "passes/loop_bounds.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -55,7 +56,14 @@ class Bounds {
         if (i.result_id) defs_[i.result_id] = &i;
   }
 
-  std::optional<uint64_t> run() {
+  // The function's loop header passes per work-item (nested loops multiplied, calls
+  // added), at most cap_. With |counted|, loops may be bounded by the function's parameters
+  // too, those that |arguments| maps to the kernel's arguments (by parameter index;
+  // UINT32_MAX: not one), also in the functions it calls: the terms a launch counts go
+  // there (and 0 is returned).
+  std::optional<uint64_t> run(std::vector<CountedLoop>* counted = nullptr,
+                              const std::vector<uint32_t>* arguments = nullptr, int depth = 0) {
+    arguments_ = arguments;
     for (const ir::Block& b : f_.blocks)
       for (const Instruction& i : b.instructions)
         if (lowered_with_loops(i.opcode)) return std::nullopt;
@@ -70,6 +78,7 @@ class Bounds {
         }
     std::vector<std::pair<int, std::set<int>>> loops;  // header, body
     std::vector<uint64_t> passes;
+    std::vector<CountedLoop> terms;
     for (const auto& [header, from] : latches) {
       std::set<int> body = {header};
       std::vector<int> work(from.begin(), from.end());
@@ -81,9 +90,58 @@ class Bounds {
           if (cfg_.reachable(p)) work.push_back(p);
       }
       std::optional<uint64_t> n = header_passes(header, from, body);
-      if (!n) return std::nullopt;
+      CountedLoop term;
+      if (n)
+        term.passes = *n;
+      else if (!counted || !argument_passes(header, from, body, &term))
+        return std::nullopt;
       loops.emplace_back(header, std::move(body));
-      passes.push_back(*n);
+      passes.push_back(n ? *n : 0);
+      terms.push_back(std::move(term));
+    }
+    if (counted) {
+      auto enclosing = [&](int block, int own_header) {
+        std::vector<uint32_t> around;
+        for (size_t o = 0; o < loops.size(); ++o)
+          if (loops[o].first != own_header && loops[o].second.count(block)) around.push_back(uint32_t(o));
+        return around;
+      };
+      for (size_t l = 0; l < loops.size(); ++l) terms[l].enclosing = enclosing(loops[l].first, loops[l].first);
+      for (int b : cfg_.rpo())
+        for (const Instruction& i : cfg_.block(b).instructions) {
+          if (i.opcode != Op::OpFunctionCall) continue;
+          auto callee = memo_->functions.find(i.operands[0]);
+          if (callee == memo_->functions.end()) continue;
+          std::optional<uint64_t> n = passes_of(m_, *callee->second, cap_, memo_);
+          if (n) {
+            if (!*n) continue;
+            CountedLoop call;
+            call.passes = *n;
+            call.enclosing = enclosing(b, -1);
+            terms.push_back(std::move(call));
+            continue;
+          }
+          // A callee bounded by what it is passed (the translator's entry point wrapper
+          // passes a kernel's parameters on to its body): its terms, once per pass of the
+          // loops around the call.
+          if (depth >= 8 || callee->second->blocks.empty()) return std::nullopt;
+          std::vector<uint32_t> passed(callee->second->parameters.size(), UINT32_MAX);
+          for (size_t a = 1; a < i.operands.size() && a - 1 < passed.size(); ++a)
+            for (size_t p = 0; p < f_.parameters.size(); ++p)
+              if (f_.parameters[p].result_id == i.operands[a] && arguments_ && p < arguments_->size())
+                passed[a - 1] = (*arguments_)[p];
+          std::vector<CountedLoop> inner;
+          if (!Bounds(m_, *callee->second, cap_, memo_).run(&inner, &passed, depth + 1)) return std::nullopt;
+          const uint32_t base = uint32_t(terms.size());
+          const std::vector<uint32_t> around = enclosing(b, -1);
+          for (CountedLoop& t : inner) {
+            for (uint32_t& e : t.enclosing) e += base;
+            t.enclosing.insert(t.enclosing.end(), around.begin(), around.end());
+            terms.push_back(std::move(t));
+          }
+        }
+      *counted = std::move(terms);
+      return 0;
     }
     // Each loop runs once per pass through the header of every loop around it, and so
     // does each call, with the passes of the function it calls.
@@ -155,6 +213,67 @@ class Bounds {
     return std::nullopt;
   }
 
+  // Like header_passes, for an exit test that compares the induction variable with one of
+  // the function's scalar integer parameters (or its width converted): what a launch needs
+  // to count the passes from the argument's value.
+  bool argument_passes(int header, const std::vector<int>& from, const std::set<int>& body, CountedLoop* out) {
+    for (int e : body) {
+      bool on_every_iteration = true;
+      for (int l : from) on_every_iteration = on_every_iteration && cfg_.dominates(e, l);
+      const ir::Block& b = cfg_.block(e);
+      if (!on_every_iteration || b.instructions.empty()) continue;
+      const Instruction& t = b.instructions.back();
+      if (t.opcode != Op::OpBranchConditional) continue;
+      const bool true_leaves = !body.count(cfg_.index(t.operands[1]));
+      const bool false_leaves = !body.count(cfg_.index(t.operands[2]));
+      if (true_leaves == false_leaves) continue;
+      auto c = defs_.find(t.operands[0]);
+      if (c == defs_.end() || c->second->operands.size() != 2 || !compare(c->second->opcode, 0, 0, 32)) continue;
+      const Instruction& test = *c->second;
+      for (int side = 0; side < 2; ++side) {
+        CountedLoop term;
+        if (!parameter_of(test.operands[1 - side], &term)) continue;
+        Induction iv;
+        if (!induction(header, from, test.operands[side], &iv)) continue;
+        term.start = iv.start;
+        term.step = iv.step.k;
+        term.step_op = uint32_t(iv.step.op);
+        term.width = iv.width;
+        term.tests_next = iv.tests_next;
+        term.compare_op = uint32_t(test.opcode);
+        term.argument_first = side == 1;
+        term.leaves_on = true_leaves;
+        *out = std::move(term);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether |value| is one of the function's integer parameters, or one converted to
+  // another width: which one, and how.
+  bool parameter_of(uint32_t value, CountedLoop* out) {
+    CountedLoop::Extend extend = CountedLoop::kNone;
+    auto d = defs_.find(value);
+    if (d != defs_.end()) {
+      const Op op = d->second->opcode;
+      if ((op != Op::OpUConvert && op != Op::OpSConvert) || d->second->operands.size() != 1) return false;
+      extend = op == Op::OpUConvert ? CountedLoop::kZero : CountedLoop::kSign;
+      value = d->second->operands[0];
+    }
+    for (size_t p = 0; p < f_.parameters.size(); ++p) {
+      const Instruction& param = f_.parameters[p];
+      if (param.result_id != value || !int_width_.count(param.type_id)) continue;
+      if (!arguments_ || p >= arguments_->size() || (*arguments_)[p] == UINT32_MAX) return false;
+      out->argument = (*arguments_)[p];
+      out->argument_width = int_width_[param.type_id];
+      out->extend = extend;
+      return true;
+    }
+    return false;
+  }
+
+ public:
   // What a back edge does to the induction variable: one operation with a constant.
   struct Step {
     Op op = Op::OpNop;
@@ -175,6 +294,7 @@ class Bounds {
     }
   };
 
+ private:
   struct Induction {
     uint64_t start = 0;
     Step step;
@@ -255,6 +375,7 @@ class Bounds {
     return false;
   }
 
+ public:
   static uint64_t wrap(uint64_t v, uint32_t width) { return width >= 64 ? v : v & ((uint64_t(1) << width) - 1); }
   static int64_t as_signed(uint64_t v, uint32_t width) {
     if (width >= 64) return int64_t(v);
@@ -280,6 +401,7 @@ class Bounds {
     }
   }
 
+ private:
   const ir::Module& m_;
   ir::Function& f_;
   ir::Cfg cfg_;
@@ -288,6 +410,7 @@ class Bounds {
   std::unordered_map<uint32_t, uint32_t>& int_width_;
   const std::unordered_map<uint32_t, Constant>& constants_;
   std::unordered_map<uint32_t, const Instruction*> defs_;
+  const std::vector<uint32_t>* arguments_ = nullptr;  // run()'s
 };
 
 std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t cap, Memo* memo) {
@@ -299,9 +422,7 @@ std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t
   return n;
 }
 
-}  // namespace
-
-std::set<uint32_t> bounded_kernels(ir::Module& m, uint64_t cap) {
+Memo make_memo(ir::Module& m) {
   Memo memo;
   for (ir::Function& g : m.functions) memo.functions[g.id()] = &g;
   for (const Instruction& g : m.globals)
@@ -313,6 +434,13 @@ std::set<uint32_t> bounded_kernels(ir::Module& m, uint64_t cap) {
       if (width > 32 && g.operands.size() > 1) v |= uint64_t(g.operands[1]) << 32;
       memo.constants[g.result_id] = {v, width};
     }
+  return memo;
+}
+
+}  // namespace
+
+std::set<uint32_t> bounded_kernels(ir::Module& m, uint64_t cap) {
+  Memo memo = make_memo(m);
   std::set<uint32_t> bounded;
   for (const Instruction& ep : m.entry_points) {
     if (spv::ExecutionModel(ep.operands[0]) != spv::ExecutionModel::Kernel) continue;
@@ -320,6 +448,63 @@ std::set<uint32_t> bounded_kernels(ir::Module& m, uint64_t cap) {
     if (f != memo.functions.end() && passes_of(m, *f->second, cap, &memo)) bounded.insert(ep.operands[1]);
   }
   return bounded;
+}
+
+std::map<uint32_t, std::vector<CountedLoop>> argument_bounded_kernels(ir::Module& m, uint64_t cap) {
+  Memo memo = make_memo(m);
+  std::map<uint32_t, std::vector<CountedLoop>> counted;
+  for (const Instruction& ep : m.entry_points) {
+    if (spv::ExecutionModel(ep.operands[0]) != spv::ExecutionModel::Kernel) continue;
+    auto f = memo.functions.find(ep.operands[1]);
+    if (f == memo.functions.end() || f->second->blocks.empty() || passes_of(m, *f->second, cap, &memo)) continue;
+    std::vector<CountedLoop> terms;
+    std::vector<uint32_t> arguments(f->second->parameters.size());
+    for (size_t p = 0; p < arguments.size(); ++p) arguments[p] = uint32_t(p);
+    if (Bounds(m, *f->second, cap, &memo).run(&terms, &arguments) && !terms.empty())
+      counted[ep.operands[1]] = std::move(terms);
+  }
+  return counted;
+}
+
+std::optional<uint64_t> count_loop_passes(const std::vector<CountedLoop>& loops,
+                                          const std::function<std::optional<uint64_t>(uint32_t)>& argument) {
+  constexpr uint64_t cap = kSafeLoopPasses;
+  std::vector<uint64_t> passes(loops.size());
+  for (size_t l = 0; l < loops.size(); ++l) {
+    const CountedLoop& c = loops[l];
+    if (c.argument == UINT32_MAX) {
+      passes[l] = c.passes;
+      continue;
+    }
+    std::optional<uint64_t> value = argument(c.argument);
+    if (!value) return std::nullopt;
+    uint64_t bound = Bounds::wrap(*value, c.argument_width);
+    if (c.extend == CountedLoop::kSign) bound = uint64_t(Bounds::as_signed(bound, c.argument_width));
+    bound = Bounds::wrap(bound, c.width);
+    const Bounds::Step step{Op(c.step_op), c.step};
+    uint64_t v = c.start, pass = 1;
+    for (; pass <= cap; ++pass) {
+      const uint64_t x = c.tests_next ? step.apply(v, c.width) : v;
+      std::optional<bool> r = c.argument_first ? Bounds::compare(Op(c.compare_op), bound, x, c.width)
+                                               : Bounds::compare(Op(c.compare_op), x, bound, c.width);
+      if (!r) return std::nullopt;
+      if (*r == c.leaves_on) break;
+      v = step.apply(v, c.width);
+    }
+    if (pass > cap) return std::nullopt;
+    passes[l] = pass;
+  }
+  uint64_t total = 0;
+  for (size_t l = 0; l < loops.size(); ++l) {
+    uint64_t n = passes[l];
+    for (uint32_t o : loops[l].enclosing) {
+      if (o >= passes.size() || (passes[o] && n > cap / passes[o])) return std::nullopt;
+      n *= passes[o];
+    }
+    total += n;
+    if (total > cap) return std::nullopt;
+  }
+  return total;
 }
 
 }  // namespace vkcl::k2s

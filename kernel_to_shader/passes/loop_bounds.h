@@ -8,9 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
+#include <vector>
 
 #include "ir/module.h"
+#include "vkcl/kernel_to_shader/translate.h"
 
 namespace vkcl::k2s {
 
@@ -21,5 +24,11 @@ namespace vkcl::k2s {
 // in a block every iteration passes. Kernels with atomics or group operations, which the
 // lowering may turn into loops of its own, are never among them.
 std::set<uint32_t> bounded_kernels(ir::Module& m, uint64_t cap);
+
+// The other kernels whose loops are bounded as above or, in the kernel's own function, by
+// one of its scalar integer arguments (`for (uint i = 0; i < n; i++)`), with how a launch
+// counts their passes from the argument values (count_loop_passes in translate.h). Loops of
+// the functions they call must be bounded by constants.
+std::map<uint32_t, std::vector<CountedLoop>> argument_bounded_kernels(ir::Module& m, uint64_t cap);
 
 }  // namespace vkcl::k2s

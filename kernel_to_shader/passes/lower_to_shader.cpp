@@ -1174,6 +1174,9 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     ki.loop_limit_status_offset = offset;
     offset += 8;
   }
+  // (Not where the widening adds loops of its own.)
+  if (auto counted = ctx_.counted_loops.find(fn); caps.loop_iteration_limit && !widened && counted != ctx_.counted_loops.end())
+    ki.counted_loops = counted->second;
   ki.argument_block_size = (offset + 15) / 16 * 16;
   ki.push_constant_size = uint32_t(sizeof(DispatchBlock)) + 4 * push_argument_words_;
   ki.pushed_arguments_offset = kArgumentScratchBytes;

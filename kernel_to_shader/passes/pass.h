@@ -58,6 +58,8 @@ struct PassContext {
   // Kernels whose loops can never reach the driver's loop limit (loop_bounds.h), by entry
   // point function id: they neither resume nor probe for cut loops.
   std::set<uint32_t> bounded_kernels;
+  // The other kernels whose loops a launch can count from their arguments (loop_bounds.h).
+  std::map<uint32_t, std::vector<CountedLoop>> counted_loops;
 };
 
 // Pointers the passes make to vkcl's own memory (the resume areas) carry this UserSemantic

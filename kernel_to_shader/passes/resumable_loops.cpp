@@ -1500,10 +1500,10 @@ class ResumableLoopsPass : public Pass {
   const char* name() const override { return "resumable-loops"; }
   PassStatus Process(ir::Module& module, PassContext& context) override {
     if (!context.caps.loop_iteration_limit) return PassStatus::SuccessWithoutChange;
-    // A quarter of gallivm's 65535: what the limit counts (passes, back edges, per batch of
-    // work-items that diverge) then never matters.
-    constexpr uint64_t kSafePasses = 16384;
-    context.bounded_kernels = bounded_kernels(module, kSafePasses);
+    // kSafeLoopPasses, a quarter of gallivm's 65535: what the limit counts (passes, back
+    // edges, per batch of work-items that diverge) then never matters.
+    context.bounded_kernels = bounded_kernels(module, kSafeLoopPasses);
+    context.counted_loops = argument_bounded_kernels(module, kSafeLoopPasses);
     if (!context.resumable_loops) return PassStatus::SuccessWithoutChange;
     Resumer r(module, context);
     return r.run() ? PassStatus::SuccessWithChange : PassStatus::SuccessWithoutChange;

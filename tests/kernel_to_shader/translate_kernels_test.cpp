@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include <spirv/unified1/spirv.hpp11>
 
@@ -530,6 +532,73 @@ TEST(LoopLimitProbe, NotWhereConstantBoundsKeepLoopsShort) {
       EXPECT_EQ(ki.resume_area_offset, UINT32_MAX) << c.body;
     }
     EXPECT_GT(count_instructions(r.kernels[0].shader, spv::Op::OpLoopMerge), 0u) << "unrolled: " << c.body;
+  }
+}
+
+// Loops bounded by the kernel's own scalar arguments are counted at launch: the interface
+// says how (KernelInterface::counted_loops), and count_loop_passes gives the header passes a
+// work-item makes with given argument values (as the loops run them on the CPU), or nothing
+// past kSafeLoopPasses, or for kernels whose loops no argument bounds.
+TEST(LoopLimitProbe, ArgumentBoundsAreCountedAtLaunch) {
+  compiler::DeviceFeatures features = kernel_features();
+  const k2s::TargetCaps limited = loop_limited_caps(true);
+  struct Case {
+    const char* body;
+    // Header passes per work-item for arguments n and m (as the loops take them), or -1
+    // where the launch cannot count them.
+    std::function<int64_t(int32_t n, uint32_t m)> passes;
+  };
+  // A loop tested at the top passes its header once more than it runs its body; a loop
+  // inside another is counted once per pass of the outer loop's header (an upper bound).
+  auto top = [](int64_t runs) { return std::max<int64_t>(runs, 0) + 1; };
+  const Case cases[] = {
+      {"for (int a = 0; a < n; ++a) s += o[(a + i) & 63] * x;", [&](int32_t n, uint32_t) { return top(n); }},
+      {"for (uint a = 0; a < m; a += 3) s += o[(a + i) & 63] * x;",
+       [&](int32_t, uint32_t m) { return top((int64_t(m) + 2) / 3); }},
+      {"for (size_t a = 0; a < m; ++a) s += o[(a + i) & 63] * x;", [&](int32_t, uint32_t m) { return top(m); }},
+      // Nested: the inner loop once per pass of the outer; two loops one after the other.
+      {"for (int a = 0; a < n; ++a) for (int b = 0; b < 100; ++b) s += o[(a * b + i) & 63] * x;",
+       [&](int32_t n, uint32_t) { return top(n) + top(n) * top(100); }},
+      {"for (int a = 0; a < n; ++a) s += o[(a + i) & 63] * x; for (uint b = 0; b < m; ++b) s -= o[b & 63];",
+       [&](int32_t n, uint32_t m) { return top(n) + top(m); }},
+      // In a helper the kernel passes its argument to.
+      {"s = helper(o, n, x);", [&](int32_t n, uint32_t) { return top(n); }},
+      // Not bounded by an argument: a loaded bound, or a start that is not a constant.
+      {"for (int a = 0; a < (int)o[70]; ++a) s += o[(a + i) & 63] * x;", [](int32_t, uint32_t) { return int64_t(-1); }},
+      {"for (int a = i; a < n; ++a) s += o[a & 63] * x;", [](int32_t, uint32_t) { return int64_t(-1); }},
+  };
+
+  for (const Case& c : cases) {
+    const std::string source = std::string(
+        "__attribute__((noinline)) float helper(__global float* o, int n, float x) {\n"
+        "  float s = 0.0f; for (int a = 0; a < n; ++a) s += o[a & 63] * x; return s;\n"
+        "}\n"
+        "__kernel void k(__global float* o, float x, int n, uint m) {\n"
+        "int i = get_global_id(0); float s = 0.0f;\n") + c.body + " o[i] = s; }";
+    auto compiled = compiler::compile(source, "-cl-std=CL3.0", features);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    k2s::TranslateResult r = k2s::translate(compiled.spirv, limited);
+    ASSERT_TRUE(r.ok) << r.log;
+    const k2s::KernelInterface& ki = r.kernels[0].interface;
+    for (auto [n, m] : {std::pair<int32_t, uint32_t>{0, 0}, {1, 2}, {100, 1000}, {-5, 7}, {1500, 16000},
+                       {16384, 3}, {20000, 20000}, {3, 0xffffffffu}}) {
+      auto value = [&, n = n, m = m](uint32_t a) -> std::optional<uint64_t> {
+        if (a == 2) return uint64_t(uint32_t(n));
+        if (a == 3) return uint64_t(m);
+        return std::nullopt;
+      };
+      const int64_t want = c.passes(n, m);
+      std::optional<uint64_t> got;
+      if (!ki.counted_loops.empty()) got = k2s::count_loop_passes(ki.counted_loops, value);
+      if (want < 0 || uint64_t(want) > k2s::kSafeLoopPasses) {
+        EXPECT_FALSE(got) << c.body << " n " << n << " m " << m;
+      } else {
+        EXPECT_EQ(got, std::optional<uint64_t>(uint64_t(want))) << c.body << " n " << n << " m " << m;
+      }
+    }
+    if (c.passes(100, 100) >= 0) {
+      EXPECT_FALSE(ki.counted_loops.empty()) << c.body;
+    }
   }
 }
 

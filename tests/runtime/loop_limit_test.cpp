@@ -538,6 +538,46 @@ TEST_P(LoopLimit, NoAlarmWithoutLongLoops) {
   EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
 }
 
+// Loops bounded by the kernel's arguments: a launch whose values keep them short (here up
+// to 2 x 8000 passes) runs once, without rounds, and the queue does not wait for it before it
+// records the next command; longer ones (2 x 9000, 2 x 70000, past the driver's limit) still
+// resume. Exact results either way: a launch counted short that is not would be cut.
+TEST_P(LoopLimit, ArgumentBoundsShortOrLong) {
+  Program p = build(std::string(kTwoLoops) + R"(
+    __kernel void add_one(__global uint* out) { out[get_global_id(0)] += 1; })");
+  Kernel loops = kernel(p, "two_loops");
+  Kernel add_one = kernel(p, "add_one");
+  std::vector<uint32_t> a(8);
+  for (auto& x : a) x = uint32_t(rng_());
+  Mem da = buffer(a.size() * 4, a.data());
+  for (uint32_t n : {0u, 100u, 8000u, 9000u, 70000u}) {
+    SCOPED_TRACE(n);
+    const size_t items = 16, local = 8;
+    Mem dout = poisoned(items * 4);
+    set_mem_arg(loops, 0, da);
+    set_mem_arg(loops, 1, dout);
+    set_arg(loops, 2, n);
+    set_mem_arg(add_one, 0, dout);
+    cl_event e = nullptr;
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, loops, 1, nullptr, &items, &local, 0, nullptr, &e));
+    Event event(e);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, add_one, 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
+    // Nothing waited for the loops: they are not even submitted yet (a launch that may
+    // resume ends its batch, and the next command waits until it is done). Not counted at
+    // -cl-opt-disable, where the loops count in memory, nor where vkcl widens small types
+    // (the no_narrow_types set), whose stores may become loops of its own.
+    const bool optimised = std::string(GetParam()).find("-cl-opt-disable") == std::string::npos;
+    const bool widened = std::getenv("VKCL_WITHOUT_FEATURES") != nullptr;
+    if (driver_limits_loops() && optimised && !widened && n <= 8000) {
+      EXPECT_EQ(status_of(e), CL_QUEUED);
+    }
+    std::vector<uint32_t> out = read<uint32_t>(dout, items);
+    EXPECT_EQ(status_of(e), CL_COMPLETE);
+    const uint32_t want = two_loops_reference(a, n) + 1;
+    for (size_t i = 0; i < items; ++i) ASSERT_EQ(out[i], want) << "work-item " << i;
+  }
+}
+
 // Loops between constants: short ones in all (9 taps, 100 x 100, a function called in a loop)
 // run without resuming (loop_bounds.h); those whose constants take them past the limit
 // (70000, 300 x 300) still resume. Exact results either way: a count taken for short that

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -206,6 +207,25 @@ struct PrintfCall {
   uint32_t record_bytes = 4;
 };
 
+// One term of a kernel's loop count at launch (KernelInterface::counted_loops): a loop's
+// header passes per entry, or a call's passes, once per pass of each loop around it.
+struct CountedLoop {
+  // The loop's exit test compares its induction variable with the kernel's argument of this
+  // index (a scalar integer, converted as |extend| says); UINT32_MAX: |passes| is fixed.
+  uint32_t argument = UINT32_MAX;
+  uint64_t passes = 0;
+  enum Extend : uint32_t { kNone, kZero, kSign } extend = kNone;
+  uint32_t argument_width = 0;
+  // The induction variable: from |start|, |step_op| (a SPIR-V opcode) with |step| on each back
+  // edge, |width| bits; tested after the step where |tests_next|. The test: |compare_op|,
+  // the argument its first operand where |argument_first|; the loop leaves when it gives
+  // |leaves_on|.
+  uint64_t start = 0, step = 0;
+  uint32_t step_op = 0, compare_op = 0, width = 0;
+  bool tests_next = false, argument_first = false, leaves_on = false;
+  std::vector<uint32_t> enclosing;  // indices of the terms of the loops around it
+};
+
 struct KernelInterface {
   std::string name;
   std::vector<KernelArg> args;
@@ -264,6 +284,11 @@ struct KernelInterface {
   // Or rerunnable once the buffers of its pointer arguments that are not read_only are as
   // they were: the module writes global memory only through its kernels' parameters.
   bool rerunnable_restoring_buffers = false;
+  // With TargetCaps::loop_iteration_limit, a kernel whose loops are bounded by constants and
+  // by its own scalar integer arguments: how a launch counts its loop passes from the
+  // argument values (count_loop_passes); a launch that stays within the safe count cannot be
+  // cut short, so it needs neither rounds nor a check. Empty otherwise.
+  std::vector<CountedLoop> counted_loops;
   std::optional<std::array<uint32_t, 3>> required_work_group_size;  // reqd_work_group_size
   std::optional<std::array<uint32_t, 3>> work_group_size_hint;
   uint32_t compile_num_sub_groups = 0;  // SubgroupsPerWorkgroup(Id), 0 when not given
@@ -288,6 +313,14 @@ struct TranslateResult {
   std::vector<uint32_t> program_relocations;
   uint32_t global_variable_size = 0;  // bytes of __global program-scope variables
 };
+
+// Loop header passes (nested loops multiplied) per work-item that a launch of a kernel with
+// |loops| (KernelInterface::counted_loops) makes with argument values |argument| gives
+// (zero-extended bytes, nullopt for an argument it does not have); nullopt past
+// kSafeLoopPasses, which no launch may exceed to be safe from the driver's loop limit.
+inline constexpr uint64_t kSafeLoopPasses = 16384;  // a quarter of gallivm's 65535
+std::optional<uint64_t> count_loop_passes(const std::vector<CountedLoop>& loops,
+                                          const std::function<std::optional<uint64_t>(uint32_t)>& argument);
 
 // Specialization constants of a Kernel module: SpecId -> size in bytes (1 for booleans).
 std::map<uint32_t, uint32_t> spec_constant_sizes(const std::vector<uint32_t>& kernel_spirv);

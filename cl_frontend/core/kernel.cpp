@@ -116,7 +116,17 @@ bool _cl_kernel::loops_fit(_cl_device_id* device) {
     std::memcpy(&v, args[index].bytes.data(), args[index].bytes.size());
     return v;
   };
-  return k2s::count_loop_passes(t->interface.counted_loops, value).has_value();
+  // Counting runs the loops' tests (up to 16384 steps, tens of microseconds): the answer for
+  // the values last counted is kept, for the launches that repeat them.
+  std::vector<std::optional<uint64_t>> values;
+  for (const k2s::CountedLoop& c : t->interface.counted_loops)
+    if (c.argument != UINT32_MAX) values.push_back(value(c.argument));
+  if (fit_counted_ && fit_device_ == device && fit_values_ == values) return fit_;
+  fit_ = k2s::count_loop_passes(t->interface.counted_loops, value).has_value();
+  fit_counted_ = true;
+  fit_device_ = device;
+  fit_values_ = std::move(values);
+  return fit_;
 }
 
 cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* value) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -133,6 +134,10 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();
   std::shared_ptr<vkcl::cl::StatusWordPool> status_words_;
   std::shared_ptr<vkcl::cl::ResumePool> resume_pool_ = std::make_shared<vkcl::cl::ResumePool>();
+  // loops_fit's last answer, and the device and argument values it was for.
+  bool fit_counted_ = false, fit_ = false;
+  _cl_device_id* fit_device_ = nullptr;
+  std::vector<std::optional<uint64_t>> fit_values_;
 
 };
 

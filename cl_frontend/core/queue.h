@@ -45,8 +45,8 @@ struct _cl_command_queue : vkcl::cl::Object<_cl_command_queue, vkcl::cl::ObjectK
   // (calling sync() first when it touches memory the GPU may use). |gpu_status|, for GPU
   // work, gives the command's status once the work has completed (CL_COMPLETE without it).
   // |timed|: on a profiling queue, GPU work gets device timestamps (false where the
-  // application never sees the event: on lavapipe each timestamp costs a rasterizer flush,
-  // 15-40 us).
+  // application never sees the event: on lavapipe each timestamp is a query its rasterizer
+  // threads answer, 15-40 us, whatever the pipeline stage).
   vkcl::cl::Result<vkcl::cl::Ref<_cl_event>> enqueue(cl_command_type type,
                                                       const std::vector<_cl_event*>& waits,
                                                       bool gpu, Work work, Keep keep = {},

@@ -64,7 +64,8 @@ Blocks::~Blocks() {
   for (auto& b : blocks_) device_.free_memory(b->memory);
 }
 
-VkResult Blocks::take(uint32_t type, uint64_t owner, VkDeviceSize size, VkDeviceSize alignment, Piece* out) {
+VkResult Blocks::take(uint32_t type, uint64_t owner, VkDeviceSize size, VkDeviceSize alignment, Piece* out,
+                      bool zero_new) {
   const size_t n = size_t(round_up(size_t(size), size_t(kGranule)) / kGranule);
   const size_t step = std::max<size_t>(1, round_up(size_t(alignment), size_t(kGranule)) / kGranule);
   auto carve = [&](Block& b) {
@@ -80,7 +81,7 @@ VkResult Blocks::take(uint32_t type, uint64_t owner, VkDeviceSize size, VkDevice
     // memory is the process heap's): zeroed here where mapped, by the caller elsewhere.
     const size_t zero_from = std::max(first, b.high_water);
     out->fresh = first + n > zero_from && !b.mapped;
-    if (b.mapped && first + n > zero_from)
+    if (zero_new && b.mapped && first + n > zero_from)
       std::memset(b.mapped + zero_from * kGranule, 0, (first + n - zero_from) * kGranule);
     b.high_water = std::max(b.high_water, first + n);
     return true;

@@ -30,6 +30,11 @@ struct Piece {
   bool fresh = false;
 };
 
+// Images' blocks are their owner's with this bit set, apart from its buffers' (a linear and
+// an optimal resource side by side in one allocation would have to keep
+// bufferImageGranularity apart).
+constexpr uint64_t kImageOwner = uint64_t(1) << 63;
+
 class Blocks {
  public:
   // The largest buffer placed in a block; larger ones get an allocation of their own.
@@ -42,8 +47,11 @@ class Blocks {
   Blocks& operator=(const Blocks&) = delete;
 
   // |size| bytes aligned to |alignment| in a block of memory type |type| for |owner|; a new
-  // block is allocated (Device::allocate_memory) when none has room.
-  VkResult take(uint32_t type, uint64_t owner, VkDeviceSize size, VkDeviceSize alignment, Piece* out);
+  // block is allocated (Device::allocate_memory) when none has room. |zero_new| false: the
+  // caller overwrites the whole piece before anything reads it (images: their clear), so
+  // bytes never handed out are not zeroed on the host.
+  VkResult take(uint32_t type, uint64_t owner, VkDeviceSize size, VkDeviceSize alignment, Piece* out,
+                bool zero_new = true);
   // Never allocates. A block left empty is kept for the owner's next buffer unless it has
   // an empty one already.
   void give_back(const Piece& piece);

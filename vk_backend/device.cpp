@@ -176,6 +176,7 @@ void Device::drop_spares(uint64_t owner) {
   }
   for (size_t i = 0; i < freed.count; ++i) free_spare(freed.spares[i]);
   blocks_->drop(owner);
+  blocks_->drop(owner | detail::kImageOwner);
 }
 
 void Device::free_all_spares() {

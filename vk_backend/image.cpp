@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "blocks.h"
 #include "external.h"
 #include "inject.h"
 
@@ -225,7 +226,7 @@ VkResult Image::import_fd(std::shared_ptr<Device> device, VkFormat format, Image
 
 VkResult Image::make(std::shared_ptr<Device> device, VkFormat format, ImageType type, VkExtent3D extent,
                      uint32_t layers, VkComponentMapping components, const Import* import,
-                     std::unique_ptr<Image>* out) {
+                     std::unique_ptr<Image>* out, uint64_t owner) {
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   FormatSupport support = format_support(device->info(), format);
   if (!support.transfer) return VK_ERROR_FORMAT_NOT_SUPPORTED;
@@ -287,8 +288,13 @@ VkResult Image::make(std::shared_ptr<Device> device, VkFormat format, ImageType 
   if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   VkResult r = vkCreateImage(d, &info, nullptr, &image->image_);
   if (r != VK_SUCCESS) return r;
-  VkMemoryRequirements req;
-  vkGetImageMemoryRequirements(d, image->image_, &req);
+  VkMemoryDedicatedRequirements alone{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+  VkMemoryRequirements2 req2{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &alone};
+  VkImageMemoryRequirementsInfo2 which{VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2};
+  which.image = image->image_;
+  vkGetImageMemoryRequirements2(d, &which, &req2);
+  const VkMemoryRequirements& req = req2.memoryRequirements;
+  VkDeviceSize offset = 0;
   if (import) {
     r = import_memory(*device, image->image_, req, *import, dedicated, &image->memory_);
   } else {
@@ -297,13 +303,28 @@ VkResult Image::make(std::shared_ptr<Device> device, VkFormat format, ImageType 
                                                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     if (type_index == UINT32_MAX) type_index = device->find_memory_type(req.memoryTypeBits, 0, 0);
     if (type_index == UINT32_MAX) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = type_index;
-    r = device->allocate_memory(alloc, &image->memory_);
+    detail::Piece piece;
+    // Small images share blocks as small buffers do (one allocation each runs into
+    // maxMemoryAllocationCount); a block that cannot be had leaves the image its own. Their
+    // clear (record_general) zeroes them, not the block. Large ones gain nothing from it.
+    constexpr VkDeviceSize kLargestPiece = VkDeviceSize(256) << 10;
+    if (owner && req.size <= kLargestPiece && !alone.prefersDedicatedAllocation &&
+        !alone.requiresDedicatedAllocation &&
+        device->blocks().take(type_index, owner | detail::kImageOwner, req.size, req.alignment, &piece,
+                              /*zero_new=*/false) == VK_SUCCESS) {
+      image->block_ = piece.block;
+      image->piece_offset_ = offset = piece.offset;
+      image->piece_size_ = piece.size;
+      image->memory_ = piece.memory;
+    } else {
+      VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+      alloc.allocationSize = req.size;
+      alloc.memoryTypeIndex = type_index;
+      r = device->allocate_memory(alloc, &image->memory_);
+    }
   }
   if (r != VK_SUCCESS) return r;
-  r = vkBindImageMemory(d, image->image_, image->memory_, 0);
+  r = vkBindImageMemory(d, image->image_, image->memory_, offset);
   if (r != VK_SUCCESS) return r;
   // (An imported image's texels are the other API's, left as they are.)
   if (!import)
@@ -347,7 +368,15 @@ Image::~Image() {
   if (!owns_image_) return;
   if (setup_point_) device_->wait_setup(setup_point_);  // never used: made ready meanwhile?
   if (image_) vkDestroyImage(d, image_, nullptr);
-  if (memory_) device_->free_memory(memory_);
+  if (block_) {
+    detail::Piece p;
+    p.block = block_;
+    p.offset = piece_offset_;
+    p.size = piece_size_;
+    device_->blocks().give_back(p);
+  } else if (memory_) {
+    device_->free_memory(memory_);
+  }
 }
 
 VkResult TexelBufferView::create(std::shared_ptr<Device> device, const Buffer& buffer, VkDeviceSize offset,

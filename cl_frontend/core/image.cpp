@@ -31,7 +31,7 @@ cl_int Image::ensure_on(_cl_context& context, const _cl_device_id* device) {
     auto vk = context.vk_device(context.devices[i]);
     if (!vk) return vk.error();
     r = vk::Image::create(*vk, storage->format(), storage->type(), storage->extent(), storage->layers(),
-                          kernel_swizzle(format), &made);
+                          kernel_swizzle(format), &made, context.spare_owner);
   }
   if (r != VK_SUCCESS) return cl_error_from(r, CL_MEM_OBJECT_ALLOCATION_FAILURE);
   others[i - 1] = std::move(made);
@@ -242,7 +242,7 @@ Result<_cl_mem*> create_image(_cl_context* context, cl_mem_flags flags, const cl
                                                 layers, kernel_swizzle(format), VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
                                                 imported->fd, &image->storage)
                         : vk::Image::create(*device, vulkan_format(format).format, vk_type(desc.image_type), extent,
-                                            layers, kernel_swizzle(format), &image->storage);
+                                            layers, kernel_swizzle(format), &image->storage, context->spare_owner);
   // CL_INVALID_VALUE for a handle the device cannot import as such an image (as buffers).
   if (imported && r == VK_ERROR_INVALID_EXTERNAL_HANDLE) return Error{CL_INVALID_VALUE};
   image->others.resize(context->devices.size() - 1);  // (made when used there)

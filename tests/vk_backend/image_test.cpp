@@ -142,10 +142,12 @@ TEST_F(BackendImage, NewImagesReadAsZeros) {
   void* pin = std::malloc(64);
   for (void* c : chunks) std::free(c);
   const VkDeviceSize bytes = 64 * 64 * 4;
-  std::vector<std::unique_ptr<Image>> images(16);
-  for (auto& image : images)
-    ASSERT_EQ(VK_SUCCESS, Image::create(device_, VK_FORMAT_R8G8B8A8_UINT, ImageType::k2D, {64, 64, 1}, 1, &image));
-  images.resize(8);  // half never used: released while their setup may still run
+  std::vector<std::unique_ptr<Image>> images(32);
+  // Half with memory of their own, half pieces of an owner's block (not zeroed by the block).
+  for (size_t i = 0; i < images.size(); ++i)
+    ASSERT_EQ(VK_SUCCESS, Image::create(device_, VK_FORMAT_R8G8B8A8_UINT, ImageType::k2D, {64, 64, 1}, 1,
+                                        VkComponentMapping{}, &images[i], i % 2 ? 77 : 0));
+  images.resize(16);  // half never used: released while their setup may still run
   std::unique_ptr<Buffer> out;
   ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, bytes * images.size(), MemoryPlacement::HostVisible, &out));
   std::memset(out->mapped(), 0xab, bytes * images.size());
@@ -156,7 +158,42 @@ TEST_F(BackendImage, NewImagesReadAsZeros) {
   run();
   const auto* texels = static_cast<const uint8_t*>(out->mapped());
   for (VkDeviceSize i = 0; i < bytes * images.size(); ++i) ASSERT_EQ(texels[i], 0) << "byte " << i;
+  images.clear();
+  device_->drop_spares(77);
   std::free(pin);
+}
+
+// Small images of one owner share a few allocations (blocks.h), each with texels of its own;
+// they go back to the blocks, and the blocks with their owner.
+TEST_F(BackendImage, SmallImagesShareAFewAllocations) {
+  const uint64_t owner = 4242;
+  const size_t before = device_->allocation_count();
+  const uint32_t w = 64, h = 32;
+  const VkDeviceSize bytes = VkDeviceSize(w) * h * 4;
+  std::vector<std::unique_ptr<Image>> images(300);
+  for (auto& image : images)
+    ASSERT_EQ(VK_SUCCESS, Image::create(device_, VK_FORMAT_R8G8B8A8_UINT, ImageType::k2D, {w, h, 1}, 1,
+                                        VkComponentMapping{}, &image, owner));
+  EXPECT_LT(device_->allocation_count() - before, 20u) << "one allocation per image";
+  std::unique_ptr<Buffer> in, out;
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, bytes * images.size(), MemoryPlacement::HostVisible, &in));
+  ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, bytes * images.size(), MemoryPlacement::HostVisible, &out));
+  auto* src = static_cast<uint8_t*>(in->mapped());
+  std::mt19937 rng(11);
+  for (VkDeviceSize i = 0; i < bytes * images.size(); ++i) src[i] = uint8_t(rng());
+  std::memset(out->mapped(), 0, bytes * images.size());
+  ImageRegion whole;
+  whole.extent = {w, h, 1};
+  for (size_t i = 0; i < images.size(); ++i)
+    ASSERT_EQ(VK_SUCCESS, copy_buffer_to_image(*stream_, *in, i * bytes, 0, 0, *images[i], whole));
+  ASSERT_EQ(VK_SUCCESS, stream_->barrier());
+  for (size_t i = 0; i < images.size(); ++i)
+    ASSERT_EQ(VK_SUCCESS, copy_image_to_buffer(*stream_, *images[i], whole, *out, i * bytes, 0, 0));
+  run();
+  EXPECT_EQ(0, std::memcmp(in->mapped(), out->mapped(), bytes * images.size())) << "images overlap";
+  images.clear();
+  device_->drop_spares(owner);
+  EXPECT_EQ(device_->allocation_count(), before + 2) << "blocks kept after their owner went";  // (in, out)
 }
 
 }  // namespace

@@ -60,10 +60,12 @@ class Image {
                          VkExtent3D extent, uint32_t layers, std::unique_ptr<Image>* out) {
     return create(std::move(device), format, type, extent, layers, VkComponentMapping{}, out);
   }
+  // With an |owner| (a CL context), an image of up to 256 KiB takes a piece of a block of
+  // that owner's images (blocks.h) unless the driver wants it alone.
   static VkResult create(std::shared_ptr<Device> device, VkFormat format, ImageType type,
                          VkExtent3D extent, uint32_t layers, VkComponentMapping components,
-                         std::unique_ptr<Image>* out) {
-    return make(std::move(device), format, type, extent, layers, components, nullptr, out);
+                         std::unique_ptr<Image>* out, uint64_t owner = 0) {
+    return make(std::move(device), format, type, extent, layers, components, nullptr, out, owner);
   }
   // An image over memory another API allocated for an image and exported as |fd| (|handle|,
   // an opaque fd), for a VkImage made as create() makes one: optimal tiling, the format,
@@ -107,13 +109,15 @@ class Image {
   // create(), or import_fd() where |import| is set.
   static VkResult make(std::shared_ptr<Device> device, VkFormat format, ImageType type, VkExtent3D extent,
                        uint32_t layers, VkComponentMapping components, const Import* import,
-                       std::unique_ptr<Image>* out);
+                       std::unique_ptr<Image>* out, uint64_t owner = 0);
   std::shared_ptr<Device> device_;
   VkImage image_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   VkImageView view_ = VK_NULL_HANDLE;
   bool owns_image_ = true;  // false for an alias: image_ and memory_ are the base's
   uint64_t setup_point_ = 0;  // its first layout and zeroed texels: Device::setup
+  detail::Block* block_ = nullptr;  // where |memory_| is a block's, not the image's own
+  VkDeviceSize piece_offset_ = 0, piece_size_ = 0;
   VkFormat format_ = VK_FORMAT_UNDEFINED;
   ImageType type_ = ImageType::k2D;
   VkImageUsageFlags usage_ = 0;

@@ -55,6 +55,9 @@ class Blocks {
   // Never allocates. A block left empty is kept for the owner's next buffer unless it has
   // an empty one already.
   void give_back(const Piece& piece);
+  void give_back(Block* block, VkDeviceSize offset, VkDeviceSize size) {
+    give_back(Piece{block, VK_NULL_HANDLE, offset, size});
+  }
   void drop(uint64_t owner);  // frees the owner's empty blocks
   void drop_empty();          // frees every empty block
 

@@ -263,13 +263,7 @@ Buffer::~Buffer() {
   VkDevice d = device_->handle();
   if (buffer_) vkDestroyBuffer(d, buffer_, nullptr);
   if (memory_) device_->free_memory(memory_);
-  if (block_) {
-    detail::Piece p;
-    p.block = block_;
-    p.offset = piece_offset_;
-    p.size = piece_size_;
-    device_->blocks().give_back(p);
-  }
+  if (block_) device_->blocks().give_back(block_, piece_offset_, piece_size_);
 }
 
 }  // namespace vkcl::vk

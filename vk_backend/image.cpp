@@ -368,15 +368,10 @@ Image::~Image() {
   if (!owns_image_) return;
   if (setup_point_) device_->wait_setup(setup_point_);  // never used: made ready meanwhile?
   if (image_) vkDestroyImage(d, image_, nullptr);
-  if (block_) {
-    detail::Piece p;
-    p.block = block_;
-    p.offset = piece_offset_;
-    p.size = piece_size_;
-    device_->blocks().give_back(p);
-  } else if (memory_) {
+  if (block_)
+    device_->blocks().give_back(block_, piece_offset_, piece_size_);
+  else if (memory_)
     device_->free_memory(memory_);
-  }
 }
 
 VkResult TexelBufferView::create(std::shared_ptr<Device> device, const Buffer& buffer, VkDeviceSize offset,

@@ -172,8 +172,15 @@ class Bounds {
   // Passes through |header| per entry into its loop, found by running the induction
   // variable's test until it leaves (at most cap_ times).
   std::optional<uint64_t> header_passes(int header, const std::vector<int>& from, const std::set<int>& body) {
-    // The exiting test: a conditional branch out of the loop in a block every iteration
-    // passes on its way to a back edge.
+    for (auto [condition, true_leaves] : exit_tests(from, body))
+      if (auto n = test_passes(header, from, condition, true_leaves)) return n;
+    return std::nullopt;
+  }
+
+  // The loop's exiting tests: conditional branches out of it in blocks every iteration
+  // passes on its way to a back edge; their conditions, and whether true leaves.
+  std::vector<std::pair<uint32_t, bool>> exit_tests(const std::vector<int>& from, const std::set<int>& body) {
+    std::vector<std::pair<uint32_t, bool>> tests;
     for (int e : body) {
       bool on_every_iteration = true;
       for (int l : from) on_every_iteration = on_every_iteration && cfg_.dominates(e, l);
@@ -183,10 +190,9 @@ class Bounds {
       if (t.opcode != Op::OpBranchConditional) continue;
       const bool true_leaves = !body.count(cfg_.index(t.operands[1]));
       const bool false_leaves = !body.count(cfg_.index(t.operands[2]));
-      if (true_leaves == false_leaves) continue;
-      if (auto n = test_passes(header, from, t.operands[0], true_leaves)) return n;
+      if (true_leaves != false_leaves) tests.emplace_back(t.operands[0], true_leaves);
     }
-    return std::nullopt;
+    return tests;
   }
 
   std::optional<uint64_t> test_passes(int header, const std::vector<int>& from, uint32_t condition, bool leaves_on_true) {
@@ -217,17 +223,8 @@ class Bounds {
   // the function's scalar integer parameters (or its width converted): what a launch needs
   // to count the passes from the argument's value.
   bool argument_passes(int header, const std::vector<int>& from, const std::set<int>& body, CountedLoop* out) {
-    for (int e : body) {
-      bool on_every_iteration = true;
-      for (int l : from) on_every_iteration = on_every_iteration && cfg_.dominates(e, l);
-      const ir::Block& b = cfg_.block(e);
-      if (!on_every_iteration || b.instructions.empty()) continue;
-      const Instruction& t = b.instructions.back();
-      if (t.opcode != Op::OpBranchConditional) continue;
-      const bool true_leaves = !body.count(cfg_.index(t.operands[1]));
-      const bool false_leaves = !body.count(cfg_.index(t.operands[2]));
-      if (true_leaves == false_leaves) continue;
-      auto c = defs_.find(t.operands[0]);
+    for (auto [condition, true_leaves] : exit_tests(from, body)) {
+      auto c = defs_.find(condition);
       if (c == defs_.end() || c->second->operands.size() != 2 || !compare(c->second->opcode, 0, 0, 32)) continue;
       const Instruction& test = *c->second;
       for (int side = 0; side < 2; ++side) {

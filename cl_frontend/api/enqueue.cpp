@@ -689,6 +689,18 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
     if (p->loop_limit_status && !p->regions.empty() && copyable) plain = std::make_shared<LaunchPlan>(std::move(*p));
   }
   if (plain) keep.push_back(plain);
+  if (shared->loops_fit) {
+    // Counted short: should the count be wrong, the command fails (and says so) rather than
+    // leave the driver's cut or an unfinished work-item unseen.
+    if (plain && plain->loop_limit_status) {
+      gpu_status = [cut = plain->loop_limit_status] { return cut->command_status(); };
+    } else if (status) {
+      gpu_status = [status, before = std::move(gpu_status)] {
+        cl_int s = before ? before() : CL_COMPLETE;
+        return s == CL_COMPLETE && status->resume().unfinished() ? cl_int(CL_OUT_OF_RESOURCES) : s;
+      };
+    }
+  }
   if (plain && plain->check) gpu_status = with_check(std::move(gpu_status), plain->check);
   out->type = CL_COMMAND_NDRANGE_KERNEL;
   // (Beyond the kernel and its plan, |keep| holds what a launch has of its own: printf's

@@ -118,14 +118,18 @@ bool _cl_kernel::loops_fit(_cl_device_id* device) {
   };
   // Counting runs the loops' tests (up to 16384 steps, tens of microseconds): the answer for
   // the values last counted is kept, for the launches that repeat them.
-  std::vector<std::optional<uint64_t>> values;
+  // (Compared in place: a repeated launch allocates nothing.)
+  bool same = fit_counted_ && fit_device_ == device;
+  size_t at = 0;
   for (const k2s::CountedLoop& c : t->interface.counted_loops)
-    if (c.argument != UINT32_MAX) values.push_back(value(c.argument));
-  if (fit_counted_ && fit_device_ == device && fit_values_ == values) return fit_;
+    if (same && c.argument != UINT32_MAX) same = at < fit_values_.size() && fit_values_[at++] == value(c.argument);
+  if (same && at == fit_values_.size()) return fit_;
+  fit_values_.clear();
+  for (const k2s::CountedLoop& c : t->interface.counted_loops)
+    if (c.argument != UINT32_MAX) fit_values_.push_back(value(c.argument));
   fit_ = k2s::count_loop_passes(t->interface.counted_loops, value).has_value();
   fit_counted_ = true;
   fit_device_ = device;
-  fit_values_ = std::move(values);
   return fit_;
 }
 

@@ -54,6 +54,17 @@ class LoopLimit : public KernelTest {
     EXPECT_EQ(CL_SUCCESS, clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr));
     return s;
   }
+  // kTwoLoops and a kernel that adds 1 to each element of its buffer.
+  Program two_loops_and_add_one() {
+    return build(std::string(kTwoLoops) + R"(
+      __kernel void add_one(__global uint* out) { out[get_global_id(0)] += 1; })");
+  }
+  // Eight random words for two_loops' |a|, in |*a| and a buffer.
+  Mem random_words(std::vector<uint32_t>* a) {
+    a->resize(8);
+    for (auto& x : *a) x = uint32_t(rng_());
+    return buffer(a->size() * 4, a->data());
+  }
   // Runs two_loops over |items| work-items in groups of |local| with |n| iterations per loop;
   // returns its event (waited for with clWaitForEvents, whose result goes to |*waited|).
   Event run_two_loops(uint32_t n, size_t items, size_t local, std::vector<uint32_t>* a,
@@ -365,13 +376,11 @@ TEST_P(LoopLimit, CountedLoopsOfEveryShape) {
 // and its event completes only then, whether the application polls it, waits for it or
 // finishes the queue.
 TEST_P(LoopLimit, PastTheRecordedRoundsTheQueueAddsMore) {
-  Program p = build(std::string(kTwoLoops) + R"(
-    __kernel void add_one(__global uint* out) { out[get_global_id(0)] += 1; })");
+  Program p = two_loops_and_add_one();
   Kernel loops = kernel(p, "two_loops");
   Kernel add_one = kernel(p, "add_one");
-  std::vector<uint32_t> a(8);
-  for (auto& x : a) x = uint32_t(rng_());
-  Mem da = buffer(a.size() * 4, a.data());
+  std::vector<uint32_t> a;
+  Mem da = random_words(&a);
   const uint32_t n = 4200000;  // 8.4 million iterations, about 140 rounds
   const uint32_t want = two_loops_reference(a, n);
   for (const char* how : {"poll", "wait", "finish"}) {
@@ -543,13 +552,11 @@ TEST_P(LoopLimit, NoAlarmWithoutLongLoops) {
 // records the next command; longer ones (2 x 9000, 2 x 70000, past the driver's limit) still
 // resume. Exact results either way: a launch counted short that is not would be cut.
 TEST_P(LoopLimit, ArgumentBoundsShortOrLong) {
-  Program p = build(std::string(kTwoLoops) + R"(
-    __kernel void add_one(__global uint* out) { out[get_global_id(0)] += 1; })");
+  Program p = two_loops_and_add_one();
   Kernel loops = kernel(p, "two_loops");
   Kernel add_one = kernel(p, "add_one");
-  std::vector<uint32_t> a(8);
-  for (auto& x : a) x = uint32_t(rng_());
-  Mem da = buffer(a.size() * 4, a.data());
+  std::vector<uint32_t> a;
+  Mem da = random_words(&a);
   for (uint32_t n : {0u, 100u, 8000u, 9000u, 70000u}) {
     SCOPED_TRACE(n);
     const size_t items = 16, local = 8;

@@ -301,6 +301,33 @@ TEST_P(Buffers, ProfilingTimesAreWhenTheCommandRan) {
   clReleaseEvent(second);
 }
 
+// A command whose event the application asked for is timed by the device, also among
+// commands without events (which vkcl does not time): its START is when it ran, not when the
+// host first looked at the event, 300 ms later.
+TEST_P(Buffers, TimedCommandsAmongUntimedOnes) {
+  auto now = [] {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return cl_ulong(ts.tv_sec) * 1000000000ull + cl_ulong(ts.tv_nsec);
+  };
+  Mem b = buffer(1 << 16);
+  uint32_t pattern = 7;
+  cl_event timed = nullptr;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, &pattern, 4, 0, 4096, 0, nullptr, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, &pattern, 4, 4096, 4096, 0, nullptr, &timed));
+  ASSERT_EQ(CL_SUCCESS, clEnqueueFillBuffer(queue_, b, &pattern, 4, 8192, 4096, 0, nullptr, nullptr));
+  const cl_ulong flushed = now();
+  ASSERT_EQ(CL_SUCCESS, clFlush(queue_));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(CL_SUCCESS, clWaitForEvents(1, &timed));
+  cl_ulong start = 0, end = 0;
+  ASSERT_EQ(CL_SUCCESS, clGetEventProfilingInfo(timed, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clGetEventProfilingInfo(timed, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr));
+  EXPECT_LT(start, flushed + 200000000) << "START is when the host looked, not when the fill ran";
+  EXPECT_LE(start, end);
+  clReleaseEvent(timed);
+}
+
 TEST_P(Buffers, UserEventGatesLaterCommands) {
   cl_int err;
   cl_event gate = clCreateUserEvent(context_, &err);

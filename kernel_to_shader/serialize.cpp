@@ -22,6 +22,26 @@ std::optional<std::array<uint32_t, 3>> get_triple(ByteReader& in) {
   return has ? std::optional<std::array<uint32_t, 3>>(t) : std::nullopt;
 }
 
+// A launch value's terms: operation, width, value each.
+void put_terms(ByteWriter& o, const std::vector<LaunchTerm>& terms) {
+  o.u32(uint32_t(terms.size()));
+  for (const LaunchTerm& t : terms) {
+    o.u32(t.op);
+    o.u32(t.width);
+    o.u64(t.value);
+  }
+}
+
+std::vector<LaunchTerm> get_terms(ByteReader& in) {
+  std::vector<LaunchTerm> terms(in.count(16));
+  for (LaunchTerm& t : terms) {
+    t.op = in.u32();
+    t.width = in.u32();
+    t.value = in.u64();
+  }
+  return terms;
+}
+
 void write_interface(ByteWriter& o, const KernelInterface& k) {
   o.str(k.name);
   o.u32(uint32_t(k.args.size()));
@@ -60,12 +80,11 @@ void write_interface(ByteWriter& o, const KernelInterface& k) {
   o.words(k.check_site_arguments);
   o.u32(uint32_t(k.counted_loops.size()));
   for (const CountedLoop& c : k.counted_loops) {
-    for (uint32_t v : {c.argument, uint32_t(c.extend), c.argument_width, c.step_op, c.compare_op, c.width,
-                       uint32_t(c.tests_next), uint32_t(c.argument_first), uint32_t(c.leaves_on)})
+    for (uint32_t v : {c.step_op, c.compare_op, c.width, uint32_t(c.tests_next), uint32_t(c.bound_first),
+                       uint32_t(c.leaves_on)})
       o.u32(v);
     o.u64(c.passes);
-    o.u64(c.start);
-    o.u64(c.step);
+    for (const std::vector<LaunchTerm>* terms : {&c.start, &c.step, &c.bound}) put_terms(o, *terms);
     o.words(c.enclosing);
   }
 }
@@ -121,20 +140,16 @@ KernelInterface read_interface(ByteReader& in) {
   k.check_sites.resize(in.count(4));
   for (std::string& s : k.check_sites) s = in.str();
   k.check_site_arguments = in.words();
-  k.counted_loops.resize(in.count(9 * 4 + 3 * 8 + 4));
+  k.counted_loops.resize(in.count(6 * 4 + 8 + 4 * 4));
   for (CountedLoop& c : k.counted_loops) {
-    c.argument = in.u32();
-    c.extend = CountedLoop::Extend(std::min(in.u32(), uint32_t(CountedLoop::kSign)));
-    c.argument_width = in.u32();
     c.step_op = in.u32();
     c.compare_op = in.u32();
     c.width = in.u32();
     c.tests_next = in.u32() != 0;
-    c.argument_first = in.u32() != 0;
+    c.bound_first = in.u32() != 0;
     c.leaves_on = in.u32() != 0;
     c.passes = in.u64();
-    c.start = in.u64();
-    c.step = in.u64();
+    for (std::vector<LaunchTerm>* terms : {&c.start, &c.step, &c.bound}) *terms = get_terms(in);
     c.enclosing = in.words();
   }
   return k;

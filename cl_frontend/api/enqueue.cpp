@@ -654,7 +654,7 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
   auto shared = std::make_shared<LaunchPlan>(std::move(*plan));
   // Loops these arguments keep short cannot be cut: the launch needs no rounds after its
   // first dispatch and no check, so the queue records what follows it at once.
-  shared->loops_fit = shared->resume_arguments && kernel->loops_fit(queue->device);
+  shared->loops_fit = shared->resume_arguments && kernel->loops_fit(queue->device, shared->geometry);
   _cl_command_queue::Keep keep = {cl::keep(kernel), shared};
   // The plan lives as long as the work lambda too; the printf output is only in |keep|, so
   // it prints when the command retires.

@@ -105,7 +105,7 @@ VkDescriptorType descriptor_type(const k2s::KernelArg& a) {
 
 }  // namespace
 
-bool _cl_kernel::loops_fit(_cl_device_id* device) {
+bool _cl_kernel::loops_fit(_cl_device_id* device, const k2s::LaunchGeometry& geometry) {
   const k2s::TranslatedKernel* t = translated(device);
   if (!t || t->interface.counted_loops.empty()) return false;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -119,17 +119,22 @@ bool _cl_kernel::loops_fit(_cl_device_id* device) {
   // Counting runs the loops' tests (up to 16384 steps, tens of microseconds): the answer for
   // the values last counted is kept, for the launches that repeat them.
   // (Compared in place: a repeated launch allocates nothing.)
-  bool same = fit_counted_ && fit_device_ == device;
+  bool same = fit_counted_ && fit_device_ == device && fit_geometry_ == geometry;
   size_t at = 0;
-  for (const k2s::CountedLoop& c : t->interface.counted_loops)
-    if (same && c.argument != UINT32_MAX) same = at < fit_values_.size() && fit_values_[at++] == value(c.argument);
+  auto each_argument = [&](auto&& f) {
+    for (const k2s::CountedLoop& c : t->interface.counted_loops)
+      for (const auto* terms : {&c.start, &c.step, &c.bound})
+        for (const k2s::LaunchTerm& term : *terms)
+          if (term.op == k2s::LaunchTerm::kArgument) f(uint32_t(term.value));
+  };
+  each_argument([&](uint32_t a) { same = same && at < fit_values_.size() && fit_values_[at++] == value(a); });
   if (same && at == fit_values_.size()) return fit_;
   fit_values_.clear();
-  for (const k2s::CountedLoop& c : t->interface.counted_loops)
-    if (c.argument != UINT32_MAX) fit_values_.push_back(value(c.argument));
-  fit_ = k2s::count_loop_passes(t->interface.counted_loops, value).has_value();
+  each_argument([&](uint32_t a) { fit_values_.push_back(value(a)); });
+  fit_ = k2s::count_loop_passes(t->interface.counted_loops, value, &geometry).has_value();
   fit_counted_ = true;
   fit_device_ = device;
+  fit_geometry_ = geometry;
   return fit_;
 }
 
@@ -428,6 +433,12 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   }
   for (cl_uint d = 0; d < work_dim; ++d)
     if (g[d] == 0) return plan;  // an empty NDRange runs nothing
+  plan.geometry.work_dim = work_dim;
+  for (int d = 0; d < 3; ++d) {
+    plan.geometry.offset[d] = o[d];
+    plan.geometry.global[d] = g[d];
+    plan.geometry.local[d] = l[d];
+  }
 
   // Argument block and local memory layout.
   plan.arguments.assign(ki.argument_block_size, 0);

@@ -67,9 +67,10 @@ struct LaunchPlan {
   // A kernel that resumes: the indirect arguments of its rounds (cl::ResumeArea).
   std::shared_ptr<vkcl::vk::Buffer> resume_arguments;
   uint64_t resume_arguments_offset = 0;
-  // Its loops cannot be cut short at this launch's argument values (_cl_kernel::loops_fit):
-  // the first dispatch finishes every work-item, so no rounds follow it.
+  // Its loops cannot be cut short at this launch's argument values and NDRange
+  // (_cl_kernel::loops_fit): the first dispatch finishes every work-item, so no rounds follow it.
   bool loops_fit = false;
+  vkcl::k2s::LaunchGeometry geometry;
 };
 
 struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
@@ -111,9 +112,9 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   vkcl::cl::Result<void> set_arg_device_pointer(cl_uint index, uint64_t address);
   vkcl::cl::Result<void> set_device_pointers(const cl_mem_device_address_ext* addresses, size_t count);
   uint64_t local_memory_size() const;
-  // Whether a launch with the arguments set now makes so few loop passes per work-item
-  // (KernelInterface::counted_loops) that the device's loop limit cannot cut it short.
-  bool loops_fit(_cl_device_id* device);
+  // Whether a launch of |geometry| with the arguments set now makes so few loop passes per
+  // work-item (KernelInterface::counted_loops) that the device's loop limit cannot cut it short.
+  bool loops_fit(_cl_device_id* device, const vkcl::k2s::LaunchGeometry& geometry);
   bool all_args_set();  // static plus the __local arguments set now
   // The local size a launch without one gets, for |work_dim| sizes of |global| (none zero),
   // where the kernel has no required work-group size.
@@ -134,9 +135,10 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();
   std::shared_ptr<vkcl::cl::StatusWordPool> status_words_;
   std::shared_ptr<vkcl::cl::ResumePool> resume_pool_ = std::make_shared<vkcl::cl::ResumePool>();
-  // loops_fit's last answer, and the device and argument values it was for.
+  // loops_fit's last answer, and the device, NDRange and argument values it was for.
   bool fit_counted_ = false, fit_ = false;
   _cl_device_id* fit_device_ = nullptr;
+  vkcl::k2s::LaunchGeometry fit_geometry_;
   std::vector<std::optional<uint64_t>> fit_values_;
 
 };

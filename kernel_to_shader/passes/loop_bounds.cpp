@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/cfg.h"
+#include "passes/loop_arith.h"
 
 namespace vkcl::k2s {
 
@@ -16,6 +17,10 @@ namespace {
 
 using ir::Instruction;
 using spv::Op;
+
+static_assert(LaunchTerm::kConstant == uint32_t(Op::OpConstant) &&
+              LaunchTerm::kArgument == uint32_t(Op::OpFunctionParameter) &&
+              LaunchTerm::kBuiltIn == uint32_t(Op::OpVariable));
 
 struct Constant {
   uint64_t value = 0;
@@ -27,6 +32,7 @@ struct Memo {
   std::unordered_map<uint32_t, ir::Function*> functions;  // by id
   std::unordered_map<uint32_t, uint32_t> int_width;        // integer type -> width
   std::unordered_map<uint32_t, Constant> constants;        // integer constants
+  std::unordered_map<uint32_t, spv::BuiltIn> builtins;     // built-in variable -> which
   // Passes by function id (nullopt: unbounded, or being counted: a call cycle).
   std::unordered_map<uint32_t, std::optional<uint64_t>> passes;
 };
@@ -45,6 +51,8 @@ bool lowered_with_loops(Op op) {
          (o >= uint32_t(Op::OpGroupNonUniformElect) && o <= uint32_t(Op::OpGroupNonUniformQuadSwap)) ||
          (o >= uint32_t(Op::OpGroupIMulKHR) && o <= uint32_t(Op::OpGroupLogicalXorKHR));
 }
+
+using namespace loop_arith;
 
 class Bounds {
  public:
@@ -93,7 +101,7 @@ class Bounds {
       CountedLoop term;
       if (n)
         term.passes = *n;
-      else if (!counted || !argument_passes(header, from, body, &term))
+      else if (!counted || !launch_passes(header, from, body, &term))
         return std::nullopt;
       loops.emplace_back(header, std::move(body));
       passes.push_back(n ? *n : 0);
@@ -205,40 +213,43 @@ class Bounds {
       if (k == constants_.end()) continue;
       Induction iv;
       if (!induction(header, from, test.operands[side], &iv)) continue;
-      uint64_t v = iv.start;
+      std::optional<uint64_t> v = constant_of(iv.start), step = constant_of(iv.step);
+      if (!v || !step) continue;
       for (uint64_t pass = 1; pass <= cap_; ++pass) {
-        const uint64_t x = iv.tests_next ? iv.step.apply(v, iv.width) : v;
-        std::optional<bool> r = side == 0 ? compare(test.opcode, x, k->second.value, iv.width)
-                                          : compare(test.opcode, k->second.value, x, iv.width);
+        std::optional<uint64_t> x = iv.tests_next ? exact(iv.step_op, *v, *step, iv.width) : v;
+        if (!x) return std::nullopt;
+        std::optional<bool> r = side == 0 ? compare(test.opcode, *x, k->second.value, iv.width)
+                                          : compare(test.opcode, k->second.value, *x, iv.width);
         if (!r) return std::nullopt;
         if (*r == leaves_on_true) return pass;
-        v = iv.step.apply(v, iv.width);
+        v = exact(iv.step_op, *v, *step, iv.width);
+        if (!v) return std::nullopt;
       }
       return std::nullopt;
     }
     return std::nullopt;
   }
 
-  // Like header_passes, for an exit test that compares the induction variable with one of
-  // the function's scalar integer parameters (or its width converted): what a launch needs
-  // to count the passes from the argument's value.
-  bool argument_passes(int header, const std::vector<int>& from, const std::set<int>& body, CountedLoop* out) {
+  // Like header_passes, for loops whose start, step or bound are not all constants but values
+  // a launch knows (the function's scalar integer parameters that are the kernel's, built-in
+  // sizes and ids): what the launch needs to count the passes.
+  bool launch_passes(int header, const std::vector<int>& from, const std::set<int>& body, CountedLoop* out) {
     for (auto [condition, true_leaves] : exit_tests(from, body)) {
       auto c = defs_.find(condition);
       if (c == defs_.end() || c->second->operands.size() != 2 || !compare(c->second->opcode, 0, 0, 32)) continue;
       const Instruction& test = *c->second;
       for (int side = 0; side < 2; ++side) {
         CountedLoop term;
-        if (!parameter_of(test.operands[1 - side], &term)) continue;
         Induction iv;
         if (!induction(header, from, test.operands[side], &iv)) continue;
-        term.start = iv.start;
-        term.step = iv.step.k;
-        term.step_op = uint32_t(iv.step.op);
+        if (!launch_value(test.operands[1 - side], &term.bound)) continue;
+        term.start = std::move(iv.start);
+        term.step = std::move(iv.step);
+        term.step_op = uint32_t(iv.step_op);
         term.width = iv.width;
         term.tests_next = iv.tests_next;
         term.compare_op = uint32_t(test.opcode);
-        term.argument_first = side == 1;
+        term.bound_first = side == 1;
         term.leaves_on = true_leaves;
         *out = std::move(term);
         return true;
@@ -247,61 +258,97 @@ class Bounds {
     return false;
   }
 
-  // Whether |value| is one of the function's integer parameters, or one converted to
-  // another width: which one, and how.
-  bool parameter_of(uint32_t value, CountedLoop* out) {
-    CountedLoop::Extend extend = CountedLoop::kNone;
-    auto d = defs_.find(value);
-    if (d != defs_.end()) {
-      const Op op = d->second->opcode;
-      if ((op != Op::OpUConvert && op != Op::OpSConvert) || d->second->operands.size() != 1) return false;
-      extend = op == Op::OpUConvert ? CountedLoop::kZero : CountedLoop::kSign;
-      value = d->second->operands[0];
+  // Whether |value| is computed from constants, parameters the kernel's arguments give and
+  // the launch's built-ins alone (so it is the same on every pass of any loop): its terms,
+  // appended to |out|.
+  bool launch_value(uint32_t value, std::vector<LaunchTerm>* out, int depth = 0) {
+    if (depth > 16 || out->size() > 64) return false;
+    if (auto k = constants_.find(value); k != constants_.end()) {
+      out->push_back({uint32_t(Op::OpConstant), k->second.width, k->second.value});
+      return true;
     }
     for (size_t p = 0; p < f_.parameters.size(); ++p) {
       const Instruction& param = f_.parameters[p];
-      if (param.result_id != value || !int_width_.count(param.type_id)) continue;
-      if (!arguments_ || p >= arguments_->size() || (*arguments_)[p] == UINT32_MAX) return false;
-      out->argument = (*arguments_)[p];
-      out->argument_width = int_width_[param.type_id];
-      out->extend = extend;
+      if (param.result_id != value) continue;
+      if (!int_width_.count(param.type_id) || !arguments_ || p >= arguments_->size() ||
+          (*arguments_)[p] == UINT32_MAX)
+        return false;
+      out->push_back({uint32_t(Op::OpFunctionParameter), int_width_[param.type_id], (*arguments_)[p]});
       return true;
     }
-    return false;
+    auto d = defs_.find(value);
+    if (d == defs_.end() || !int_width_.count(d->second->type_id)) return false;
+    const Instruction& i = *d->second;
+    const uint32_t width = int_width_[i.type_id];
+    if (auto builtin = builtin_of(i)) {
+      out->push_back({uint32_t(Op::OpVariable), width, *builtin});
+      return true;
+    }
+    const Op op = i.opcode;
+    if ((op == Op::OpUConvert || op == Op::OpSConvert) && i.operands.size() == 1) {
+      if (!launch_value(i.operands[0], out, depth + 1)) return false;
+    } else if (binary_launch_op(op) && i.operands.size() == 2) {
+      if (!launch_value(i.operands[0], out, depth + 1) || !launch_value(i.operands[1], out, depth + 1)) return false;
+    } else {
+      return false;
+    }
+    out->push_back({uint32_t(op), width, 0});
+    return true;
   }
 
- public:
-  // What a back edge does to the induction variable: one operation with a constant.
-  struct Step {
-    Op op = Op::OpNop;
-    uint64_t k = 0;
-    bool operator==(const Step& o) const { return op == o.op && k == o.k; }
-    uint64_t apply(uint64_t v, uint32_t width) const {
-      switch (op) {
-        case Op::OpIAdd: return wrap(v + k, width);
-        case Op::OpISub: return wrap(v - k, width);
-        case Op::OpIMul: return wrap(v * k, width);
-        case Op::OpUDiv: return wrap(v, width) / k;
-        case Op::OpSDiv: return wrap(uint64_t(as_signed(v, width) / as_signed(k, width)), width);
-        case Op::OpShiftLeftLogical: return wrap(v << k, width);
-        case Op::OpShiftRightLogical: return wrap(v, width) >> k;
-        case Op::OpShiftRightArithmetic: return wrap(uint64_t(as_signed(v, width) >> k), width);
-        default: return v;
+  // |i| reads one component of a built-in whose launch value evaluate() knows (a loaded
+  // vector's component, a load through an access chain, a scalar's load): the built-in in
+  // the low word, its dimension in the high one.
+  std::optional<uint64_t> builtin_of(const Instruction& i) {
+    uint32_t dimension = 0, pointer = 0;
+    if (i.opcode == Op::OpCompositeExtract && i.operands.size() == 2) {
+      auto load = defs_.find(i.operands[0]);
+      if (load == defs_.end() || load->second->opcode != Op::OpLoad) return std::nullopt;
+      pointer = load->second->operands[0];
+      dimension = i.operands[1];
+    } else if (i.opcode == Op::OpLoad) {
+      pointer = i.operands[0];
+      auto chain = defs_.find(pointer);
+      if (chain != defs_.end()) {
+        const Instruction& a = *chain->second;
+        if ((a.opcode != Op::OpAccessChain && a.opcode != Op::OpInBoundsAccessChain) || a.operands.size() != 2)
+          return std::nullopt;
+        auto k = constants_.find(a.operands[1]);
+        if (k == constants_.end()) return std::nullopt;
+        pointer = a.operands[0];
+        dimension = uint32_t(k->second.value);
       }
+    } else {
+      return std::nullopt;
     }
-  };
+    auto b = memo_->builtins.find(pointer);
+    if (b == memo_->builtins.end() || dimension > 2) return std::nullopt;
+    switch (b->second) {
+      case spv::BuiltIn::GlobalInvocationId: case spv::BuiltIn::LocalInvocationId: case spv::BuiltIn::WorkgroupId:
+      case spv::BuiltIn::WorkgroupSize: case spv::BuiltIn::EnqueuedWorkgroupSize: case spv::BuiltIn::NumWorkgroups:
+      case spv::BuiltIn::GlobalSize: case spv::BuiltIn::GlobalOffset: case spv::BuiltIn::WorkDim:
+      case spv::BuiltIn::GlobalLinearId: case spv::BuiltIn::LocalInvocationIndex:
+        return uint64_t(b->second) | uint64_t(dimension) << 32;
+      default: return std::nullopt;
+    }
+  }
 
  private:
   struct Induction {
-    uint64_t start = 0;
-    Step step;
+    std::vector<LaunchTerm> start, step;  // launch values
+    Op step_op = Op::OpNop;
     uint32_t width = 0;
     bool tests_next = false;  // the test reads the value after this iteration's step
   };
 
-  // Whether |value| is a phi of |header| that starts at a constant on every edge from outside
-  // and comes back as one operation of itself with a constant on every back edge, or that
-  // operation's result.
+  static std::optional<uint64_t> constant_of(const std::vector<LaunchTerm>& terms) {
+    if (terms.size() != 1 || terms[0].op != uint32_t(Op::OpConstant)) return std::nullopt;
+    return terms[0].value;
+  }
+
+  // Whether |value| is a phi of |header| that starts at the same launch value on every edge
+  // from outside and comes back as one operation of itself with a launch value on every back
+  // edge, or that operation's result.
   bool induction(int header, const std::vector<int>& from, uint32_t value, Induction* out) {
     auto d = defs_.find(value);
     if (d == defs_.end()) return false;
@@ -310,7 +357,7 @@ class Bounds {
     if (phi->opcode != Op::OpPhi) {
       next = value;
       uint32_t base = 0;
-      if (!step_of(*phi, &base, nullptr)) return false;
+      if (!step_of(*phi, 0, &base, nullptr, nullptr)) return false;
       auto p = defs_.find(base);
       if (p == defs_.end()) return false;
       phi = p->second;
@@ -328,26 +375,27 @@ class Bounds {
       if (std::find(from.begin(), from.end(), pred) != from.end()) {
         if (next && incoming != next) return false;
         next = incoming;
-        uint32_t base = 0;
-        Step step;
+        Op op = Op::OpNop;
+        std::vector<LaunchTerm> step;
         auto n = defs_.find(incoming);
-        if (n == defs_.end() || !step_of(*n->second, &base, &step) || base != phi->result_id) return false;
-        if (stepped && !(step == out->step)) return false;
-        out->step = step;
+        if (n == defs_.end() || !step_of(*n->second, phi->result_id, nullptr, &op, &step)) return false;
+        if (stepped && (op != out->step_op || step != out->step)) return false;
+        out->step_op = op;
+        out->step = std::move(step);
         stepped = true;
       } else if (cfg_.reachable(pred)) {
-        auto k0 = constants_.find(incoming);
-        if (k0 == constants_.end() || (started && k0->second.value != out->start)) return false;
-        out->start = k0->second.value;
+        std::vector<LaunchTerm> start;
+        if (!launch_value(incoming, &start) || (started && start != out->start)) return false;
+        out->start = std::move(start);
         started = true;
       }
     }
     return started && stepped;
   }
 
-  // |i| is one operation of a base value with a constant (the constant second, but for the
-  // commutative add and multiply): its base, and the step.
-  bool step_of(const Instruction& i, uint32_t* base, Step* step) {
+  // |i| is one operation of a base value (|want_base| where not 0, else a phi) with a launch
+  // value (second, but for the commutative add and multiply): its base, operation and step.
+  bool step_of(const Instruction& i, uint32_t want_base, uint32_t* base, Op* op_out, std::vector<LaunchTerm>* step) {
     const Op op = i.opcode;
     const bool commutes = op == Op::OpIAdd || op == Op::OpIMul;
     if (!commutes && op != Op::OpISub && op != Op::OpUDiv && op != Op::OpSDiv && op != Op::OpShiftLeftLogical &&
@@ -356,46 +404,21 @@ class Bounds {
     if (i.operands.size() != 2 || !int_width_.count(i.type_id)) return false;
     const uint32_t width = int_width_[i.type_id];
     for (int side = 0; side < 2; ++side) {
-      auto k = constants_.find(i.operands[1 - side]);
-      if (k == constants_.end() || (side == 1 && !commutes)) continue;
-      const uint64_t value = wrap(k->second.value, width);
-      // No division by 0 or -1 (overflow), no shift by the width or more: their results
-      // are undefined, not a count.
-      if ((op == Op::OpUDiv || op == Op::OpSDiv) && (value == 0 || as_signed(value, width) == -1)) return false;
-      if ((op == Op::OpShiftLeftLogical || op == Op::OpShiftRightLogical || op == Op::OpShiftRightArithmetic) &&
-          value >= width)
-        return false;
-      *base = i.operands[side];
-      if (step) *step = Step{op, value};
+      if (side == 1 && !commutes) continue;
+      const uint32_t b = i.operands[side];
+      if (want_base ? b != want_base : [&] { auto p = defs_.find(b); return p == defs_.end() || p->second->opcode != Op::OpPhi; }())
+        continue;
+      std::vector<LaunchTerm> terms;
+      if (!launch_value(i.operands[1 - side], &terms)) continue;
+      // A constant step that makes no count (a division by 0 or -1, a shift by the width or
+      // more) is not a step; other steps are checked when evaluated.
+      if (std::optional<uint64_t> k = constant_of(terms); k && !exact(op, 1, *k, width)) return false;
+      if (base) *base = b;
+      if (op_out) *op_out = op;
+      if (step) *step = std::move(terms);
       return true;
     }
     return false;
-  }
-
- public:
-  static uint64_t wrap(uint64_t v, uint32_t width) { return width >= 64 ? v : v & ((uint64_t(1) << width) - 1); }
-  static int64_t as_signed(uint64_t v, uint32_t width) {
-    if (width >= 64) return int64_t(v);
-    const uint64_t sign = uint64_t(1) << (width - 1);
-    return int64_t((v ^ sign) - sign);
-  }
-  static std::optional<bool> compare(Op op, uint64_t a, uint64_t b, uint32_t width) {
-    a = wrap(a, width);
-    b = wrap(b, width);
-    const int64_t sa = as_signed(a, width), sb = as_signed(b, width);
-    switch (op) {
-      case Op::OpSLessThan: return sa < sb;
-      case Op::OpSLessThanEqual: return sa <= sb;
-      case Op::OpSGreaterThan: return sa > sb;
-      case Op::OpSGreaterThanEqual: return sa >= sb;
-      case Op::OpULessThan: return a < b;
-      case Op::OpULessThanEqual: return a <= b;
-      case Op::OpUGreaterThan: return a > b;
-      case Op::OpUGreaterThanEqual: return a >= b;
-      case Op::OpIEqual: return a == b;
-      case Op::OpINotEqual: return a != b;
-      default: return std::nullopt;
-    }
   }
 
  private:
@@ -424,6 +447,9 @@ Memo make_memo(ir::Module& m) {
   for (ir::Function& g : m.functions) memo.functions[g.id()] = &g;
   for (const Instruction& g : m.globals)
     if (g.opcode == Op::OpTypeInt) memo.int_width[g.result_id] = g.operands[0];
+  for (const Instruction& a : m.annotations)
+    if (a.opcode == Op::OpDecorate && a.operands.size() == 3 && spv::Decoration(a.operands[1]) == spv::Decoration::BuiltIn)
+      memo.builtins[a.operands[0]] = spv::BuiltIn(a.operands[2]);
   for (const Instruction& g : m.globals)
     if (g.opcode == Op::OpConstant && memo.int_width.count(g.type_id)) {
       const uint32_t width = memo.int_width[g.type_id];
@@ -461,47 +487,6 @@ std::map<uint32_t, std::vector<CountedLoop>> argument_bounded_kernels(ir::Module
       counted[ep.operands[1]] = std::move(terms);
   }
   return counted;
-}
-
-std::optional<uint64_t> count_loop_passes(const std::vector<CountedLoop>& loops,
-                                          const std::function<std::optional<uint64_t>(uint32_t)>& argument) {
-  constexpr uint64_t cap = kSafeLoopPasses;
-  std::vector<uint64_t> passes(loops.size());
-  for (size_t l = 0; l < loops.size(); ++l) {
-    const CountedLoop& c = loops[l];
-    if (c.argument == UINT32_MAX) {
-      passes[l] = c.passes;
-      continue;
-    }
-    std::optional<uint64_t> value = argument(c.argument);
-    if (!value) return std::nullopt;
-    uint64_t bound = Bounds::wrap(*value, c.argument_width);
-    if (c.extend == CountedLoop::kSign) bound = uint64_t(Bounds::as_signed(bound, c.argument_width));
-    bound = Bounds::wrap(bound, c.width);
-    const Bounds::Step step{Op(c.step_op), c.step};
-    uint64_t v = c.start, pass = 1;
-    for (; pass <= cap; ++pass) {
-      const uint64_t x = c.tests_next ? step.apply(v, c.width) : v;
-      std::optional<bool> r = c.argument_first ? Bounds::compare(Op(c.compare_op), bound, x, c.width)
-                                               : Bounds::compare(Op(c.compare_op), x, bound, c.width);
-      if (!r) return std::nullopt;
-      if (*r == c.leaves_on) break;
-      v = step.apply(v, c.width);
-    }
-    if (pass > cap) return std::nullopt;
-    passes[l] = pass;
-  }
-  uint64_t total = 0;
-  for (size_t l = 0; l < loops.size(); ++l) {
-    uint64_t n = passes[l];
-    for (uint32_t o : loops[l].enclosing) {
-      if (o >= passes.size() || (passes[o] && n > cap / passes[o])) return std::nullopt;
-      n *= passes[o];
-    }
-    total += n;
-    if (total > cap) return std::nullopt;
-  }
-  return total;
 }
 
 }  // namespace vkcl::k2s

@@ -26,9 +26,11 @@ namespace vkcl::k2s {
 std::set<uint32_t> bounded_kernels(ir::Module& m, uint64_t cap);
 
 // The other kernels whose loops are bounded as above or, in the kernel's own function, by
-// one of its scalar integer arguments (`for (uint i = 0; i < n; i++)`), with how a launch
-// counts their passes from the argument values (count_loop_passes in translate.h). Loops of
-// the functions they call must be bounded by constants.
+// values a launch knows: starts, steps and bounds made of constants, the kernel's scalar
+// integer arguments and the launch's built-in sizes and ids (`for (uint i = 0; i < n; i++)`,
+// grid-stride loops `for (i = get_global_id(0); i < n; i += get_global_size(0))`), with how a
+// launch counts their passes (count_loop_passes in translate.h). Loops of the functions
+// they call must be bounded by constants, but for those the kernel passes its arguments to.
 std::map<uint32_t, std::vector<CountedLoop>> argument_bounded_kernels(ir::Module& m, uint64_t cap);
 
 }  // namespace vkcl::k2s

@@ -602,6 +602,126 @@ TEST(LoopLimitProbe, ArgumentBoundsAreCountedAtLaunch) {
   }
 }
 
+// Grid-stride and group-stride loops (start and step from the launch's built-in ids and
+// sizes, as PyOpenCL's elementwise kernels loop) are counted at launch too, for the work-item
+// that runs longest: count_loop_passes with the launch's geometry gives at least the body
+// runs of every work-item of it (as the loop runs on the CPU) and at most one more, or nothing
+// where that is past kSafeLoopPasses, where a start can be negative, or where the test or step
+// cannot be bounded that way.
+TEST(LoopLimitProbe, StridedLoopsAreCountedForTheLaunch) {
+  compiler::DeviceFeatures features = kernel_features();
+  const k2s::TargetCaps limited = loop_limited_caps(true);
+  // What a work-item sees of the launch.
+  struct Item {
+    uint64_t gid0, gid1, lid0, group0, lsize0, gsize0, gsize1;
+  };
+  constexpr int64_t kEndless = INT64_MAX;
+  struct Case {
+    const char* body;
+    // Body runs of one work-item for arguments n, m, ln (kEndless: not a count at all).
+    std::function<int64_t(const Item&, int32_t n, uint32_t m, int64_t ln)> runs;
+  };
+  auto count = [](auto start, auto bound, auto step) {
+    int64_t r = 0;
+    for (auto i = start; i < bound; i += step)
+      if (++r > int64_t(k2s::kSafeLoopPasses)) return kEndless;  // as far as the count goes
+    return r;
+  };
+  const Case cases[] = {
+      // PyOpenCL's elementwise loop.
+      {"int lid = get_local_id(0); int gsize = get_global_size(0);\n"
+       "int work_group_start = get_local_size(0) * get_group_id(0);\n"
+       "for (long a = work_group_start + lid; a < ln; a += gsize) s += o[a & 63] * x;",
+       [&](const Item& w, int32_t, uint32_t, int64_t ln) {
+         return count(int64_t(int32_t(uint32_t(w.lsize0 * w.group0) + uint32_t(w.lid0))), ln,
+                      int64_t(int32_t(w.gsize0)));
+       }},
+      {"for (uint a = get_global_id(0); a < m; a += get_global_size(0)) s += o[a & 63] * x;",
+       [&](const Item& w, int32_t, uint32_t m, int64_t) { return count(uint32_t(w.gid0), m, uint32_t(w.gsize0)); }},
+      {"for (int a = get_local_id(0); a < n; a += get_local_size(0)) s += o[a & 63] * x;",
+       [&](const Item& w, int32_t n, uint32_t, int64_t) { return count(int32_t(w.lid0), n, int32_t(w.lsize0)); }},
+      {"for (size_t a = get_global_id(0); a < m; a += 64) s += o[a & 63] * x;",
+       [&](const Item& w, int32_t, uint32_t m, int64_t) { return count(uint64_t(w.gid0), uint64_t(m), uint64_t(64)); }},
+      {"for (int a = get_global_id(1) * get_global_size(0) + get_global_id(0); a < n;\n"
+       "     a += get_global_size(0) * get_global_size(1)) s += o[a & 63] * x;",
+       [&](const Item& w, int32_t n, uint32_t, int64_t) {
+         return count(int32_t(uint32_t(w.gid1 * w.gsize0 + w.gid0)), n, int32_t(uint32_t(w.gsize0 * w.gsize1)));
+       }},
+      // Not bounded this way: a test for inequality, a step from memory.
+      {"for (int a = get_global_id(0); a != n; a += get_global_size(0)) s += o[a & 63] * x;",
+       [](const Item&, int32_t, uint32_t, int64_t) { return kEndless; }},
+      {"for (int a = get_global_id(0); a < n; a += (int)o[70]) s += o[a & 63] * x;",
+       [](const Item&, int32_t, uint32_t, int64_t) { return kEndless; }},
+  };
+  struct Launch {
+    uint32_t work_dim;
+    std::array<uint64_t, 3> offset, global, local;
+  };
+  const Launch launches[] = {
+      {1, {0, 0, 0}, {256, 1, 1}, {64, 1, 1}},
+      {1, {0, 0, 0}, {1000, 1, 1}, {64, 1, 1}},  // non-uniform: the last group is smaller
+      {2, {3, 0, 0}, {16, 8, 1}, {4, 2, 1}},
+      {1, {0, 0, 0}, {8, 1, 1}, {8, 1, 1}},
+      // Ids past INT_MAX: as int they are negative, and the loops never end.
+      {1, {0x7fffffe0u, 0, 0}, {64, 1, 1}, {64, 1, 1}},
+  };
+  for (const Case& c : cases) {
+    const std::string source = std::string(
+        "__kernel void k(__global float* o, float x, int n, uint m, long ln) {\n"
+        "int i = get_global_id(0); float s = 0.0f;\n") + c.body + " o[i] = s; }";
+    auto compiled = compiler::compile(source, "-cl-std=CL3.0", features);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    k2s::TranslateResult r = k2s::translate(compiled.spirv, limited);
+    ASSERT_TRUE(r.ok) << r.log;
+    const k2s::KernelInterface& ki = r.kernels[0].interface;
+    for (const Launch& l : launches) {
+      k2s::LaunchGeometry g;
+      g.work_dim = l.work_dim;
+      for (int d = 0; d < 3; ++d) {
+        g.offset[d] = l.offset[d];
+        g.global[d] = l.global[d];
+        g.local[d] = l.local[d];
+      }
+      for (int64_t v : {int64_t(0), int64_t(1), int64_t(100), int64_t(5000), int64_t(100000), int64_t(-5),
+                        int64_t(30000000)}) {
+        const int32_t n = int32_t(v);
+        const uint32_t m = uint32_t(v);
+        auto value = [&](uint32_t a) -> std::optional<uint64_t> {
+          if (a == 2) return uint64_t(uint32_t(n));
+          if (a == 3) return uint64_t(m);
+          if (a == 4) return uint64_t(v);
+          return std::nullopt;
+        };
+        int64_t most = 0;
+        for (uint64_t y = 0; y < l.global[1] && most < kEndless; ++y)
+          for (uint64_t x = 0; x < l.global[0] && most < kEndless; ++x) {
+            const uint64_t group = x / l.local[0];
+            const uint64_t lsize = std::min(l.local[0], l.global[0] - group * l.local[0]);
+            const Item w{l.offset[0] + x, l.offset[1] + y, x % l.local[0], group, lsize, l.global[0], l.global[1]};
+            most = std::max(most, c.runs(w, n, m, v));
+          }
+        std::optional<uint64_t> got;
+        if (!ki.counted_loops.empty()) got = k2s::count_loop_passes(ki.counted_loops, value, &g);
+        const std::string where = std::string(c.body) + " global " + std::to_string(l.global[0]) + " offset " +
+                                  std::to_string(l.offset[0]) + " value " + std::to_string(v);
+        if (most == kEndless || most >= int64_t(k2s::kSafeLoopPasses)) {
+          EXPECT_FALSE(got) << where;
+        } else if (got) {
+          EXPECT_GE(*got, uint64_t(most)) << where;
+          EXPECT_LE(*got, uint64_t(most) + 1) << where;
+        } else {
+          ADD_FAILURE() << "not counted: " << where << " (most " << most << ")";
+        }
+      }
+    }
+    // Without the launch's geometry the built-ins are not known: nothing is counted.
+    auto none = [](uint32_t) -> std::optional<uint64_t> { return 1; };
+    if (!ki.counted_loops.empty()) {
+      EXPECT_FALSE(k2s::count_loop_passes(ki.counted_loops, none)) << c.body;
+    }
+  }
+}
+
 // OpenCL C forbids recursion and Vulkan has none: a build error that names the function.
 TEST(TranslateErrors, RecursionIsABuildErrorNamingTheFunction) {
   compiler::DeviceFeatures features = kernel_features();

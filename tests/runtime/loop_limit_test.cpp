@@ -585,6 +585,54 @@ TEST_P(LoopLimit, ArgumentBoundsShortOrLong) {
   }
 }
 
+// Grid-stride loops (PyOpenCL's elementwise form: from the work-item's place, by the global
+// size) are counted for the launch: few enough passes (here up to 8000 per work-item) and
+// the launch runs once and is not waited for; more (20000, 70000: past the driver's limit)
+// still resume. Every element written, exactly once, either way.
+TEST_P(LoopLimit, GridStrideLoopsShortOrLong) {
+  Program p = build(R"(
+    __kernel void strided(__global const uint* a, __global uint* out, long n) {
+      int lid = get_local_id(0);
+      int gsize = get_global_size(0);
+      int work_group_start = get_local_size(0) * get_group_id(0);
+      for (long i = work_group_start + lid; i < n; i += gsize) out[i] += a[i & 7] ^ (uint)i;
+    }
+    __kernel void add_one(__global uint* out) { out[get_global_id(0)] += 1; })");
+  Kernel strided = kernel(p, "strided");
+  Kernel add_one = kernel(p, "add_one");
+  std::vector<uint32_t> a;
+  Mem da = random_words(&a);
+  const size_t items = 64, local = 16;
+  for (uint32_t passes : {0u, 100u, 8000u, 20000u, 70000u}) {
+    SCOPED_TRACE(passes);
+    const int64_t n = int64_t(passes) * int64_t(items) - 3;  // the last pass not for all
+    const size_t count = size_t(std::max<int64_t>(n, 0)) + items;
+    std::vector<uint32_t> zeros(count, 0);
+    Mem dout = buffer(count * 4, zeros.data());
+    set_mem_arg(strided, 0, da);
+    set_mem_arg(strided, 1, dout);
+    set_arg(strided, 2, n);
+    set_mem_arg(add_one, 0, dout);
+    cl_event e = nullptr;
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, strided, 1, nullptr, &items, &local, 0, nullptr, &e));
+    Event event(e);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, add_one, 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
+    // (Not counted where ArgumentBoundsShortOrLong says.)
+    const bool optimised = std::string(GetParam()).find("-cl-opt-disable") == std::string::npos;
+    const bool widened = std::getenv("VKCL_WITHOUT_FEATURES") != nullptr;
+    if (driver_limits_loops() && optimised && !widened && passes <= 8000) {
+      EXPECT_EQ(status_of(e), CL_QUEUED);
+    }
+    std::vector<uint32_t> out = read<uint32_t>(dout, count);
+    EXPECT_EQ(status_of(e), CL_COMPLETE);
+    for (size_t i = 0; i < count; ++i) {
+      uint32_t want = int64_t(i) < n ? a[i & 7] ^ uint32_t(i) : 0;
+      if (i < items) want += 1;
+      ASSERT_EQ(out[i], want) << "element " << i << " of " << n;
+    }
+  }
+}
+
 // Loops between constants: short ones in all (9 taps, 100 x 100, a function called in a loop)
 // run without resuming (loop_bounds.h); those whose constants take them past the limit
 // (70000, 300 x 300) still resume. Exact results either way: a count taken for short that

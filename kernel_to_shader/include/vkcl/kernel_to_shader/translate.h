@@ -207,22 +207,42 @@ struct PrintfCall {
   uint32_t record_bytes = 4;
 };
 
+// A value a launch knows before it runs, in postfix: constants, the kernel's scalar integer
+// arguments and the launch's built-in sizes and ids, combined by integer operations (a loop's
+// start, step or bound; CountedLoop). Each term leaves a |width|-bit value.
+struct LaunchTerm {
+  // OpConstant: |value|. OpFunctionParameter: the kernel's argument of index |value| (its
+  // bytes, zero-extended). OpVariable: the built-in (spv::BuiltIn) in the low 32 bits of
+  // |value|, its dimension in the high ones. Otherwise a SPIR-V integer operation on the
+  // one (OpUConvert, OpSConvert) or two terms before it.
+  uint32_t op = 0;
+  uint32_t width = 0;
+  uint64_t value = 0;
+  static constexpr uint32_t kConstant = 43, kArgument = 55, kBuiltIn = 59;  // those opcodes
+  bool operator==(const LaunchTerm& o) const { return op == o.op && width == o.width && value == o.value; }
+};
+
+// What a launch knows of its built-ins: the NDRange's dimensions, offset, global and local
+// sizes (1, 0 beyond |work_dim|).
+struct LaunchGeometry {
+  uint32_t work_dim = 1;
+  uint64_t offset[3] = {0, 0, 0}, global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
+  bool operator==(const LaunchGeometry& o) const;
+};
+
 // One term of a kernel's loop count at launch (KernelInterface::counted_loops): a loop's
 // header passes per entry, or a call's passes, once per pass of each loop around it.
 struct CountedLoop {
-  // The loop's exit test compares its induction variable with the kernel's argument of this
-  // index (a scalar integer, converted as |extend| says); UINT32_MAX: |passes| is fixed.
-  uint32_t argument = UINT32_MAX;
+  // |bound| empty: the term's passes are |passes|. Otherwise the loop's induction variable
+  // (|width| bits) goes from |start| by |step_op| (a SPIR-V opcode) with |step| on each
+  // back edge, tested after the step where |tests_next|; its exit test is |compare_op| of it
+  // and |bound| (|bound| first where |bound_first|), and the loop leaves when that gives
+  // |leaves_on|. A start or step that differs between work-items (a grid-stride loop's start
+  // from get_global_id) is counted for the work-item that takes the most passes.
   uint64_t passes = 0;
-  enum Extend : uint32_t { kNone, kZero, kSign } extend = kNone;
-  uint32_t argument_width = 0;
-  // The induction variable: from |start|, |step_op| (a SPIR-V opcode) with |step| on each back
-  // edge, |width| bits; tested after the step where |tests_next|. The test: |compare_op|,
-  // the argument its first operand where |argument_first|; the loop leaves when it gives
-  // |leaves_on|.
-  uint64_t start = 0, step = 0;
+  std::vector<LaunchTerm> start, step, bound;
   uint32_t step_op = 0, compare_op = 0, width = 0;
-  bool tests_next = false, argument_first = false, leaves_on = false;
+  bool tests_next = false, bound_first = false, leaves_on = false;
   std::vector<uint32_t> enclosing;  // indices of the terms of the loops around it
 };
 
@@ -315,12 +335,14 @@ struct TranslateResult {
 };
 
 // Loop header passes (nested loops multiplied) per work-item that a launch of a kernel with
-// |loops| (KernelInterface::counted_loops) makes with argument values |argument| gives
-// (zero-extended bytes, nullopt for an argument it does not have); nullopt past
+// |loops| (KernelInterface::counted_loops) makes at most with argument values |argument|
+// (zero-extended bytes, nullopt for an argument it does not have) and the built-ins of
+// |geometry| (none: loops that read built-ins are not counted); nullopt past
 // kSafeLoopPasses, which no launch may exceed to be safe from the driver's loop limit.
 inline constexpr uint64_t kSafeLoopPasses = 16384;  // a quarter of gallivm's 65535
 std::optional<uint64_t> count_loop_passes(const std::vector<CountedLoop>& loops,
-                                          const std::function<std::optional<uint64_t>(uint32_t)>& argument);
+                                          const std::function<std::optional<uint64_t>(uint32_t)>& argument,
+                                          const LaunchGeometry* geometry = nullptr);
 
 // Specialization constants of a Kernel module: SpecId -> size in bytes (1 for booleans).
 std::map<uint32_t, uint32_t> spec_constant_sizes(const std::vector<uint32_t>& kernel_spirv);

@@ -153,10 +153,14 @@ void Blocks::give_back(const Piece& piece) {
   Block& b = *piece.block;
   b.mark(size_t(piece.offset / kGranule), size_t(piece.size / kGranule), false);
   if (b.used_granules) return;
-  bool another = false;
+  // Empty blocks are kept for their owner's next buffers, up to the device's limit for spare
+  // memory: a client that makes and drops arrays of megabytes in bursts (PyOpenCL's
+  // temporaries, enqueued ahead of the device) would otherwise get fresh memory for every
+  // burst, a driver allocation and, on lavapipe, page faults and zeroing on the host.
+  VkDeviceSize empty = 0;
   for (auto& other : blocks_)
-    if (other.get() != &b && !other->used_granules && other->type == b.type && other->owner == b.owner) another = true;
-  if (another) free_empty([&](const Block& x) { return &x == &b; });
+    if (!other->used_granules) empty += other->granules * kGranule;
+  if (empty > device_.spare_limit()) free_empty([&](const Block& x) { return &x == &b; });
 }
 
 void Blocks::drop(uint64_t owner) {

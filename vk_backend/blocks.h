@@ -52,8 +52,8 @@ class Blocks {
   // bytes never handed out are not zeroed on the host.
   VkResult take(uint32_t type, uint64_t owner, VkDeviceSize size, VkDeviceSize alignment, Piece* out,
                 bool zero_new = true);
-  // Never allocates. A block left empty is kept for the owner's next buffer unless it has
-  // an empty one already.
+  // Never allocates. A block left empty is kept for the owner's next buffers while the empty
+  // blocks stay within Device::spare_limit().
   void give_back(const Piece& piece);
   void give_back(Block* block, VkDeviceSize offset, VkDeviceSize size) {
     give_back(Piece{block, VK_NULL_HANDLE, offset, size});

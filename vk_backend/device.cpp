@@ -347,12 +347,16 @@ bool Device::take_spare(VkDeviceSize size, MemoryPlacement placement, uint64_t o
   return false;
 }
 
-void Device::keep_spare(const Spare& spare) {
-  // At most an eighth of the largest heap, and 512 MiB, is held this way.
+VkDeviceSize Device::spare_limit() const {
+  // An eighth of the largest heap, and 512 MiB.
   VkDeviceSize largest = 0;
   for (uint32_t i = 0; i < info_.memory.memoryHeapCount; ++i)
     largest = std::max(largest, info_.memory.memoryHeaps[i].size);
-  const VkDeviceSize limit = std::min<VkDeviceSize>(largest / 8, VkDeviceSize(512) << 20);
+  return std::min<VkDeviceSize>(largest / 8, VkDeviceSize(512) << 20);
+}
+
+void Device::keep_spare(const Spare& spare) {
+  const VkDeviceSize limit = spare_limit();
   Freed freed;
   {
     std::lock_guard<std::mutex> lock(spares_mutex_);

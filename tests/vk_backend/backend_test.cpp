@@ -181,6 +181,33 @@ TEST_F(Backend, SmallBuffersShareAFewAllocations) {
   EXPECT_EQ(device_->allocation_count(), before);
 }
 
+// A burst of buffers made and released together (arrays a client makes ahead of the device
+// and drops, PyOpenCL's temporaries) leaves its blocks for the next burst, which allocates
+// nothing, within the device's spare limit; their owner takes them with it.
+TEST_F(Backend, BlocksOfABurstServeTheNext) {
+  constexpr uint64_t kOwner = 78;
+  constexpr VkDeviceSize kSize = VkDeviceSize(3) << 20;
+  const size_t before = device_->allocation_count();
+  // As many pieces as half the limit holds, in blocks of at most 64 MiB.
+  const size_t count = std::min<size_t>(40, size_t(device_->spare_limit() / 2 / kSize));
+  ASSERT_GT(count, 4u);
+  size_t first = 0;
+  for (int burst = 0; burst < 3; ++burst) {
+    std::vector<std::unique_ptr<Buffer>> buffers(count);
+    for (auto& b : buffers) {
+      ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, kSize, MemoryPlacement::DeviceLocal, &b, true, kOwner));
+    }
+    const size_t held = device_->allocation_count() - before;
+    EXPECT_GT(held, 1u);
+    if (burst == 0) first = held;
+    EXPECT_EQ(held, first) << "burst " << burst;
+    buffers.clear();
+    EXPECT_EQ(device_->allocation_count() - before, first) << "kept after burst " << burst;
+  }
+  device_->drop_spares(kOwner);
+  EXPECT_EQ(device_->allocation_count(), before);
+}
+
 // A piece handed out for the first time reads as zeros, whatever the memory held before: each
 // owner in turn fills its pieces with a pattern and releases them with its blocks (the
 // driver's memory goes back to the heap, where the next block may find it).

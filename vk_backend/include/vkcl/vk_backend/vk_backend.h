@@ -185,6 +185,8 @@ class Device {
   };
   bool take_spare(VkDeviceSize size, MemoryPlacement placement, uint64_t owner, Spare* out);
   void keep_spare(const Spare& spare);  // frees the oldest spares beyond the limit
+  // The most memory kept unused for later buffers: in spares, and apart in empty blocks.
+  VkDeviceSize spare_limit() const;
   void drop_spares(uint64_t owner);     // frees the owner's
 
   // Device memory within the budget of its heap (memory_budget()), so that asking for more

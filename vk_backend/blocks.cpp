@@ -20,6 +20,7 @@ struct Block {
   uint64_t owner = 0;
   size_t granules = 0;
   uint8_t* mapped = nullptr;
+  bool zeroed = false;         // its memory came zeroed (Device::allocate_buffer_memory)
   std::vector<uint64_t> used;  // a bit per granule
   size_t used_granules = 0;
   size_t high_water = 0;  // granules at or past this were never handed out
@@ -80,8 +81,8 @@ VkResult Blocks::take(uint32_t type, uint64_t owner, VkDeviceSize size, VkDevice
     // What was never handed out may hold what another part of the process freed (lavapipe's
     // memory is the process heap's): zeroed here where mapped, by the caller elsewhere.
     const size_t zero_from = std::max(first, b.high_water);
-    out->fresh = first + n > zero_from && !b.mapped;
-    if (zero_new && b.mapped && first + n > zero_from)
+    out->fresh = first + n > zero_from && !b.mapped && !b.zeroed;
+    if (zero_new && b.mapped && !b.zeroed && first + n > zero_from)
       std::memset(b.mapped + zero_from * kGranule, 0, (first + n - zero_from) * kGranule);
     b.high_water = std::max(b.high_water, first + n);
     return true;
@@ -115,7 +116,9 @@ VkResult Blocks::take(uint32_t type, uint64_t owner, VkDeviceSize size, VkDevice
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
   alloc.allocationSize = bytes;
   alloc.memoryTypeIndex = type;
-  VkResult r = device_.allocate_memory(alloc, &block->memory);
+  // (Images' memory is not buffers': their blocks are allocated plainly.)
+  VkResult r = owner & kImageOwner ? device_.allocate_memory(alloc, &block->memory)
+                                   : device_.allocate_buffer_memory(alloc, &block->memory, &block->zeroed);
   if (r != VK_SUCCESS) return r;
   if (device_.info().memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
     void* mapped = nullptr;

@@ -62,6 +62,9 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   if (piece) info.size = (size + detail::Blocks::kGranule - 1) & ~(detail::Blocks::kGranule - 1);
   info.usage = kUsage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+  external.handleTypes = device->buffer_handle_types();
+  if (external.handleTypes) info.pNext = &external;
   if (detail::injected_object_failure()) return VK_ERROR_OUT_OF_HOST_MEMORY;
   VkResult r = vkCreateBuffer(d, &info, nullptr, &b->buffer_);
   if (r != VK_SUCCESS) return r;
@@ -98,7 +101,8 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = type;
-  r = device->allocate_memory(alloc, &b->memory_);
+  bool zeroed = false;
+  r = device->allocate_buffer_memory(alloc, &b->memory_, &zeroed);
   if (r != VK_SUCCESS) return r;
   r = vkBindBufferMemory(d, b->buffer_, b->memory_, 0);
   if (r != VK_SUCCESS) return r;
@@ -108,7 +112,7 @@ VkResult Buffer::create(std::shared_ptr<Device> device, VkDeviceSize size,
     if (r != VK_SUCCESS) return r;
   }
   b->reusable_ = reusable;
-  b->fresh_ = true;
+  b->fresh_ = !zeroed;
   *out = std::move(b);
   return VK_SUCCESS;
 }

@@ -1,3 +1,6 @@
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -252,6 +255,53 @@ VkDeviceSize internal_reserve(const DeviceInfo& device, uint32_t heap) {
 }
 
 VkResult Device::allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemory* out) {
+  return allocate(info, out, nullptr, 0);
+}
+
+VkExternalMemoryHandleTypeFlags Device::buffer_handle_types() const {
+  const bool own_pages = info_.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && info_.external_memory_host &&
+                         info_.min_imported_host_pointer_alignment &&
+                         info_.min_imported_host_pointer_alignment <= VkDeviceSize(sysconf(_SC_PAGESIZE));
+  return own_pages ? VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT : 0;
+}
+
+VkResult Device::allocate_buffer_memory(const VkMemoryAllocateInfo& info, VkDeviceMemory* out, bool* zeroed) {
+  *zeroed = false;
+  const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  // Small allocations come from the process heap, often pages it had before and faulted in
+  // already, which are cheap to zero; large ones are new mappings either way (glibc maps what
+  // is past its threshold, at most 32 MiB), whose every page faults at its first touch.
+  constexpr VkDeviceSize kOwnPagesFrom = VkDeviceSize(8) << 20;
+  if (!buffer_handle_types() || (info_.memory.memoryTypes[info.memoryTypeIndex].propertyFlags & visible) != visible ||
+      info.allocationSize < kOwnPagesFrom)
+    return allocate_memory(info, out);
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t bytes = (size_t(info.allocationSize) + page - 1) / page * page;
+  void* pages = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (pages == MAP_FAILED) return allocate_memory(info, out);
+  VkMemoryHostPointerPropertiesEXT pointer{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+  VkResult r = vkGetMemoryHostPointerPropertiesEXT(device_, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+                                                   pages, &pointer);
+  if (r != VK_SUCCESS || !(pointer.memoryTypeBits & (1u << info.memoryTypeIndex))) {
+    munmap(pages, bytes);
+    return allocate_memory(info, out);
+  }
+  VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT, info.pNext};
+  import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  import.pHostPointer = pages;
+  VkMemoryAllocateInfo with = info;
+  with.pNext = &import;
+  with.allocationSize = bytes;
+  r = allocate(with, out, pages, bytes);
+  if (r != VK_SUCCESS) {
+    munmap(pages, bytes);
+    return r;
+  }
+  *zeroed = true;
+  return VK_SUCCESS;
+}
+
+VkResult Device::allocate(const VkMemoryAllocateInfo& info, VkDeviceMemory* out, void* pages, size_t page_bytes) {
   if (injected_failure()) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   const uint32_t heap = info_.memory.memoryTypes[info.memoryTypeIndex].heapIndex;
   // The application's objects leave vkcl's reserve alone, so that commands can still get
@@ -279,7 +329,7 @@ VkResult Device::allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemor
       return r;
     }
     try {
-      allocations_[*out] = {heap, info.allocationSize};
+      allocations_[*out] = {heap, info.allocationSize, pages, page_bytes};
     } catch (const std::bad_alloc&) {
       // Not noted (no host memory for it): given back, as if the driver had had none.
       heap_used_[heap] -= info.allocationSize;
@@ -294,15 +344,18 @@ VkResult Device::allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemor
 
 void Device::free_memory(VkDeviceMemory memory) {
   if (!memory) return;
+  Allocation a;
   {
     std::lock_guard<std::mutex> lock(memory_mutex_);
     auto it = allocations_.find(memory);
     if (it != allocations_.end()) {
-      heap_used_[it->second.first] -= it->second.second;
+      a = it->second;
+      heap_used_[a.heap] -= a.size;
       allocations_.erase(it);
     }
   }
   vkFreeMemory(device_, memory, nullptr);
+  if (a.pages) munmap(a.pages, a.page_bytes);
 }
 
 VkSemaphore Device::take_timeline() {

@@ -185,7 +185,7 @@ TEST_F(Backend, SmallBuffersShareAFewAllocations) {
 // and drops, PyOpenCL's temporaries) leaves its blocks for the next burst, which allocates
 // nothing, within the device's spare limit; their owner takes them with it.
 TEST_F(Backend, BlocksOfABurstServeTheNext) {
-  constexpr uint64_t kOwner = 78;
+  constexpr uint64_t kOwner = 83;
   constexpr VkDeviceSize kSize = VkDeviceSize(3) << 20;
   const size_t before = device_->allocation_count();
   // As many pieces as half the limit holds, in blocks of at most 64 MiB.
@@ -236,6 +236,38 @@ TEST_F(Backend, NewPiecesOfABlockReadAsZeros) {
     device_->drop_spares(owner);
   }
   std::free(pin);
+}
+
+// Large buffers, their own allocations or pieces of large blocks, read as zeros whatever an
+// owner before them wrote; on a CPU device that imports host memory they come zeroed (pages
+// of vkcl's own), so nobody zeroes them again (not fresh).
+TEST_F(Backend, LargeBuffersComeZeroed) {
+  for (uint64_t owner = 84; owner < 87; ++owner) {
+    std::vector<std::unique_ptr<Buffer>> buffers;
+    for (VkDeviceSize size : {VkDeviceSize(12) << 20, VkDeviceSize(3) << 20}) {
+      // Three-MiB pieces enough to fill blocks of 16 MiB and more.
+      for (int i = 0; i < (size == (VkDeviceSize(3) << 20) ? 12 : 2); ++i) {
+        std::unique_ptr<Buffer> b;
+        ASSERT_EQ(VK_SUCCESS, Buffer::create(device_, size, MemoryPlacement::HostVisible, &b, true, owner));
+        buffers.push_back(std::move(b));
+      }
+    }
+    for (auto& b : buffers) {
+      if (!b->mapped()) GTEST_SKIP() << "not mapped here";
+      if (device_->buffer_handle_types() && b->size() >= (VkDeviceSize(12) << 20)) {
+        EXPECT_FALSE(b->fresh()) << "owner " << owner;
+      }
+      if (b->fresh()) continue;  // the caller zeroes it
+      const auto* words = static_cast<const uint64_t*>(b->mapped());
+      for (size_t i = 0; i < b->size() / 8; i += 61) ASSERT_EQ(words[i], 0u) << "owner " << owner << " word " << i;
+      std::memset(b->mapped(), 0x5a, b->size());
+    }
+    buffers.clear();
+    device_->drop_spares(owner);
+  }
+  if (device_->info().properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && device_->info().external_memory_host) {
+    EXPECT_NE(device_->buffer_handle_types(), 0u);
+  }
 }
 
 // y[i] = a * x[i] + y[i] with both buffers reached through device addresses in push constants

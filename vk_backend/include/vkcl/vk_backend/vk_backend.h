@@ -194,6 +194,14 @@ class Device {
   // process until the system ends it (lavapipe's memory is the process's). Spares are freed
   // before an allocation is refused. free_memory takes what allocate_memory gave.
   VkResult allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemory* out);
+  // The same for a buffer's memory (its buffers made with buffer_handle_types()), which
+  // comes back zeroed where |*zeroed| says so: on a CPU device that imports host memory,
+  // large allocations are pages of vkcl's own, anonymous and so zero, which spares the host
+  // a pass of zeroing (the kernel zeroes each page at its first touch). Not huge pages:
+  // faulting them in (compaction, 2 MiB cleared at once) made kernels that write new
+  // buffers slower on lavapipe, not faster.
+  VkResult allocate_buffer_memory(const VkMemoryAllocateInfo& info, VkDeviceMemory* out, bool* zeroed);
+  VkExternalMemoryHandleTypeFlags buffer_handle_types() const;
   void free_memory(VkDeviceMemory memory);  // any memory of the device, counted or not
   VkDeviceSize memory_in_use(uint32_t heap) const;
   size_t allocation_count() const;  // of allocate_memory's, not freed yet
@@ -237,7 +245,15 @@ class Device {
   std::vector<Spare> spares_;  // oldest first
   mutable std::mutex memory_mutex_;
   std::vector<VkDeviceSize> heap_used_;
-  std::unordered_map<VkDeviceMemory, std::pair<uint32_t, VkDeviceSize>> allocations_;  // heap, size
+  struct Allocation {
+    uint32_t heap = 0;
+    VkDeviceSize size = 0;
+    void* pages = nullptr;  // allocate_buffer_memory's own, unmapped when freed
+    size_t page_bytes = 0;
+  };
+  std::unordered_map<VkDeviceMemory, Allocation> allocations_;
+  // allocate_memory with |pages| (page_bytes) imported into it, or not.
+  VkResult allocate(const VkMemoryAllocateInfo& info, VkDeviceMemory* out, void* pages, size_t page_bytes);
   bool within_budget(uint32_t heap, VkDeviceSize size);  // memory_mutex_ held
   void free_all_spares();  // and the empty blocks
   VkDeviceSize spare_bytes_ = 0;

@@ -55,6 +55,14 @@ bool lowered_with_loops(Op op) {
 using namespace loop_arith;
 
 class Bounds {
+  // An induction variable: from |start| by |step_op| with |step| (launch values).
+  struct Induction {
+    std::vector<LaunchTerm> start, step;
+    Op step_op = Op::OpNop;
+    uint32_t width = 0;
+    bool tests_next = false;  // the test reads the value after this iteration's step
+  };
+
  public:
   Bounds(const ir::Module& m, ir::Function& f, uint64_t cap, Memo* memo)
       : m_(m), f_(f), cfg_(m, f), cap_(cap), memo_(memo), int_width_(memo->int_width),
@@ -241,7 +249,7 @@ class Bounds {
       for (int side = 0; side < 2; ++side) {
         CountedLoop term;
         Induction iv;
-        if (!induction(header, from, test.operands[side], &iv)) continue;
+        if (!offset_induction(header, from, test.operands[side], &iv)) continue;
         if (!launch_value(test.operands[1 - side], &term.bound)) continue;
         term.start = std::move(iv.start);
         term.step = std::move(iv.step);
@@ -254,6 +262,26 @@ class Bounds {
         *out = std::move(term);
         return true;
       }
+    }
+    return false;
+  }
+
+  // Like induction(), or that plus or minus a launch value (`while (idx + 4 < n)`): an
+  // induction variable that starts that much higher or lower.
+  bool offset_induction(int header, const std::vector<int>& from, uint32_t value, Induction* out) {
+    if (induction(header, from, value, out)) return true;
+    auto d = defs_.find(value);
+    if (d == defs_.end() || d->second->operands.size() != 2) return false;
+    const Instruction& i = *d->second;
+    if (i.opcode != Op::OpIAdd && i.opcode != Op::OpISub) return false;
+    for (int side = 0; side < (i.opcode == Op::OpIAdd ? 2 : 1); ++side) {
+      Induction iv;
+      std::vector<LaunchTerm> offset;
+      if (!induction(header, from, i.operands[side], &iv) || !launch_value(i.operands[1 - side], &offset)) continue;
+      iv.start.insert(iv.start.end(), offset.begin(), offset.end());
+      iv.start.push_back({uint32_t(i.opcode), iv.width, 0});
+      *out = std::move(iv);
+      return true;
     }
     return false;
   }
@@ -334,13 +362,6 @@ class Bounds {
   }
 
  private:
-  struct Induction {
-    std::vector<LaunchTerm> start, step;  // launch values
-    Op step_op = Op::OpNop;
-    uint32_t width = 0;
-    bool tests_next = false;  // the test reads the value after this iteration's step
-  };
-
   static std::optional<uint64_t> constant_of(const std::vector<LaunchTerm>& terms) {
     if (terms.size() != 1 || terms[0].op != uint32_t(Op::OpConstant)) return std::nullopt;
     return terms[0].value;

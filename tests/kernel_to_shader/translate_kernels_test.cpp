@@ -647,6 +647,15 @@ TEST(LoopLimitProbe, StridedLoopsAreCountedForTheLaunch) {
        [&](const Item& w, int32_t n, uint32_t, int64_t) {
          return count(int32_t(uint32_t(w.gid1 * w.gsize0 + w.gid0)), n, int32_t(uint32_t(w.gsize0 * w.gsize1)));
        }},
+      // PyOpenCL's random number generators: the test reads the variable plus a constant.
+      {"ulong idx = get_global_id(0) * 4;\n"
+       "while (idx + 4 < (ulong)ln) { s += o[idx & 63] * x; idx += 4 * get_global_size(0); }",
+       [&](const Item& w, int32_t, uint32_t, int64_t ln) {
+         int64_t r = 0;
+         for (uint64_t idx = w.gid0 * 4; idx + 4 < uint64_t(ln); idx += 4 * w.gsize0)
+           if (++r > int64_t(k2s::kSafeLoopPasses)) return kEndless;
+         return r;
+       }},
       // Not bounded this way: a test for inequality, a step from memory.
       {"for (int a = get_global_id(0); a != n; a += get_global_size(0)) s += o[a & 63] * x;",
        [](const Item&, int32_t, uint32_t, int64_t) { return kEndless; }},

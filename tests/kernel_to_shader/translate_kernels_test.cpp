@@ -535,13 +535,20 @@ TEST(LoopLimitProbe, NotWhereConstantBoundsKeepLoopsShort) {
   }
 }
 
+// The interface of |source|'s only kernel, translated for a device that cuts loops short.
+k2s::KernelInterface loop_limited_interface(const std::string& source) {
+  auto compiled = compiler::compile(source, "-cl-std=CL3.0", kernel_features());
+  EXPECT_TRUE(compiled.ok) << compiled.log;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, loop_limited_caps(true));
+  EXPECT_TRUE(r.ok) << r.log;
+  return r.ok && !r.kernels.empty() ? r.kernels[0].interface : k2s::KernelInterface{};
+}
+
 // Loops bounded by the kernel's own scalar arguments are counted at launch: the interface
 // says how (KernelInterface::counted_loops), and count_loop_passes gives the header passes a
 // work-item makes with given argument values (as the loops run them on the CPU), or nothing
 // past kSafeLoopPasses, or for kernels whose loops no argument bounds.
 TEST(LoopLimitProbe, ArgumentBoundsAreCountedAtLaunch) {
-  compiler::DeviceFeatures features = kernel_features();
-  const k2s::TargetCaps limited = loop_limited_caps(true);
   struct Case {
     const char* body;
     // Header passes per work-item for arguments n and m (as the loops take them), or -1
@@ -575,11 +582,7 @@ TEST(LoopLimitProbe, ArgumentBoundsAreCountedAtLaunch) {
         "}\n"
         "__kernel void k(__global float* o, float x, int n, uint m) {\n"
         "int i = get_global_id(0); float s = 0.0f;\n") + c.body + " o[i] = s; }";
-    auto compiled = compiler::compile(source, "-cl-std=CL3.0", features);
-    ASSERT_TRUE(compiled.ok) << compiled.log;
-    k2s::TranslateResult r = k2s::translate(compiled.spirv, limited);
-    ASSERT_TRUE(r.ok) << r.log;
-    const k2s::KernelInterface& ki = r.kernels[0].interface;
+    const k2s::KernelInterface ki = loop_limited_interface(source);
     for (auto [n, m] : {std::pair<int32_t, uint32_t>{0, 0}, {1, 2}, {100, 1000}, {-5, 7}, {1500, 16000},
                        {16384, 3}, {20000, 20000}, {3, 0xffffffffu}}) {
       auto value = [&, n = n, m = m](uint32_t a) -> std::optional<uint64_t> {
@@ -609,8 +612,6 @@ TEST(LoopLimitProbe, ArgumentBoundsAreCountedAtLaunch) {
 // where that is past kSafeLoopPasses, where a start can be negative, or where the test or step
 // cannot be bounded that way.
 TEST(LoopLimitProbe, StridedLoopsAreCountedForTheLaunch) {
-  compiler::DeviceFeatures features = kernel_features();
-  const k2s::TargetCaps limited = loop_limited_caps(true);
   // What a work-item sees of the launch.
   struct Item {
     uint64_t gid0, gid1, lid0, group0, lsize0, gsize0, gsize1;
@@ -678,11 +679,7 @@ TEST(LoopLimitProbe, StridedLoopsAreCountedForTheLaunch) {
     const std::string source = std::string(
         "__kernel void k(__global float* o, float x, int n, uint m, long ln) {\n"
         "int i = get_global_id(0); float s = 0.0f;\n") + c.body + " o[i] = s; }";
-    auto compiled = compiler::compile(source, "-cl-std=CL3.0", features);
-    ASSERT_TRUE(compiled.ok) << compiled.log;
-    k2s::TranslateResult r = k2s::translate(compiled.spirv, limited);
-    ASSERT_TRUE(r.ok) << r.log;
-    const k2s::KernelInterface& ki = r.kernels[0].interface;
+    const k2s::KernelInterface ki = loop_limited_interface(source);
     for (const Launch& l : launches) {
       k2s::LaunchGeometry g;
       g.work_dim = l.work_dim;

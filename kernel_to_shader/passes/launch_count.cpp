@@ -81,6 +81,18 @@ std::optional<Range> combine(Op op, Range a, Range b, uint32_t width) {
   }
 }
 
+// OpenCL.std's min and max (|instruction|): monotonic in both operands, for values that are
+// not negative where they compare signed.
+std::optional<Range> combine_min_max(uint32_t instruction, Range a, Range b, uint32_t width) {
+  if (a.lo == a.hi && b.lo == b.hi) {
+    const uint64_t v = min_max(instruction, a.lo, b.lo, width);
+    return Range{v, v};
+  }
+  const bool is_signed = instruction == 156 || instruction == 158;
+  if (is_signed && (as_signed(a.hi, width) < 0 || as_signed(b.hi, width) < 0)) return std::nullopt;
+  return Range{min_max(instruction, a.lo, b.lo, 64), min_max(instruction, a.hi, b.hi, 64)};
+}
+
 std::optional<Range> convert(Op op, Range a, uint32_t from, uint32_t to) {
   if (a.lo == a.hi) {
     const uint64_t v = op == Op::OpSConvert ? uint64_t(as_signed(a.lo, from)) : a.lo;
@@ -92,9 +104,15 @@ std::optional<Range> convert(Op op, Range a, uint32_t from, uint32_t to) {
   return a;
 }
 
+// A built-in (LaunchTerm::value of an OpVariable term) held at one value.
+struct Fixed {
+  uint64_t builtin = ~uint64_t(0);
+  uint64_t value = 0;
+};
+
 std::optional<Range> evaluate(const std::vector<LaunchTerm>& terms,
                               const std::function<std::optional<uint64_t>(uint32_t)>& argument,
-                              const LaunchGeometry* geometry) {
+                              const LaunchGeometry* geometry, Fixed fixed = {}) {
   struct Value {
     Range range;
     uint32_t width;
@@ -109,7 +127,8 @@ std::optional<Range> evaluate(const std::vector<LaunchTerm>& terms,
       std::optional<uint64_t> v = argument(uint32_t(t.value));
       if (v) r = Range{wrap(*v, t.width), wrap(*v, t.width)};
     } else if (op == Op::OpVariable) {
-      if (geometry) r = builtin_range(t.value, *geometry);
+      if (t.value == fixed.builtin) r = Range{fixed.value, fixed.value};
+      else if (geometry) r = builtin_range(t.value, *geometry);
       if (r && wrap(r->hi, t.width) != r->hi) r.reset();
     } else if (op == Op::OpUConvert || op == Op::OpSConvert) {
       if (stack.empty()) return std::nullopt;
@@ -117,7 +136,8 @@ std::optional<Range> evaluate(const std::vector<LaunchTerm>& terms,
       stack.pop_back();
     } else {
       if (stack.size() < 2) return std::nullopt;
-      r = combine(op, stack[stack.size() - 2].range, stack.back().range, t.width);
+      const Range a = stack[stack.size() - 2].range, b = stack.back().range;
+      r = op == Op::OpExtInst ? combine_min_max(uint32_t(t.value), a, b, t.width) : combine(op, a, b, t.width);
       stack.resize(stack.size() - 2);
     }
     if (!r) return std::nullopt;
@@ -145,10 +165,11 @@ std::optional<uint64_t> simulate(const CountedLoop& c, uint64_t start, uint64_t 
   return std::nullopt;
 }
 
-// The most header passes per entry any work-item makes in loop |c|.
-std::optional<uint64_t> loop_passes(const CountedLoop& c,
-                                    const std::function<std::optional<uint64_t>(uint32_t)>& argument,
-                                    const LaunchGeometry* geometry, uint64_t cap) {
+// The most header passes per entry any work-item makes in loop |c|, from where its start,
+// step and bound lie.
+std::optional<uint64_t> ranged_passes(const CountedLoop& c,
+                                      const std::function<std::optional<uint64_t>(uint32_t)>& argument,
+                                      const LaunchGeometry* geometry, uint64_t cap) {
   std::optional<Range> start = evaluate(c.start, argument, geometry), step = evaluate(c.step, argument, geometry),
                        bound = evaluate(c.bound, argument, geometry);
   if (!start || !step || !bound) return std::nullopt;
@@ -175,6 +196,57 @@ std::optional<uint64_t> loop_passes(const CountedLoop& c,
       (!negative && bound->hi + step->hi > top))
     return std::nullopt;
   return simulate(c, start->lo, step->lo, bound->hi, cap);
+}
+
+// The most passes over the values of built-in |varying| (a work-group's slice of the data:
+// its start and bound both follow get_group_id, which ranged_passes takes apart), each
+// counted, where they are few; nothing otherwise.
+std::optional<uint64_t> enumerated_passes(const CountedLoop& c,
+                                          const std::function<std::optional<uint64_t>(uint32_t)>& argument,
+                                          const LaunchGeometry& geometry, uint64_t varying, uint64_t cap) {
+  const Range values = *builtin_range(varying, geometry);
+  // At most this many values, and loop tests in all: counting must stay cheaper than the
+  // resuming it saves.
+  constexpr uint64_t kMostValues = 4096, kMostTests = uint64_t(1) << 20;
+  if (values.hi - values.lo >= kMostValues) return std::nullopt;
+  uint64_t most = 0, tests = 0;
+  for (uint64_t v = values.lo; v <= values.hi; ++v) {
+    const Fixed fixed{varying, v};
+    std::optional<Range> start = evaluate(c.start, argument, &geometry, fixed),
+                         step = evaluate(c.step, argument, &geometry, fixed),
+                         bound = evaluate(c.bound, argument, &geometry, fixed);
+    if (!start || !step || !bound || start->lo != start->hi || step->lo != step->hi || bound->lo != bound->hi)
+      return std::nullopt;
+    std::optional<uint64_t> n = simulate(c, start->lo, step->lo, bound->lo, cap);
+    if (!n) return std::nullopt;
+    most = std::max(most, *n);
+    tests += *n;
+    if (tests > kMostTests) return std::nullopt;
+  }
+  return most;
+}
+
+// The most header passes per entry any work-item makes in loop |c|. Where only its start
+// differs between work-items (grid-stride loops), ranged_passes gives it exactly; where its
+// bound or step do too, through one built-in, its values are counted one by one, if they are
+// few, and else the ranges give a count that may be too high.
+std::optional<uint64_t> loop_passes(const CountedLoop& c,
+                                    const std::function<std::optional<uint64_t>(uint32_t)>& argument,
+                                    const LaunchGeometry* geometry, uint64_t cap) {
+  std::optional<uint64_t> varying;
+  bool one = true, beyond_start = false;
+  for (const std::vector<LaunchTerm>* terms : {&c.start, &c.step, &c.bound})
+    for (const LaunchTerm& t : *terms) {
+      if (t.op != uint32_t(Op::OpVariable) || !geometry) continue;
+      std::optional<Range> r = builtin_range(t.value, *geometry);
+      if (!r || r->lo == r->hi) continue;
+      one = one && (!varying || *varying == t.value);
+      varying = t.value;
+      beyond_start = beyond_start || terms != &c.start;
+    }
+  if (beyond_start && one)
+    if (std::optional<uint64_t> n = enumerated_passes(c, argument, *geometry, *varying, cap)) return n;
+  return ranged_passes(c, argument, geometry, cap);
 }
 
 }  // namespace

@@ -49,6 +49,17 @@ inline bool binary_launch_op(Op op) {
   }
 }
 
+// OpenCL.std's s_max, u_max, s_min and u_min (the instruction numbers).
+inline bool min_max_op(uint32_t instruction) { return instruction >= 156 && instruction <= 159; }
+
+inline uint64_t min_max(uint32_t instruction, uint64_t a, uint64_t b, uint32_t width) {
+  a = wrap(a, width);
+  b = wrap(b, width);
+  const bool is_signed = instruction == 156 || instruction == 158, is_max = instruction <= 157;
+  const bool a_less = is_signed ? as_signed(a, width) < as_signed(b, width) : a < b;
+  return a_less == is_max ? b : a;
+}
+
 // |op| of |a| and |b| as the device computes it in |width| bits; nothing where the result is
 // undefined (division by 0, a shift by the width or more) and for a division by -1 (which
 // overflows for the smallest value).

@@ -33,6 +33,7 @@ struct Memo {
   std::unordered_map<uint32_t, uint32_t> int_width;        // integer type -> width
   std::unordered_map<uint32_t, Constant> constants;        // integer constants
   std::unordered_map<uint32_t, spv::BuiltIn> builtins;     // built-in variable -> which
+  uint32_t opencl_std = 0;                                 // its OpExtInstImport
   // Passes by function id (nullopt: unbounded, or being counted: a call cycle).
   std::unordered_map<uint32_t, std::optional<uint64_t>> passes;
 };
@@ -317,6 +318,12 @@ class Bounds {
       if (!launch_value(i.operands[0], out, depth + 1)) return false;
     } else if (binary_launch_op(op) && i.operands.size() == 2) {
       if (!launch_value(i.operands[0], out, depth + 1) || !launch_value(i.operands[1], out, depth + 1)) return false;
+    } else if (op == Op::OpExtInst && i.operands.size() == 4 && i.operands[0] == memo_->opencl_std &&
+               min_max_op(i.operands[1])) {
+      // (min(interval_begin + interval_size, n): PyOpenCL's scan.)
+      if (!launch_value(i.operands[2], out, depth + 1) || !launch_value(i.operands[3], out, depth + 1)) return false;
+      out->push_back({uint32_t(op), width, i.operands[1]});
+      return true;
     } else {
       return false;
     }
@@ -468,6 +475,8 @@ Memo make_memo(ir::Module& m) {
   for (ir::Function& g : m.functions) memo.functions[g.id()] = &g;
   for (const Instruction& g : m.globals)
     if (g.opcode == Op::OpTypeInt) memo.int_width[g.result_id] = g.operands[0];
+  for (const Instruction& e : m.ext_inst_imports)
+    if (ir::decode_string(e.operands, 0) == "OpenCL.std") memo.opencl_std = e.result_id;
   for (const Instruction& a : m.annotations)
     if (a.opcode == Op::OpDecorate && a.operands.size() == 3 && spv::Decoration(a.operands[1]) == spv::Decoration::BuiltIn)
       memo.builtins[a.operands[0]] = spv::BuiltIn(a.operands[2]);

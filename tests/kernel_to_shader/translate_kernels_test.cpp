@@ -657,6 +657,19 @@ TEST(LoopLimitProbe, StridedLoopsAreCountedForTheLaunch) {
            if (++r > int64_t(k2s::kSafeLoopPasses)) return kEndless;
          return r;
        }},
+      // PyOpenCL's scan: each work-group its slice of the n elements, the last one shorter
+      // (start and bound both follow the group: counted group by group).
+      {"uint slice = (uint)n / 4 + 1; uint begin = get_group_id(0) * slice;\n"
+       "uint end = min(begin + slice, (uint)n);\n"
+       "for (uint a = begin; a + 64 <= end; a += 64) s += o[a % 61] * x;",
+       [&](const Item& w, int32_t n, uint32_t, int64_t) {
+         const uint32_t slice = uint32_t(n) / 4 + 1, begin = uint32_t(w.group0) * slice;
+         const uint32_t end = std::min(begin + slice, uint32_t(n));
+         int64_t r = 0;
+         for (uint32_t a = begin; a + 64 <= end; a += 64)
+           if (++r > int64_t(k2s::kSafeLoopPasses)) return kEndless;
+         return r;
+       }},
       // Not bounded this way: a test for inequality, a step from memory.
       {"for (int a = get_global_id(0); a != n; a += get_global_size(0)) s += o[a & 63] * x;",
        [](const Item&, int32_t, uint32_t, int64_t) { return kEndless; }},

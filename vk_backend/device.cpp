@@ -277,7 +277,7 @@ VkResult Device::allocate_buffer_memory(const VkMemoryAllocateInfo& info, VkDevi
     return allocate_memory(info, out);
   const size_t page = size_t(sysconf(_SC_PAGESIZE));
   const size_t bytes = (size_t(info.allocationSize) + page - 1) / page * page;
-  void* pages = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* pages = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (pages == MAP_FAILED) return allocate_memory(info, out);
   VkMemoryHostPointerPropertiesEXT pointer{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
   VkResult r = vkGetMemoryHostPointerPropertiesEXT(device_, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,

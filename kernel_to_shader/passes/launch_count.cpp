@@ -207,7 +207,7 @@ std::optional<uint64_t> enumerated_passes(const CountedLoop& c,
   const Range values = *builtin_range(varying, geometry);
   // At most this many values, and loop tests in all: counting must stay cheaper than the
   // resuming it saves.
-  constexpr uint64_t kMostValues = 4096, kMostTests = uint64_t(1) << 20;
+  constexpr uint64_t kMostValues = 4096, kMostTests = uint64_t(1) << 18;
   if (values.hi - values.lo >= kMostValues) return std::nullopt;
   uint64_t most = 0, tests = 0;
   for (uint64_t v = values.lo; v <= values.hi; ++v) {

@@ -269,8 +269,9 @@ VkResult Device::allocate_buffer_memory(const VkMemoryAllocateInfo& info, VkDevi
   *zeroed = false;
   const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   // Small allocations come from the process heap, often pages it had before and faulted in
-  // already, which are cheap to zero; large ones are new mappings either way (glibc maps what
-  // is past its threshold, at most 32 MiB), whose every page faults at its first touch.
+  // already, which are cheap to zero (own pages for them made PyOpenCL's small-array loops
+  // slower: measured); large ones are mostly new mappings from glibc, whose every page faults
+  // at its first touch either way.
   constexpr VkDeviceSize kOwnPagesFrom = VkDeviceSize(8) << 20;
   if (!buffer_handle_types() || (info_.memory.memoryTypes[info.memoryTypeIndex].propertyFlags & visible) != visible ||
       info.allocationSize < kOwnPagesFrom)

@@ -116,8 +116,9 @@ bool _cl_kernel::loops_fit(_cl_device_id* device, const k2s::LaunchGeometry& geo
     std::memcpy(&v, args[index].bytes.data(), args[index].bytes.size());
     return v;
   };
-  // Counting runs the loops' tests (up to 16384 steps, tens of microseconds): the answer for
-  // the values last counted is kept, for the launches that repeat them.
+  // Counting runs the loops' tests (up to 16384 steps, tens of microseconds; 2^18 where a
+  // loop is counted work-group by work-group): the answer for the values last counted is
+  // kept, for the launches that repeat them.
   // (Compared in place: a repeated launch allocates nothing.)
   bool same = fit_counted_ && fit_device_ == device && fit_geometry_ == geometry;
   size_t at = 0;

@@ -214,7 +214,8 @@ struct LaunchTerm {
   // OpConstant: |value|. OpFunctionParameter: the kernel's argument of index |value| (its
   // bytes, zero-extended). OpVariable: the built-in (spv::BuiltIn) in the low 32 bits of
   // |value|, its dimension in the high ones. Otherwise a SPIR-V integer operation on the
-  // one (OpUConvert, OpSConvert) or two terms before it.
+  // one (OpUConvert, OpSConvert) or two terms before it (OpExtInst: OpenCL.std's s_max,
+  // u_max, s_min or u_min, the instruction number in |value|).
   uint32_t op = 0;
   uint32_t width = 0;
   uint64_t value = 0;

@@ -149,7 +149,52 @@ std::optional<Range> evaluate(const std::vector<LaunchTerm>& terms,
 
 // Header passes per entry into a loop that counts from |start| by |step| and leaves when
 // |stays| is false, or nothing past |cap|.
+// Whether the loop's test holds |x| in: compares it with |bound| as the loop does.
+bool stays(const CountedLoop& c, uint64_t x, uint64_t bound) {
+  std::optional<bool> r = c.bound_first ? compare(Op(c.compare_op), bound, x, c.width)
+                                        : compare(Op(c.compare_op), x, bound, c.width);
+  return r && *r != c.leaves_on;
+}
+
+// simulate()'s answer without running every step, for a variable that goes up by |step| and
+// an ordered test, where it reaches no wrap-around before the test lets it go: the test
+// holds below a threshold (or never), so the first pass it fails is found by halving. False
+// where that does not apply (simulate() then runs the steps); else |*passes| is the answer.
+bool closed_form(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t bound, uint64_t cap,
+                 std::optional<uint64_t>* passes) {
+  const Op op = Op(c.compare_op);
+  if (Op(c.step_op) != Op::OpIAdd || op == Op::OpIEqual || op == Op::OpINotEqual || !compare(op, 0, 0, 32)) return false;
+  const bool is_signed = op == Op::OpSLessThan || op == Op::OpSLessThanEqual || op == Op::OpSGreaterThan ||
+                         op == Op::OpSGreaterThanEqual;
+  using Wide = __int128;
+  const Wide top = is_signed ? Wide(wrap(~uint64_t(0), c.width) >> 1) : Wide(wrap(~uint64_t(0), c.width));
+  const Wide first = is_signed ? Wide(as_signed(start, c.width)) : Wide(wrap(start, c.width));
+  const Wide by = Wide(wrap(step, c.width));
+  if (by == 0 || by > top) return false;  // (a signed test: only steps that go up)
+  // The value pass |p| (from 1) tests, while it stays at or below the top.
+  auto tested = [&](uint64_t p) { return uint64_t(first + Wide(p - 1 + (c.tests_next ? 1 : 0)) * by); };
+  if (first + (c.tests_next ? by : 0) > top) return false;
+  *passes = 1;
+  if (!stays(c, tested(1), bound)) return true;
+  // The last pass before the variable would pass the top, or |cap|.
+  const Wide room = (top - first) / by - (c.tests_next ? 1 : 0) + 1;
+  const uint64_t last = room < Wide(cap) ? uint64_t(room) : cap;
+  if (stays(c, tested(last), bound)) {
+    *passes = std::nullopt;  // past the cap, or it wraps around first (simulate() follows it)
+    return last == cap;
+  }
+  uint64_t low = 1, high = last;  // the test holds at |low|, fails at |high|
+  while (high - low > 1) {
+    const uint64_t mid = low + (high - low) / 2;
+    (stays(c, tested(mid), bound) ? low : high) = mid;
+  }
+  *passes = high;
+  return true;
+}
+
 std::optional<uint64_t> simulate(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t bound, uint64_t cap) {
+  std::optional<uint64_t> passes;
+  if (closed_form(c, start, step, bound, cap, &passes)) return passes;
   uint64_t v = start;
   for (uint64_t pass = 1; pass <= cap; ++pass) {
     std::optional<uint64_t> x = c.tests_next ? exact(Op(c.step_op), v, step, c.width) : v;

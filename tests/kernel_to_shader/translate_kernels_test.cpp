@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <random>
 
 #include <spirv/unified1/spirv.hpp11>
 
@@ -739,6 +740,78 @@ TEST(LoopLimitProbe, StridedLoopsAreCountedForTheLaunch) {
       EXPECT_FALSE(k2s::count_loop_passes(ki.counted_loops, none)) << c.body;
     }
   }
+}
+
+// A launch counts a loop with constant start, step and bound as the loop runs, step by step
+// with wrap-around (the long ones without running every step): random loops of every width,
+// test and form against that count done here.
+TEST(LoopLimitProbe, CountsMatchTheLoopsStepByStep) {
+  std::mt19937_64 rng(11);
+  const spv::Op tests[] = {spv::Op::OpSLessThan, spv::Op::OpSLessThanEqual, spv::Op::OpSGreaterThan,
+                           spv::Op::OpSGreaterThanEqual, spv::Op::OpULessThan, spv::Op::OpULessThanEqual,
+                           spv::Op::OpUGreaterThan, spv::Op::OpUGreaterThanEqual, spv::Op::OpIEqual,
+                           spv::Op::OpINotEqual};
+  const spv::Op steps[] = {spv::Op::OpIAdd, spv::Op::OpIAdd, spv::Op::OpIAdd, spv::Op::OpISub, spv::Op::OpIMul};
+  int counted = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const uint32_t width = 8u << (rng() % 4);
+    const uint64_t mask = width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+    k2s::CountedLoop c;
+    c.width = width;
+    c.compare_op = uint32_t(tests[rng() % 10]);
+    c.step_op = uint32_t(steps[rng() % 5]);
+    c.tests_next = rng() % 2;
+    c.bound_first = rng() % 2;
+    c.leaves_on = rng() % 2;
+    // Steps small or anything; starts anywhere or just below where the type wraps around
+    // (unsigned or signed), bounds anywhere or near the start.
+    const uint64_t step = (rng() % 3 ? rng() % 1000 : rng()) & mask;
+    const uint64_t below_top = rng() % 3000;
+    const uint64_t start = (rng() % 4 ? rng() : rng() % 2 ? mask - below_top : (mask >> 1) - below_top) & mask;
+    const uint64_t bound = (rng() % 2 ? start + rng() % 40000 : rng()) & mask;
+    c.start = {{k2s::LaunchTerm::kConstant, width, start}};
+    c.step = {{k2s::LaunchTerm::kConstant, width, step}};
+    c.bound = {{k2s::LaunchTerm::kConstant, width, bound}};
+    auto sext = [&](uint64_t v) { return width == 64 ? int64_t(v) : int64_t(v << (64 - width)) >> (64 - width); };
+    auto holds = [&](uint64_t a, uint64_t b) {
+      switch (spv::Op(c.compare_op)) {
+        case spv::Op::OpSLessThan: return sext(a) < sext(b);
+        case spv::Op::OpSLessThanEqual: return sext(a) <= sext(b);
+        case spv::Op::OpSGreaterThan: return sext(a) > sext(b);
+        case spv::Op::OpSGreaterThanEqual: return sext(a) >= sext(b);
+        case spv::Op::OpULessThan: return a < b;
+        case spv::Op::OpULessThanEqual: return a <= b;
+        case spv::Op::OpUGreaterThan: return a > b;
+        case spv::Op::OpUGreaterThanEqual: return a >= b;
+        case spv::Op::OpIEqual: return a == b;
+        default: return a != b;
+      }
+    };
+    auto next = [&](uint64_t v) {
+      switch (spv::Op(c.step_op)) {
+        case spv::Op::OpIAdd: return (v + step) & mask;
+        case spv::Op::OpISub: return (v - step) & mask;
+        default: return (v * step) & mask;
+      }
+    };
+    std::optional<uint64_t> want;
+    uint64_t v = start;
+    for (uint64_t pass = 1; pass <= k2s::kSafeLoopPasses; ++pass) {
+      const uint64_t x = c.tests_next ? next(v) : v;
+      if ((c.bound_first ? holds(bound, x) : holds(x, bound)) == c.leaves_on) {
+        want = pass;
+        break;
+      }
+      v = next(v);
+    }
+    auto none = [](uint32_t) -> std::optional<uint64_t> { return std::nullopt; };
+    EXPECT_EQ(k2s::count_loop_passes({c}, none), want)
+        << "width " << width << " test " << c.compare_op << " step op " << c.step_op << " start " << start
+        << " step " << step << " bound " << bound << " next " << c.tests_next << " bound first " << c.bound_first
+        << " leaves on " << c.leaves_on;
+    counted += want && *want > 100;
+  }
+  EXPECT_GT(counted, 50);  // long loops, not only ones that leave at once
 }
 
 // OpenCL C forbids recursion and Vulkan has none: a build error that names the function.

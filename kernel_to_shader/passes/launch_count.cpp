@@ -149,6 +149,11 @@ std::optional<Range> evaluate(const std::vector<LaunchTerm>& terms,
 
 // Header passes per entry into a loop that counts from |start| by |step| and leaves when
 // |stays| is false, or nothing past |cap|.
+bool signed_test(Op op) {
+  return op == Op::OpSLessThan || op == Op::OpSLessThanEqual || op == Op::OpSGreaterThan ||
+         op == Op::OpSGreaterThanEqual;
+}
+
 // Whether the loop's test holds |x| in: compares it with |bound| as the loop does.
 bool stays(const CountedLoop& c, uint64_t x, uint64_t bound) {
   std::optional<bool> r = c.bound_first ? compare(Op(c.compare_op), bound, x, c.width)
@@ -164,8 +169,7 @@ bool closed_form(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t b
                  std::optional<uint64_t>* passes) {
   const Op op = Op(c.compare_op);
   if (Op(c.step_op) != Op::OpIAdd || op == Op::OpIEqual || op == Op::OpINotEqual || !compare(op, 0, 0, 32)) return false;
-  const bool is_signed = op == Op::OpSLessThan || op == Op::OpSLessThanEqual || op == Op::OpSGreaterThan ||
-                         op == Op::OpSGreaterThanEqual;
+  const bool is_signed = signed_test(op);
   using Wide = __int128;
   const Wide top = is_signed ? Wide(wrap(~uint64_t(0), c.width) >> 1) : Wide(wrap(~uint64_t(0), c.width));
   const Wide first = is_signed ? Wide(as_signed(start, c.width)) : Wide(wrap(start, c.width));
@@ -193,16 +197,14 @@ bool closed_form(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t b
 }
 
 std::optional<uint64_t> simulate(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t bound, uint64_t cap) {
+  if (!compare(Op(c.compare_op), 0, 0, 32)) return std::nullopt;  // not a test a count knows
   std::optional<uint64_t> passes;
   if (closed_form(c, start, step, bound, cap, &passes)) return passes;
   uint64_t v = start;
   for (uint64_t pass = 1; pass <= cap; ++pass) {
     std::optional<uint64_t> x = c.tests_next ? exact(Op(c.step_op), v, step, c.width) : v;
     if (!x) return std::nullopt;
-    std::optional<bool> r = c.bound_first ? compare(Op(c.compare_op), bound, *x, c.width)
-                                          : compare(Op(c.compare_op), *x, bound, c.width);
-    if (!r) return std::nullopt;
-    if (*r == c.leaves_on) return pass;
+    if (!stays(c, *x, bound)) return pass;
     std::optional<uint64_t> next = exact(Op(c.step_op), v, step, c.width);
     if (!next) return std::nullopt;
     v = *next;
@@ -226,18 +228,12 @@ std::optional<uint64_t> ranged_passes(const CountedLoop& c,
   const Op compare_op = Op(c.compare_op);
   if (Op(c.step_op) != Op::OpIAdd || step->lo == 0 || compare_op == Op::OpIEqual || compare_op == Op::OpINotEqual)
     return std::nullopt;
-  const bool is_signed = compare_op == Op::OpSLessThan || compare_op == Op::OpSLessThanEqual ||
-                         compare_op == Op::OpSGreaterThan || compare_op == Op::OpSGreaterThanEqual;
-  const uint64_t top = is_signed ? wrap(~uint64_t(0), c.width) >> 1 : wrap(~uint64_t(0), c.width);
-  auto stays = [&](uint64_t x, uint64_t b) {
-    std::optional<bool> r = c.bound_first ? compare(compare_op, b, x, c.width) : compare(compare_op, x, b, c.width);
-    return r && *r != c.leaves_on;
-  };
+  const uint64_t top = signed_test(compare_op) ? wrap(~uint64_t(0), c.width) >> 1 : wrap(~uint64_t(0), c.width);
   // Non-negative (in the test's view) bounds: the highest stays below the top with a step
   // added; a negative one (a single value) is below every start.
   if (bound->lo != bound->hi && bound->hi > top) return std::nullopt;
   const bool negative = bound->hi > top;
-  if (start->hi > top || step->hi > top || start->hi + step->hi > top || stays(top, bound->hi) ||
+  if (start->hi > top || step->hi > top || start->hi + step->hi > top || stays(c, top, bound->hi) ||
       (!negative && bound->hi + step->hi > top))
     return std::nullopt;
   return simulate(c, start->lo, step->lo, bound->hi, cap);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "passes/loop_arith.h"
+#include "passes/loop_bounds.h"
 #include "vkcl/kernel_to_shader/translate.h"
 
 namespace vkcl::k2s {
@@ -49,7 +50,7 @@ std::optional<Range> combine(Op op, Range a, Range b, uint32_t width) {
     if (!v) return std::nullopt;
     return Range{*v, *v};
   }
-  const unsigned __int128 top = width >= 64 ? ~uint64_t(0) : wrap(~uint64_t(0), width);
+  const unsigned __int128 top = type_top(width, false);
   const bool single_b = b.lo == b.hi;
   switch (op) {
     case Op::OpIAdd:
@@ -161,17 +162,17 @@ bool stays(const CountedLoop& c, uint64_t x, uint64_t bound) {
   return r && *r != c.leaves_on;
 }
 
-// simulate()'s answer without running every step, for a variable that goes up by |step| and
+// header_passes_from()'s answer without running every step, for a variable that goes up by |step| and
 // an ordered test, where it reaches no wrap-around before the test lets it go: the test
 // holds below a threshold (or never), so the first pass it fails is found by halving. False
-// where that does not apply (simulate() then runs the steps); else |*passes| is the answer.
+// where that does not apply (header_passes_from() then runs the steps); else |*passes| is the answer.
 bool closed_form(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t bound, uint64_t cap,
                  std::optional<uint64_t>* passes) {
   const Op op = Op(c.compare_op);
   if (Op(c.step_op) != Op::OpIAdd || op == Op::OpIEqual || op == Op::OpINotEqual || !compare(op, 0, 0, 32)) return false;
   const bool is_signed = signed_test(op);
   using Wide = __int128;
-  const Wide top = is_signed ? Wide(wrap(~uint64_t(0), c.width) >> 1) : Wide(wrap(~uint64_t(0), c.width));
+  const Wide top = Wide(type_top(c.width, is_signed));
   const Wide first = is_signed ? Wide(as_signed(start, c.width)) : Wide(wrap(start, c.width));
   const Wide by = Wide(wrap(step, c.width));
   if (by == 0 || by > top) return false;  // (a signed test: only steps that go up)
@@ -184,7 +185,7 @@ bool closed_form(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t b
   const Wide room = (top - first) / by - (c.tests_next ? 1 : 0) + 1;
   const uint64_t last = room < Wide(cap) ? uint64_t(room) : cap;
   if (stays(c, tested(last), bound)) {
-    *passes = std::nullopt;  // past the cap, or it wraps around first (simulate() follows it)
+    *passes = std::nullopt;  // past the cap, or it wraps around first (header_passes_from() follows it)
     return last == cap;
   }
   uint64_t low = 1, high = last;  // the test holds at |low|, fails at |high|
@@ -196,21 +197,6 @@ bool closed_form(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t b
   return true;
 }
 
-std::optional<uint64_t> simulate(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t bound, uint64_t cap) {
-  if (!compare(Op(c.compare_op), 0, 0, 32)) return std::nullopt;  // not a test a count knows
-  std::optional<uint64_t> passes;
-  if (closed_form(c, start, step, bound, cap, &passes)) return passes;
-  uint64_t v = start;
-  for (uint64_t pass = 1; pass <= cap; ++pass) {
-    std::optional<uint64_t> x = c.tests_next ? exact(Op(c.step_op), v, step, c.width) : v;
-    if (!x) return std::nullopt;
-    if (!stays(c, *x, bound)) return pass;
-    std::optional<uint64_t> next = exact(Op(c.step_op), v, step, c.width);
-    if (!next) return std::nullopt;
-    v = *next;
-  }
-  return std::nullopt;
-}
 
 // The most header passes per entry any work-item makes in loop |c|, from where its start,
 // step and bound lie.
@@ -221,14 +207,14 @@ std::optional<uint64_t> ranged_passes(const CountedLoop& c,
                        bound = evaluate(c.bound, argument, geometry);
   if (!start || !step || !bound) return std::nullopt;
   if (start->lo == start->hi && step->lo == step->hi && bound->lo == bound->hi)
-    return simulate(c, start->lo, step->lo, bound->lo, cap);
+    return header_passes_from(c, start->lo, step->lo, bound->lo, cap);
   // Values that differ between work-items: only a variable that goes up, by at least 1,
   // without wrapping around, to an ordered bound that it stays below. The work-item that
   // starts lowest, stepping least, towards the highest bound, then makes the most passes.
   const Op compare_op = Op(c.compare_op);
   if (Op(c.step_op) != Op::OpIAdd || step->lo == 0 || compare_op == Op::OpIEqual || compare_op == Op::OpINotEqual)
     return std::nullopt;
-  const uint64_t top = signed_test(compare_op) ? wrap(~uint64_t(0), c.width) >> 1 : wrap(~uint64_t(0), c.width);
+  const uint64_t top = type_top(c.width, signed_test(compare_op));
   // Non-negative (in the test's view) bounds: the highest stays below the top with a step
   // added; a negative one (a single value) is below every start.
   if (bound->lo != bound->hi && bound->hi > top) return std::nullopt;
@@ -236,7 +222,7 @@ std::optional<uint64_t> ranged_passes(const CountedLoop& c,
   if (start->hi > top || step->hi > top || start->hi + step->hi > top || stays(c, top, bound->hi) ||
       (!negative && bound->hi + step->hi > top))
     return std::nullopt;
-  return simulate(c, start->lo, step->lo, bound->hi, cap);
+  return header_passes_from(c, start->lo, step->lo, bound->hi, cap);
 }
 
 // The most passes over the values of built-in |varying| (a work-group's slice of the data:
@@ -258,7 +244,7 @@ std::optional<uint64_t> enumerated_passes(const CountedLoop& c,
                          bound = evaluate(c.bound, argument, &geometry, fixed);
     if (!start || !step || !bound || start->lo != start->hi || step->lo != step->hi || bound->lo != bound->hi)
       return std::nullopt;
-    std::optional<uint64_t> n = simulate(c, start->lo, step->lo, bound->lo, cap);
+    std::optional<uint64_t> n = header_passes_from(c, start->lo, step->lo, bound->lo, cap);
     if (!n) return std::nullopt;
     most = std::max(most, *n);
     tests += *n;
@@ -291,6 +277,23 @@ std::optional<uint64_t> loop_passes(const CountedLoop& c,
 }
 
 }  // namespace
+
+std::optional<uint64_t> header_passes_from(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t bound,
+                                           uint64_t cap) {
+  if (!compare(Op(c.compare_op), 0, 0, 32)) return std::nullopt;  // not a test a count knows
+  std::optional<uint64_t> passes;
+  if (closed_form(c, start, step, bound, cap, &passes)) return passes;
+  uint64_t v = start;
+  for (uint64_t pass = 1; pass <= cap; ++pass) {
+    std::optional<uint64_t> x = c.tests_next ? exact(Op(c.step_op), v, step, c.width) : v;
+    if (!x) return std::nullopt;
+    if (!stays(c, *x, bound)) return pass;
+    std::optional<uint64_t> next = exact(Op(c.step_op), v, step, c.width);
+    if (!next) return std::nullopt;
+    v = *next;
+  }
+  return std::nullopt;
+}
 
 bool LaunchGeometry::operator==(const LaunchGeometry& o) const {
   for (int d = 0; d < 3; ++d)

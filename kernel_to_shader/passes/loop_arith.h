@@ -49,6 +49,12 @@ inline bool binary_launch_op(Op op) {
   }
 }
 
+// The highest value of a |width|-bit integer, as a signed or an unsigned test sees it.
+inline uint64_t type_top(uint32_t width, bool is_signed) {
+  const uint64_t all = wrap(~uint64_t(0), width);
+  return is_signed ? all >> 1 : all;
+}
+
 // OpenCL.std's s_max, u_max, s_min and u_min (the instruction numbers).
 inline bool min_max_op(uint32_t instruction) { return instruction >= 156 && instruction <= 159; }
 

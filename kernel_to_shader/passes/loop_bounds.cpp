@@ -224,17 +224,14 @@ class Bounds {
       if (!induction(header, from, test.operands[side], &iv)) continue;
       std::optional<uint64_t> v = constant_of(iv.start), step = constant_of(iv.step);
       if (!v || !step) continue;
-      for (uint64_t pass = 1; pass <= cap_; ++pass) {
-        std::optional<uint64_t> x = iv.tests_next ? exact(iv.step_op, *v, *step, iv.width) : v;
-        if (!x) return std::nullopt;
-        std::optional<bool> r = side == 0 ? compare(test.opcode, *x, k->second.value, iv.width)
-                                          : compare(test.opcode, k->second.value, *x, iv.width);
-        if (!r) return std::nullopt;
-        if (*r == leaves_on_true) return pass;
-        v = exact(iv.step_op, *v, *step, iv.width);
-        if (!v) return std::nullopt;
-      }
-      return std::nullopt;
+      CountedLoop loop;
+      loop.step_op = uint32_t(iv.step_op);
+      loop.compare_op = uint32_t(test.opcode);
+      loop.width = iv.width;
+      loop.tests_next = iv.tests_next;
+      loop.bound_first = side == 1;
+      loop.leaves_on = leaves_on_true;
+      return header_passes_from(loop, *v, *step, k->second.value, cap_);
     }
     return std::nullopt;
   }

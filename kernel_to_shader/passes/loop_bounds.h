@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -32,5 +33,12 @@ std::set<uint32_t> bounded_kernels(ir::Module& m, uint64_t cap);
 // launch counts their passes (count_loop_passes in translate.h). Loops of the functions
 // they call must be bounded by constants, but for those the kernel passes its arguments to.
 std::map<uint32_t, std::vector<CountedLoop>> argument_bounded_kernels(ir::Module& m, uint64_t cap);
+
+// Header passes per entry into loop |c| (its start, step and bound terms aside) from |start|
+// by |step| towards |bound|, as the device runs it (wrap-around included), or nothing past
+// |cap|: the one count behind both the constant bounds above and launches
+// (passes/launch_count.cpp).
+std::optional<uint64_t> header_passes_from(const CountedLoop& c, uint64_t start, uint64_t step, uint64_t bound,
+                                           uint64_t cap);
 
 }  // namespace vkcl::k2s

@@ -68,7 +68,7 @@ void write_interface(ByteWriter& o, const KernelInterface& k) {
   }
   for (uint32_t v : {k.printf_max_record, k.loop_limit_status_offset, k.resume_area_offset,
                      k.resume_record_size, uint32_t(k.resume_group_records), uint32_t(k.rerunnable),
-                     uint32_t(k.rerunnable_restoring_buffers)})
+                     uint32_t(k.rerunnable_restoring_buffers), uint32_t(k.packable)})
     o.u32(v);
   put_triple(o, k.required_work_group_size);
   put_triple(o, k.work_group_size_hint);
@@ -132,6 +132,7 @@ KernelInterface read_interface(ByteReader& in) {
   k.resume_group_records = in.u32() != 0;
   k.rerunnable = in.u32() != 0;
   k.rerunnable_restoring_buffers = in.u32() != 0;
+  k.packable = in.u32() != 0;
   k.required_work_group_size = get_triple(in);
   k.work_group_size_hint = get_triple(in);
   k.compile_num_sub_groups = in.u32();

@@ -15,6 +15,7 @@
 #include "input_checks.h"
 #include "passes/pass.h"
 #include "side_effects.h"
+#include "work_group_packing.h"
 #include "vkcl/common/host_allocation.h"
 
 namespace vkcl::k2s {
@@ -510,6 +511,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   const bool rerunnable = writes_only_local_memory_and_images(input);
   std::vector<std::vector<bool>> read_only;
   const bool restoring = !rerunnable && writes_global_only_through_parameters(input, &read_only);
+  const std::unordered_set<uint32_t> packable = packable_kernels(input);
   PassContext context;
   std::string first_failure;
   for (size_t a = 0; a < attempts.size(); ++a) {
@@ -520,6 +522,7 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
     context.dispatch_loops = attempt.dispatch_loops;
     context.resumable_loops = attempt.resumable;
     context.rotate_resumed_loops = attempt.rotate;
+    context.packable = packable;
     bool failed = false;
     for (const std::string& name : pass_names()) {
       std::unique_ptr<Pass> pass = create_pass(name);

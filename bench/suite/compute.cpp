@@ -23,6 +23,7 @@ struct Variant {
   Kind kind;
   int width;
   std::string row;
+  size_t local = 0;  // work-items per work-group; 0: the implementation chooses
 };
 
 std::string Scalar(Kind kind) {
@@ -146,6 +147,7 @@ std::unique_ptr<Trial> Prepare(Platform& platform, Outcome& outcome, const Varia
   if (kind != Kind::kDouble && kind != Kind::kInt) a = a_float, b = b_float;
 
   trial->global[0] = items;
+  trial->local[0] = variant.local;
   trial->work = 2.0 * kChains * steps * variant.width * static_cast<double>(items) * 1e-9;
   const double tolerance = kind == Kind::kHalf ? 2e-2 : kind == Kind::kInt ? 0 : 1e-3;
   KernelTrial* raw = trial.get();
@@ -185,6 +187,8 @@ void AddComputeMeasures(std::vector<Measure>& measures, const Options& options) 
   variants.push_back({Kind::kDouble, 1, "compute DP mad double (GFLOP/s)"});
   variants.push_back({Kind::kHalf, 1, "compute HP mad half (GFLOP/s)"});
   variants.push_back({Kind::kInt, 1, "compute int a*b+c uint (GIOP/s)"});
+  // What hashcat asks of every CPU device: work-groups of one work-item.
+  variants.push_back({Kind::kInt, 1, "compute int a*b+c uint, groups of 1 (GIOP/s)", 1});
   for (const Variant& variant : variants) {
     Measure measure;
     measure.rows = {{variant.row, true}};

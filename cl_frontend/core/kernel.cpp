@@ -323,7 +323,7 @@ uint64_t _cl_kernel::local_memory_size() const {
 }
 
 cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
-                                                      const std::array<uint32_t, 3>& local,
+                                                      const std::array<uint32_t, 3>& local, uint32_t packed,
                                                       uint32_t words, bool zero_local, bool first_round,
                                                       bool plain,
                                                       const std::map<uint32_t, uint32_t>& typed_images) {
@@ -332,7 +332,7 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
   if (!b || !t) return cl::Error{CL_INVALID_PROGRAM_EXECUTABLE};
   _cl_program::Build::Pipelines& cache = *b->pipelines;
   std::lock_guard<std::mutex> lock(cache.mutex);
-  auto key = std::make_tuple(name, local[0], local[1], local[2], words, zero_local, first_round, plain,
+  auto key = std::make_tuple(name, local[0], local[1], local[2], packed, words, zero_local, first_round, plain,
                              typed_images);
   auto it = cache.by_kernel.find(key);
   if (it != cache.by_kernel.end()) return it->second.get();
@@ -347,14 +347,38 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
       *vkdev, typed_images.empty() ? t->shader : k2s::type_storage_images(t->shader, typed_images),
       {{k2s::kSpecLocalSizeX, local[0]}, {k2s::kSpecLocalSizeY, local[1]},
        {k2s::kSpecLocalSizeZ, local[2]}, {k2s::kSpecLocalMemoryWords, words},
-       {k2s::kSpecFirstRound, first_round ? 1u : 0u}, {k2s::kSpecZeroLocalMemory, zero_local ? 1u : 0u}},
+       {k2s::kSpecFirstRound, first_round ? 1u : 0u}, {k2s::kSpecZeroLocalMemory, zero_local ? 1u : 0u},
+       {k2s::kSpecPackedGroups, packed}},
       t->interface.push_constant_size, descriptors, &p);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   p->print_statistics(name + " local " + std::to_string(local[0]) + "x" + std::to_string(local[1]) + "x" +
-                      std::to_string(local[2]));
+                      std::to_string(local[2]) + (packed > 1 ? " (" + std::to_string(packed) + " groups)" : ""));
   vk::ComputePipeline* raw = p.get();
   cache.by_kernel[key] = std::move(p);
   return raw;
+}
+
+// Work-groups smaller than this run side by side in Vulkan workgroups of about this many
+// work-items, where the kernel cannot tell (KernelInterface::packable). On llvmpipe a Vulkan
+// workgroup is one task of batches of 8 lanes: hashcat's groups of one work-item (what it asks
+// of every CPU device) ran at 5.2 MH/s (MD5) and at 39 and 82 MH/s in groups of 8 and 64.
+constexpr size_t kPackedWorkItems = 64;
+
+uint32_t _cl_kernel::packed_groups(_cl_device_id* device, const k2s::KernelInterface& ki, const size_t* local,
+                                   size_t full_groups_x, uint64_t local_bytes) const {
+  // (A kernel that resumes keeps each work-item's record at its OpenCL ids, and each round
+  // dispatches the same Vulkan workgroups again: packed or not, the same.)
+  if (!ki.packable || local_bytes > 0) return 1;
+  const size_t items = local[0] * local[1] * local[2];
+  const auto& limits = device->vk_info().properties.limits;
+  // One packing per local size (each is a pipeline of its own): a launch of fewer groups
+  // leaves the rest of its one Vulkan workgroup idle, which costs llvmpipe a test per batch.
+  uint32_t packed = 1;
+  while (full_groups_x > 1 && items * packed * 2 <= kPackedWorkItems &&
+         local[0] * packed * 2 <= limits.maxComputeWorkGroupSize[0] &&
+         items * packed * 2 <= limits.maxComputeWorkGroupInvocations)
+    packed *= 2;
+  return packed;
 }
 
 void _cl_kernel::chosen_local_size(_cl_device_id* device, cl_uint work_dim, const size_t* global,
@@ -611,6 +635,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   uint32_t words = uint32_t(std::max<uint64_t>((local_bytes + 15) / 16 * 4, 16));
   const bool zero_local = local_bytes > 0 && device->zeroes_local_memory();
 
+  const uint32_t packed = packed_groups(device, ki, l, g[0] / l[0], local_bytes);
+
   // Uniform regions: per dimension the full groups, then the partial last group; group
   // counts above the device limit are split further.
   auto max_count = device->max_group_count();
@@ -626,7 +652,10 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     for (const Span& y : spans[1])
       for (const Span& z : spans[2]) {
         LaunchRegion r{};
-        auto p = pipeline(device, {x.local, y.local, z.local}, words, zero_local, false, plain, typed_images);
+        // Full groups along x may run |packed| to a Vulkan workgroup.
+        const uint32_t pack = x.local == l[0] ? packed : 1;
+        auto p = pipeline(device, {x.local * pack, y.local, z.local}, pack, words, zero_local, false, plain,
+                          typed_images);
         if (!p) return cl::Error{p.error()};
         r.pipeline = *p;
         // A second pipeline costs a second build in the driver: only for small kernels
@@ -634,8 +663,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         // builds in 32 s).
         constexpr size_t kTwiceBuiltWords = 40000;
         if (ki.resume_area_offset != UINT32_MAX && plan.loop_limit_status && t->shader.size() < kTwiceBuiltWords) {
-          auto first = pipeline(device, {x.local, y.local, z.local}, words, zero_local, true, false,
-                                typed_images);
+          auto first = pipeline(device, {x.local * pack, y.local, z.local}, pack, words, zero_local, true,
+                                false, typed_images);
           if (!first) return cl::Error{first.error()};
           r.first_round = *first;
         }
@@ -650,6 +679,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
           b.num_groups[d] = uint32_t((g[d] + l[d] - 1) / l[d]);
           r.groups[d] = s[d]->groups;
         }
+        b.region_groups_x = x.groups;
+        r.groups[0] = (x.groups + pack - 1) / pack;
         plan.regions.push_back(r);
       }
   if (ki.resume_area_offset != UINT32_MAX && plan.loop_limit_status) {

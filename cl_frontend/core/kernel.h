@@ -125,9 +125,14 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
 
  private:
   vkcl::cl::Result<vkcl::vk::ComputePipeline*> pipeline(_cl_device_id* device,
-                                                        const std::array<uint32_t, 3>& local,
+                                                        const std::array<uint32_t, 3>& local, uint32_t packed,
                                                         uint32_t local_words, bool zero_local,
                                                         bool first_round, bool plain, const std::map<uint32_t, uint32_t>& typed_images);
+  // How many of a launch's work-groups of |local| size each Vulkan workgroup runs
+  // (k2s::kSpecPackedGroups): 1, or a power of two where the kernel is packable and the launch
+  // has no __local memory (|local_bytes|).
+  uint32_t packed_groups(_cl_device_id* device, const vkcl::k2s::KernelInterface& ki, const size_t* local,
+                         size_t full_groups_x, uint64_t local_bytes) const;
   const vkcl::k2s::KernelInterface* interface_ = nullptr;
   std::mutex mutex_;
   std::vector<std::shared_ptr<vkcl::cl::SvmAllocation>> svm_pointers_;

@@ -163,6 +163,7 @@ bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps&
     block.global_size[dim] = dim ? 1 : items;
     block.enqueued_local_size[dim] = dim ? 1 : local;
     block.num_groups[dim] = dim ? 1 : items / local;
+    block.region_groups_x = items / local;
   }
   // The dispatch block, then the arguments the kernel reads from push constants.
   std::vector<uint8_t> push(sizeof block + ki.pushed_arguments_size);

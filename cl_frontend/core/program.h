@@ -42,9 +42,9 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
     // (clients that create a kernel object per launch would build one each time).
     struct Pipelines {
       std::mutex mutex;
-      // (name, local size, local memory words, zeroed, first round only, plain, read_write
-      // images' formats: _cl_kernel::plan_launch)
-      std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, bool, bool, bool,
+      // (name, Vulkan local size, work-groups packed, local memory words, zeroed, first round
+      // only, plain, read_write images' formats: _cl_kernel::plan_launch)
+      std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool, bool, bool,
                           std::map<uint32_t, uint32_t>>,
                std::unique_ptr<vkcl::vk::ComputePipeline>>
           by_kernel;

@@ -11,7 +11,7 @@ using spv::Op;
 namespace {
 // Dispatch block words (after the 64-bit argument block address); see DispatchBlock.
 constexpr uint32_t kGlobalOffset = 0, kWorkDim = 3, kGlobalSize = 4, kEnqueuedLocalSize = 8,
-                   kRegionGroupOffset = 12, kNumGroups = 16;
+                   kRegionGroupOffset = 12, kNumGroups = 16, kRegionGroupsX = 19;
 }  // namespace
 
 // The OpenCL SPIR-V environment puts built-in variables in Input, but older producers
@@ -59,6 +59,52 @@ uint32_t Lowering::workgroup_size() {
   return workgroup_size_;
 }
 
+uint32_t Lowering::packed_groups() {
+  if (!packed_groups_) {
+    packed_groups_ = take_id();
+    out_.globals.emplace_back(Op::OpSpecConstant, t_uint(32), packed_groups_, std::vector<uint32_t>{1});
+    decorate(packed_groups_, spv::Decoration::SpecId, {kSpecPackedGroups});
+  }
+  return packed_groups_;
+}
+
+// With P = kSpecPackedGroups OpenCL work-groups of x size L per Vulkan workgroup (of x size
+// P * L), Vulkan local id x = v holds OpenCL local id v % L of group P * (Vulkan group) + v / L.
+// Where P is 1 (every kernel but a packed launch's) the selects fold to the plain ids.
+uint32_t Lowering::opencl_local_size(uint32_t c) {
+  uint32_t u32 = t_uint(32);
+  uint32_t size = emit(Op::OpCompositeExtract, u32, {workgroup_size(), c});
+  return c == 0 && packs_groups() ? emit(Op::OpUDiv, u32, {size, packed_groups()}) : size;
+}
+
+uint32_t Lowering::opencl_local_id(uint32_t c) {
+  uint32_t u32 = t_uint(32);
+  uint32_t local = emit(Op::OpCompositeExtract, u32, {vulkan_builtin(spv::BuiltIn::LocalInvocationId, t_vec(u32, 3)), c});
+  if (c != 0 || !packs_groups()) return local;
+  uint32_t within = emit(Op::OpUMod, u32, {local, opencl_local_size(0)});
+  uint32_t plain = emit(Op::OpIEqual, t_bool(), {packed_groups(), c_u32(1)});
+  return emit(Op::OpSelect, u32, {plain, local, within});
+}
+
+uint32_t Lowering::opencl_group_id(uint32_t c) {
+  uint32_t u32 = t_uint(32);
+  uint32_t group = emit(Op::OpCompositeExtract, u32, {vulkan_builtin(spv::BuiltIn::WorkgroupId, t_vec(u32, 3)), c});
+  if (c == 0 && packs_groups()) {
+    uint32_t local = emit(Op::OpCompositeExtract, u32, {vulkan_builtin(spv::BuiltIn::LocalInvocationId, t_vec(u32, 3)), 0});
+    uint32_t packed = emit(Op::OpIAdd, u32, {emit(Op::OpIMul, u32, {group, packed_groups()}),
+                                             emit(Op::OpUDiv, u32, {local, opencl_local_size(0)})});
+    uint32_t plain = emit(Op::OpIEqual, t_bool(), {packed_groups(), c_u32(1)});
+    group = emit(Op::OpSelect, u32, {plain, group, packed});
+  }
+  return emit(Op::OpIAdd, u32, {group, push_word(kRegionGroupOffset + c)});
+}
+
+uint32_t Lowering::runs_a_group() {
+  uint32_t u32 = t_uint(32);
+  uint32_t region_group = emit(Op::OpISub, u32, {opencl_group_id(0), push_word(kRegionGroupOffset)});
+  return emit(Op::OpULessThan, t_bool(), {region_group, push_word(kRegionGroupsX)});
+}
+
 bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, int component) {
   const ir::Instruction* d = decoration(variable, spv::Decoration::BuiltIn);
   if (!d) return fail("load of an Input variable that is not a built-in");
@@ -71,8 +117,11 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
   component_for = [&](spv::BuiltIn b, uint32_t c) -> uint32_t {
     switch (b) {
       case spv::BuiltIn::GlobalInvocationId: {
+        // (Packed: the Vulkan local id runs on through the groups of its workgroup, which all
+        // have the enqueued size.)
         uint32_t group = emit(Op::OpCompositeExtract, u32,
                               {vulkan_builtin(spv::BuiltIn::WorkgroupId, uvec3), c});
+        if (c == 0 && packs_groups()) group = emit(Op::OpIMul, u32, {group, packed_groups()});
         group = emit(Op::OpIAdd, u32, {group, push_word(kRegionGroupOffset + c)});
         uint32_t base = emit(Op::OpIMul, u32, {group, push_word(kEnqueuedLocalSize + c)});
         uint32_t local = emit(Op::OpCompositeExtract, u32,
@@ -80,16 +129,9 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
         uint32_t id = emit(Op::OpIAdd, u32, {base, local});
         return emit(Op::OpIAdd, u32, {id, push_word(kGlobalOffset + c)});
       }
-      case spv::BuiltIn::LocalInvocationId:
-        return emit(Op::OpCompositeExtract, u32,
-                    {vulkan_builtin(spv::BuiltIn::LocalInvocationId, uvec3), c});
-      case spv::BuiltIn::WorkgroupId: {
-        uint32_t group = emit(Op::OpCompositeExtract, u32,
-                              {vulkan_builtin(spv::BuiltIn::WorkgroupId, uvec3), c});
-        return emit(Op::OpIAdd, u32, {group, push_word(kRegionGroupOffset + c)});
-      }
-      case spv::BuiltIn::WorkgroupSize:
-        return emit(Op::OpCompositeExtract, u32, {workgroup_size(), c});
+      case spv::BuiltIn::LocalInvocationId: return opencl_local_id(c);
+      case spv::BuiltIn::WorkgroupId: return opencl_group_id(c);
+      case spv::BuiltIn::WorkgroupSize: return opencl_local_size(c);
       case spv::BuiltIn::EnqueuedWorkgroupSize: return push_word(kEnqueuedLocalSize + c);
       case spv::BuiltIn::NumWorkgroups: return push_word(kNumGroups + c);
       case spv::BuiltIn::GlobalSize: return push_word(kGlobalSize + c);
@@ -102,8 +144,16 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
   auto scalar = [&]() -> uint32_t {
     switch (b) {
       case spv::BuiltIn::WorkDim: return push_word(kWorkDim);
-      case spv::BuiltIn::LocalInvocationIndex:
-        return vulkan_builtin(spv::BuiltIn::LocalInvocationIndex, u32);
+      case spv::BuiltIn::LocalInvocationIndex: {
+        uint32_t index = vulkan_builtin(spv::BuiltIn::LocalInvocationIndex, u32);
+        if (!packs_groups()) return index;
+        // (z * size y + y) * size x + x, in OpenCL's ids and sizes.
+        uint32_t linear = opencl_local_id(2);
+        for (int c = 1; c >= 0; --c)
+          linear = emit(Op::OpIAdd, u32, {emit(Op::OpIMul, u32, {linear, opencl_local_size(c)}), opencl_local_id(c)});
+        uint32_t plain = emit(Op::OpIEqual, t_bool(), {packed_groups(), c_u32(1)});
+        return emit(Op::OpSelect, u32, {plain, index, linear});
+      }
       case spv::BuiltIn::SubgroupMaxSize:
         need_capability(spv::Capability::GroupNonUniform);
         return vulkan_builtin(spv::BuiltIn::SubgroupSize, u32);

@@ -9,7 +9,7 @@ using spv::Op;
 
 namespace {
 // Dispatch block words (after the argument block address), see DispatchBlock.
-constexpr uint32_t kEnqueuedLocalSize = 8, kRegionGroupOffset = 12, kNumGroups = 16;
+constexpr uint32_t kEnqueuedLocalSize = 8, kNumGroups = 16;
 constexpr uint32_t kResumeEpoch = 7, kResumeRound = 11, kResumeSlotWord = 15;
 }  // namespace
 
@@ -65,10 +65,7 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
     return load_out(AddressFormat::Global64, at, u64, 8);
   };
   // This work-group's OpenCL group id, component |c|.
-  auto group = [&](uint32_t c) {
-    uint32_t g = emit(Op::OpCompositeExtract, u32, {vulkan_builtin(spv::BuiltIn::WorkgroupId, uvec3), c});
-    return emit(Op::OpIAdd, u32, {g, push_word(kRegionGroupOffset + c)});
-  };
+  auto group = [&](uint32_t c) { return opencl_group_id(c); };
   // The linear id of this work-group in the NDRange.
   auto linear_group = [&] {
     uint32_t linear = group(2);
@@ -105,8 +102,7 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
       uint32_t linear = 0;
       for (int c = 2; c >= 0; --c) {
         uint32_t base = emit(Op::OpIMul, u32, {group(c), push_word(kEnqueuedLocalSize + c)});
-        uint32_t local = emit(Op::OpCompositeExtract, u32,
-                              {vulkan_builtin(spv::BuiltIn::LocalInvocationId, uvec3), uint32_t(c)});
+        uint32_t local = opencl_local_id(uint32_t(c));
         uint32_t id = emit(Op::OpUConvert, u64, {emit(Op::OpIAdd, u32, {base, local})});
         if (!linear) {
           linear = id;

@@ -1181,7 +1181,22 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
   ki.push_constant_size = uint32_t(sizeof(DispatchBlock)) + 4 * push_argument_words_;
   ki.pushed_arguments_offset = kArgumentScratchBytes;
   ki.pushed_arguments_size = (pushed_end + 3) / 4 * 4;
-  emit(Op::OpFunctionCall, t_void(), call);
+  if (ctx_.packable.count(fn)) {
+    // Places of a packed Vulkan workgroup past the region's last group run nothing.
+    ki.packable = true;
+    uint32_t runs = runs_a_group();
+    uint32_t body = take_id(), after = take_id();
+    emit_void(Op::OpSelectionMerge, {after, 0});
+    emit_void(Op::OpBranchConditional, {runs, body, after});
+    main.blocks.push_back(ir::Block{body, {}});
+    block_ = &main.blocks.back().instructions;
+    emit(Op::OpFunctionCall, t_void(), call);
+    emit_void(Op::OpBranch, {after});
+    main.blocks.push_back(ir::Block{after, {}});
+    block_ = &main.blocks.back().instructions;
+  } else {
+    emit(Op::OpFunctionCall, t_void(), call);
+  }
   if (ki.loop_limit_status_offset != UINT32_MAX)
     emit_loop_limit_probe(main, args, ki.loop_limit_status_offset);
   emit_void(Op::OpReturn, {});

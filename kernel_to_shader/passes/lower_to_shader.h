@@ -186,6 +186,17 @@ class Lowering {
   bool lower_builtin_load(const ir::Instruction& inst, uint32_t variable, int component);
   uint32_t vulkan_builtin(spv::BuiltIn b, uint32_t out_type);
   uint32_t workgroup_size();
+  // Work-groups packed into Vulkan workgroups (work_group_packing.h): in a module with a
+  // packable kernel, OpenCL's group id, local id and work-group size along x follow
+  // kSpecPackedGroups (1 unless set). |c| is the dimension.
+  bool packs_groups() const { return !ctx_.packable.empty(); }
+  uint32_t packed_groups();
+  uint32_t opencl_group_id(uint32_t c);
+  uint32_t opencl_local_id(uint32_t c);
+  uint32_t opencl_local_size(uint32_t c);
+  // Whether this Vulkan invocation runs an OpenCL work-group of the region (places past the
+  // region's last group in the last Vulkan workgroup do not).
+  uint32_t runs_a_group();
 
   // 8- and 16-component vectors (lower_wide_vectors.cpp).
   bool is_wide(uint32_t in_type) const;
@@ -330,6 +341,7 @@ class Lowering {
   uint32_t push_argument_words_ = 0;  // argument block words the push constants carry too
   std::unordered_map<uint32_t, uint32_t> builtin_vars_;  // spv::BuiltIn -> output Input variable
   uint32_t workgroup_size_ = 0;
+  uint32_t packed_groups_ = 0;  // spec constant kSpecPackedGroups
   uint32_t private_words_constant_ = 0;  // patched at the end
   std::vector<KernelInterface> kernels_;
   // Bytes [0, kArgumentScratchBytes) of every argument block are scratch for generic accesses.

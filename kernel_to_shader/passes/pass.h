@@ -58,6 +58,10 @@ struct PassContext {
   // Kernels whose loops can never reach the driver's loop limit (loop_bounds.h), by entry
   // point function id: they neither resume nor probe for cut loops.
   std::set<uint32_t> bounded_kernels;
+  // Kernels whose work-groups never meet (work_group_packing.h), by entry point function id:
+  // the lowering computes every kernel's ids so that several such work-groups can share a
+  // Vulkan workgroup, where there is one.
+  std::unordered_set<uint32_t> packable;
   // The other kernels whose loops a launch can count from their arguments (loop_bounds.h).
   std::map<uint32_t, std::vector<CountedLoop>> counted_loops;
 };

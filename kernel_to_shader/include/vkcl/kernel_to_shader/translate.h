@@ -119,7 +119,9 @@ struct DispatchBlock {
   uint32_t region_group_offset[3];  // added to gl_WorkGroupID to give the OpenCL group id
   uint32_t resume_slot;   // which 16 bytes of the indirect-argument area a yield writes
   uint32_t num_groups[3];           // get_num_groups(): ceil(global_size / enqueued_local_size)
-  uint32_t pad3;
+  // OpenCL work-groups of this region along x: where several share a Vulkan workgroup
+  // (kSpecPackedGroups), the last Vulkan workgroup's places past them run nothing.
+  uint32_t region_groups_x;
 };
 static_assert(sizeof(DispatchBlock) == 88);
 // At most this many argument bytes follow the DispatchBlock in push constants (the rest are
@@ -139,6 +141,10 @@ inline constexpr uint32_t kSpecFirstRound = 4;
 // A bool, false unless set: each work-group zeroes its local memory before the kernel starts
 // (so no work-group reads what another left there: LeftoverLocals, CVE-2023-4969).
 inline constexpr uint32_t kSpecZeroLocalMemory = 5;
+// How many OpenCL work-groups, side by side along x, each Vulkan workgroup runs (1 unless set;
+// only for a KernelInterface::packable kernel). kSpecLocalSizeX is then this many times the
+// OpenCL work-group's x size; the kernel's ids, sizes and linear ids are OpenCL's.
+inline constexpr uint32_t kSpecPackedGroups = 6;
 // Checked mode: bytes after the used local memory (and private memory) where checked accesses
 // that fail go instead.
 inline constexpr uint32_t kCheckSinkBytes = 32;
@@ -305,6 +311,10 @@ struct KernelInterface {
   // Or rerunnable once the buffers of its pointer arguments that are not read_only are as
   // they were: the module writes global memory only through its kernels' parameters.
   bool rerunnable_restoring_buffers = false;
+  // Its work-groups never meet (work_group_packing.h): no barrier, work-group or sub-group
+  // function, sub-group built-in or __local memory of its own. A launch without __local
+  // arguments may run several of its work-groups in one Vulkan workgroup (kSpecPackedGroups).
+  bool packable = false;
   // With TargetCaps::loop_iteration_limit, a kernel whose loops are bounded by constants and
   // by its own scalar integer arguments: how a launch counts its loop passes from the
   // argument values (count_loop_passes); a launch that stays within the safe count cannot be

@@ -371,10 +371,12 @@ uint32_t _cl_kernel::packed_groups(_cl_device_id* device, const k2s::KernelInter
   if (!ki.packable || local_bytes > 0) return 1;
   const size_t items = local[0] * local[1] * local[2];
   const auto& limits = device->vk_info().properties.limits;
-  // One packing per local size (each is a pipeline of its own): a launch of fewer groups
-  // leaves the rest of its one Vulkan workgroup idle, which costs llvmpipe a test per batch.
+  // One packing per local size, whatever the number of groups: each packing is a pipeline of
+  // its own, and a driver's build of a large kernel takes seconds (hashcat, timing its first
+  // launches of a new size, gave up on one that built then). A launch of fewer groups leaves
+  // the rest of its one Vulkan workgroup idle, which costs llvmpipe a test per batch.
   uint32_t packed = 1;
-  while (full_groups_x > 1 && items * packed * 2 <= kPackedWorkItems &&
+  while (full_groups_x > 0 && items * packed * 2 <= kPackedWorkItems &&
          local[0] * packed * 2 <= limits.maxComputeWorkGroupSize[0] &&
          items * packed * 2 <= limits.maxComputeWorkGroupInvocations)
     packed *= 2;

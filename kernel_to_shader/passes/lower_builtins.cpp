@@ -77,32 +77,36 @@ uint32_t Lowering::opencl_local_size(uint32_t c) {
   return c == 0 && packs_groups() ? emit(Op::OpUDiv, u32, {size, packed_groups()}) : size;
 }
 
+// Whether P is 1: a bool the driver folds once the specialization constant is set.
+uint32_t Lowering::unpacked() {
+  return emit(Op::OpIEqual, t_bool(), {packed_groups(), c_u32(1)});
+}
+
 uint32_t Lowering::opencl_local_id(uint32_t c) {
   uint32_t u32 = t_uint(32);
   uint32_t local = emit(Op::OpCompositeExtract, u32, {vulkan_builtin(spv::BuiltIn::LocalInvocationId, t_vec(u32, 3)), c});
   if (c != 0 || !packs_groups()) return local;
   uint32_t within = emit(Op::OpUMod, u32, {local, opencl_local_size(0)});
-  uint32_t plain = emit(Op::OpIEqual, t_bool(), {packed_groups(), c_u32(1)});
-  return emit(Op::OpSelect, u32, {plain, local, within});
+  return emit(Op::OpSelect, u32, {unpacked(), local, within});
+}
+
+// The OpenCL group id along |c| within the region (before the region's group offset).
+uint32_t Lowering::group_in_region(uint32_t c) {
+  uint32_t u32 = t_uint(32);
+  uint32_t group = emit(Op::OpCompositeExtract, u32, {vulkan_builtin(spv::BuiltIn::WorkgroupId, t_vec(u32, 3)), c});
+  if (c != 0 || !packs_groups()) return group;
+  uint32_t local = emit(Op::OpCompositeExtract, u32, {vulkan_builtin(spv::BuiltIn::LocalInvocationId, t_vec(u32, 3)), 0});
+  uint32_t packed = emit(Op::OpIAdd, u32, {emit(Op::OpIMul, u32, {group, packed_groups()}),
+                                           emit(Op::OpUDiv, u32, {local, opencl_local_size(0)})});
+  return emit(Op::OpSelect, u32, {unpacked(), group, packed});
 }
 
 uint32_t Lowering::opencl_group_id(uint32_t c) {
-  uint32_t u32 = t_uint(32);
-  uint32_t group = emit(Op::OpCompositeExtract, u32, {vulkan_builtin(spv::BuiltIn::WorkgroupId, t_vec(u32, 3)), c});
-  if (c == 0 && packs_groups()) {
-    uint32_t local = emit(Op::OpCompositeExtract, u32, {vulkan_builtin(spv::BuiltIn::LocalInvocationId, t_vec(u32, 3)), 0});
-    uint32_t packed = emit(Op::OpIAdd, u32, {emit(Op::OpIMul, u32, {group, packed_groups()}),
-                                             emit(Op::OpUDiv, u32, {local, opencl_local_size(0)})});
-    uint32_t plain = emit(Op::OpIEqual, t_bool(), {packed_groups(), c_u32(1)});
-    group = emit(Op::OpSelect, u32, {plain, group, packed});
-  }
-  return emit(Op::OpIAdd, u32, {group, push_word(kRegionGroupOffset + c)});
+  return emit(Op::OpIAdd, t_uint(32), {group_in_region(c), push_word(kRegionGroupOffset + c)});
 }
 
 uint32_t Lowering::runs_a_group() {
-  uint32_t u32 = t_uint(32);
-  uint32_t region_group = emit(Op::OpISub, u32, {opencl_group_id(0), push_word(kRegionGroupOffset)});
-  return emit(Op::OpULessThan, t_bool(), {region_group, push_word(kRegionGroupsX)});
+  return emit(Op::OpULessThan, t_bool(), {group_in_region(0), push_word(kRegionGroupsX)});
 }
 
 bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, int component) {
@@ -151,8 +155,7 @@ bool Lowering::lower_builtin_load(const ir::Instruction& i, uint32_t variable, i
         uint32_t linear = opencl_local_id(2);
         for (int c = 1; c >= 0; --c)
           linear = emit(Op::OpIAdd, u32, {emit(Op::OpIMul, u32, {linear, opencl_local_size(c)}), opencl_local_id(c)});
-        uint32_t plain = emit(Op::OpIEqual, t_bool(), {packed_groups(), c_u32(1)});
-        return emit(Op::OpSelect, u32, {plain, index, linear});
+        return emit(Op::OpSelect, u32, {unpacked(), index, linear});
       }
       case spv::BuiltIn::SubgroupMaxSize:
         need_capability(spv::Capability::GroupNonUniform);

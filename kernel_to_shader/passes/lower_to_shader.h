@@ -191,6 +191,8 @@ class Lowering {
   // kSpecPackedGroups (1 unless set). |c| is the dimension.
   bool packs_groups() const { return !ctx_.packable.empty(); }
   uint32_t packed_groups();
+  uint32_t unpacked();
+  uint32_t group_in_region(uint32_t c);
   uint32_t opencl_group_id(uint32_t c);
   uint32_t opencl_local_id(uint32_t c);
   uint32_t opencl_local_size(uint32_t c);

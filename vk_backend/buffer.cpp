@@ -231,7 +231,7 @@ VkResult Buffer::import_fd(std::shared_ptr<Device> device, VkExternalMemoryHandl
         if (vkMapMemory(d, b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_) != VK_SUCCESS) b->mapped_ = nullptr;
       break;
     }
-    close(copy);
+    detail::close_failed_import(copy, fd);
     b->memory_ = VK_NULL_HANDLE;
   }
   if (!b->memory_) return VK_ERROR_INVALID_EXTERNAL_HANDLE;

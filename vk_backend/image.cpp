@@ -188,7 +188,7 @@ VkResult import_memory(Device& device, VkImage image, const VkMemoryRequirements
         return VK_ERROR_OUT_OF_HOST_MEMORY;
       }
       if (vkAllocateMemory(device.handle(), &alloc, nullptr, out) == VK_SUCCESS) return VK_SUCCESS;
-      close(copy);
+      detail::close_failed_import(copy, import.fd);
       *out = VK_NULL_HANDLE;
     }
   return VK_ERROR_INVALID_EXTERNAL_HANDLE;

@@ -10,6 +10,7 @@
 
 #include "compiler/cache.h"
 #include "core/checked_launch.h"
+#include "core/clock_probe.h"
 #include "core/image_format.h"
 #include "core/info.h"
 #include "core/precision_probe.h"
@@ -103,17 +104,22 @@ k2s::TargetCaps _cl_device_id::unprobed_caps() const {
   return caps;
 }
 
+// The build cache key of what |probe| found on this device: keyed by the driver's build (its
+// pipeline cache UUID and version), the device, and |extra|.
+std::string _cl_device_id::probe_key(const char* probe, const std::string& extra) const {
+  const VkPhysicalDeviceProperties& p = info_.properties;
+  return compiler::cache::key(
+      {probe, p.deviceName, std::string(reinterpret_cast<const char*>(p.pipelineCacheUUID), VK_UUID_SIZE),
+       std::to_string(p.driverVersion), std::to_string(p.vendorID), std::to_string(p.deviceID), extra});
+}
+
 const cl::PrecisionProbe& _cl_device_id::precision() const {
   std::call_once(precision_probed_, [&] {
     // What the probe found is kept in the build cache, keyed by the driver's build (its
     // pipeline cache UUID and version) and what vkcl asks of it: it takes ~70 ms on lavapipe,
     // most of a program's first build.
-    const VkPhysicalDeviceProperties& p = info_.properties;
     const char* hidden = std::getenv("VKCL_WITHOUT_FEATURES");
-    std::string key = compiler::cache::key(
-        {"precision probe", p.deviceName, std::string(reinterpret_cast<const char*>(p.pipelineCacheUUID), VK_UUID_SIZE),
-         std::to_string(p.driverVersion), std::to_string(p.vendorID), std::to_string(p.deviceID),
-         hidden ? hidden : ""});
+    std::string key = probe_key("precision probe", hidden ? hidden : "");
     // VKCL_PROBE_LOG=1 wants to see the probe run.
     std::optional<std::string> kept = std::getenv("VKCL_PROBE_LOG") ? std::nullopt : compiler::cache::read_blob(key);
     if (kept && cl::parse_probe(*kept, &precision_)) return;
@@ -461,9 +467,26 @@ bool _cl_device_id::has_subgroups() const {
 }
 
 // CL_DEVICE_MAX_CLOCK_FREQUENCY in MHz. A CPU device (lavapipe) runs on the host's cores: their
-// highest frequency (cpufreq, else /proc/cpuinfo). Vulkan tells no GPU clock: 0, "unknown".
+// highest frequency (cpufreq, else /proc/cpuinfo). Vulkan tells no GPU clock: the rate of the
+// sub-group clock measured against timestamps (VKCL_MEASURE_CLOCK=1 measures a CPU device's
+// too), kept in the build cache like the precision probe; 0, "unknown", where it cannot be had.
 cl_uint _cl_device_id::max_clock_mhz() const {
-  if (type() != CL_DEVICE_TYPE_CPU) return 0;
+  const char* measure = std::getenv("VKCL_MEASURE_CLOCK");
+  if (type() != CL_DEVICE_TYPE_CPU || (measure && std::strcmp(measure, "1") == 0)) {
+    std::call_once(clock_measured_, [&] {
+      std::string key = probe_key("clock probe", "");
+      std::optional<std::string> kept = compiler::cache::read_blob(key);
+      if (kept && !kept->empty()) {
+        measured_clock_mhz_ = cl_uint(std::strtoul(kept->c_str(), nullptr, 10));
+        return;
+      }
+      if (auto device = vk_device()) {
+        measured_clock_mhz_ = cl::measure_clock_mhz(*device, unprobed_caps(), compiler_features(false));
+        if (measured_clock_mhz_) compiler::cache::write_blob(key, std::to_string(measured_clock_mhz_));
+      }
+    });
+    return measured_clock_mhz_;
+  }
   if (std::FILE* f = std::fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r")) {
     unsigned long khz = 0;
     bool read = std::fscanf(f, "%lu", &khz) == 1;

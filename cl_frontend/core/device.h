@@ -64,6 +64,7 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
 
   cl_int get_info(cl_device_info param, size_t size, void* value, size_t* size_ret) const;
   cl_uint max_clock_mhz() const;
+  std::string probe_key(const char* probe, const std::string& extra) const;
 
   // |spirv| (Kernel SPIR-V, specialized) translated for this device: the same module again
   // (a program built twice, the same source in several programs) reuses the translation.
@@ -95,6 +96,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   mutable std::once_flag svm_checked_;
   mutable cl_device_svm_capabilities svm_ = 0;
   mutable vkcl::cl::PrecisionProbe precision_;
+  mutable std::once_flag clock_measured_;
+  mutable cl_uint measured_clock_mhz_ = 0;
   // The last translations, newest at the back (a few: modules of one program's rebuilds).
   std::mutex translations_mutex_;
   struct Translation {

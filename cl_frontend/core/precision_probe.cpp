@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/probe_kernel.h"
+
 namespace vkcl::cl {
 
 namespace {
@@ -118,68 +120,6 @@ bool same_double(double got, double want) {
 bool flushed_float(double got, double want) {
   return std::fpclassify(float(want)) == FP_SUBNORMAL && got == 0.0 &&
          std::signbit(got) == std::signbit(want);
-}
-
-// Vulkan failures of the probes run on this thread (PrecisionProbe::complete).
-thread_local int t_failed_runs = 0;
-
-// Compiles |source| (kernel "probe"), translates it with |caps| and runs it over |items|
-// work-items with each buffer of |data| as one pointer argument, reading them back.
-bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps& caps,
-               const compiler::DeviceFeatures& features, const char* source, uint32_t items,
-               std::vector<std::vector<uint8_t>>* data) {
-  compiler::CompileResult c = compiler::compile(source, "", features);
-  if (!c.ok) return false;
-  k2s::TranslateResult t = k2s::translate(c.spirv, caps);
-  if (!t.ok || t.kernels.size() != 1 || t.kernels[0].interface.args.size() != data->size()) return false;
-  const k2s::KernelInterface& ki = t.kernels[0].interface;
-  std::vector<std::unique_ptr<vk::Buffer>> buffers(data->size());
-  std::unique_ptr<vk::Buffer> args;
-  if (vk::Buffer::create(device, std::max<uint32_t>(ki.argument_block_size, 16),
-                         vk::MemoryPlacement::HostVisible, &args) != VK_SUCCESS || !args->mapped())
-    return ++t_failed_runs, false;
-  std::memset(args->mapped(), 0, args->size());
-  for (size_t a = 0; a < data->size(); ++a) {
-    const std::vector<uint8_t>& bytes = (*data)[a];
-    if (vk::Buffer::create(device, bytes.size(), vk::MemoryPlacement::HostVisible, &buffers[a]) != VK_SUCCESS ||
-        !buffers[a]->mapped())
-      return ++t_failed_runs, false;
-    std::memcpy(buffers[a]->mapped(), bytes.data(), bytes.size());
-    uint64_t address = buffers[a]->address();
-    std::memcpy(static_cast<uint8_t*>(args->mapped()) + ki.args[a].offset, &address, 8);
-  }
-
-  const uint32_t local = 64;
-  std::unique_ptr<vk::ComputePipeline> pipeline;
-  if (vk::ComputePipeline::create(device, t.kernels[0].shader,
-                                  {{k2s::kSpecLocalSizeX, local}, {k2s::kSpecLocalSizeY, 1},
-                                   {k2s::kSpecLocalSizeZ, 1}, {k2s::kSpecLocalMemoryWords, 16}},
-                                  ki.push_constant_size, &pipeline) != VK_SUCCESS)
-    return ++t_failed_runs, false;
-  k2s::DispatchBlock block{};
-  block.argument_block_address = args->address();
-  block.work_dim = 1;
-  for (int dim = 0; dim < 3; ++dim) {
-    block.global_size[dim] = dim ? 1 : items;
-    block.enqueued_local_size[dim] = dim ? 1 : local;
-    block.num_groups[dim] = dim ? 1 : items / local;
-    block.region_groups_x = items / local;
-  }
-  // The dispatch block, then the arguments the kernel reads from push constants.
-  std::vector<uint8_t> push(sizeof block + ki.pushed_arguments_size);
-  std::memcpy(push.data(), &block, sizeof block);
-  std::memcpy(push.data() + sizeof block,
-              static_cast<const uint8_t*>(args->mapped()) + ki.pushed_arguments_offset,
-              ki.pushed_arguments_size);
-  std::unique_ptr<vk::CommandStream> stream;
-  uint64_t point = 0;
-  if (vk::CommandStream::create(device, &stream) != VK_SUCCESS ||
-      stream->dispatch(*pipeline, push.data(), uint32_t(push.size()), items / local, 1, 1) != VK_SUCCESS ||
-      stream->submit({}, &point) != VK_SUCCESS || stream->wait(point) != VK_SUCCESS)
-    return ++t_failed_runs, false;
-  for (size_t a = 0; a < data->size(); ++a)
-    std::memcpy((*data)[a].data(), buffers[a]->mapped(), (*data)[a].size());
-  return true;
 }
 
 template <typename T>
@@ -444,7 +384,7 @@ bool parse_probe(const std::string& text, PrecisionProbe* probe) {
 
 PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::TargetCaps caps,
                                const compiler::DeviceFeatures& features) {
-  t_failed_runs = 0;
+  reset_failed_probe_runs();
   PrecisionProbe none;
   caps.exact_fma = true;
   caps.close_sqrt = true;
@@ -473,7 +413,7 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
                  "  s[2 * i + 1] = native_sqrt(s[2 * i]);"  // GLSL.std.450 Sqrt and nothing else
                  "}",
                  items, &data)) {
-    none.complete = t_failed_runs == 0;
+    none.complete = failed_probe_runs() == 0;
     return none;
   }
 
@@ -518,7 +458,7 @@ PrecisionProbe probe_precision(const std::shared_ptr<vk::Device>& device, k2s::T
   probe_small_integers(device, caps, features, &result);
   // Without Float16 the translator carries halves in floats (widen_half.cpp): probed the same.
   probe_halves(device, caps, features, &result);
-  result.complete = t_failed_runs == 0;
+  result.complete = failed_probe_runs() == 0;
   return result;
 }
 

@@ -66,6 +66,7 @@ uint32_t Lowering::word_pointer_at(AddressFormat f, uint32_t index, uint32_t wor
                 {push_var_, c_u32(2), index});
   bool local = f == AddressFormat::Local32;
   if (local && wide_arena_) fail("internal: 32-bit word access to the wide local arena");
+  if (local && byte_arena_) fail("internal: 32-bit word access to the byte local arena");
   auto storage = local ? spv::StorageClass::Workgroup : spv::StorageClass::Private;
   return emit(Op::OpAccessChain, t_ptr(storage, t_uint(32)),
               {local ? local_memory_var_ : private_memory_var_, index});
@@ -98,6 +99,7 @@ void Lowering::store_whole_words(AddressFormat f, uint32_t index, uint32_t width
 uint32_t Lowering::load_words(AddressFormat f, uint32_t off, uint32_t out_type) {
   Shape s = shape_of(out_type);
   if (!s.ok) { fail("internal: load of a non-scalar from word memory"); return 0; }
+  if (f == AddressFormat::Local32 && byte_arena_) return load_bytes(off, out_type);
   bool whole_words = (s.width == 32 || s.width == 64) && !(f == AddressFormat::Local32 && wide_arena_);
   if (s.count > 1 && whole_words) {
     // One word index for the vector, its components at constant distances from it: the
@@ -139,6 +141,7 @@ uint32_t Lowering::load_words(AddressFormat f, uint32_t off, uint32_t out_type) 
 void Lowering::store_words(AddressFormat f, uint32_t off, uint32_t out_type, uint32_t v) {
   Shape s = shape_of(out_type);
   if (!s.ok) { fail("internal: store of a non-scalar to word memory"); return; }
+  if (f == AddressFormat::Local32 && byte_arena_) return store_bytes(off, out_type, v);
   bool whole_words = (s.width == 32 || s.width == 64) && !(f == AddressFormat::Local32 && wide_arena_);
   if (s.count > 1 && whole_words) {
     uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);

@@ -598,6 +598,7 @@ bool Lowering::classify_variables(const ir::Function& f) {
 bool Lowering::lower_function(const ir::Function& f) {
   if (!classify_variables(f)) return false;
   wide_arena_ = wide_functions_.count(f.id()) > 0;
+  byte_arena_ = byte_functions_.count(f.id()) > 0;
   lowering_function_ = f.id();
   ir::Function out;
   const ir::Instruction& d = f.definition;
@@ -1053,7 +1054,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
                   " work-items; the device's have " + std::to_string(ctx_.caps.subgroup_size));
   }
 
-  wide_arena_ = false;  // the wrapper below touches no local memory
+  wide_arena_ = byte_arena_ = false;  // the wrapper below touches no local memory
   ir::Function main;
   uint32_t fn_type = type(Op::OpTypeFunction, {t_void()});
   uint32_t main_id = take_id();
@@ -1090,7 +1091,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
                                           spv::StorageClass(pt->operands[0]) == spv::StorageClass::Workgroup);
   }
   if (local_arguments || static_local_bytes_ > 0 || !local_regions_.empty())
-    emit_local_zeroing(main, wide_functions_.count(fn) > 0);
+    emit_local_zeroing(main, fn);
   std::vector<uint32_t> call = {value(fn)};
   uint32_t pushed_end = 0;
   for (const auto& p : in_fn->parameters) {
@@ -1204,7 +1205,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
 
   ir::Instruction ep(Op::OpEntryPoint, 0, 0, {uint32_t(spv::ExecutionModel::GLCompute), main_id});
   ir::append_string(&ep.operands, name);
-  ep.operands.push_back(wide_functions_.count(fn) ? local_wide_var_ : local_memory_var_);
+  ep.operands.push_back(arena_of(fn).variable);
   for (uint32_t v : image_variables(fn)) ep.operands.push_back(v);
   ep_instructions_.push_back(ep);
   out_.execution_modes.emplace_back(Op::OpExecutionMode, 0, 0,
@@ -1283,6 +1284,20 @@ bool Lowering::run(ir::Module* result) {
     local_wide_var_ = take_id();
     out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Workgroup, wide_array),
                               local_wide_var_,
+                              std::vector<uint32_t>{uint32_t(spv::StorageClass::Workgroup)});
+  }
+
+  if (!byte_functions_.empty()) {
+    // The byte arena (wide_arena.cpp): as many bytes, one element each.
+    need_capability(spv::Capability::Int8);
+    uint32_t byte_array = take_id();
+    local_bytes_ = take_id();
+    out_.globals.emplace_back(Op::OpSpecConstantOp, t_uint(32), local_bytes_,
+                              std::vector<uint32_t>{uint32_t(Op::OpIMul), local_words, c_u32(4)});
+    out_.globals.emplace_back(Op::OpTypeArray, 0, byte_array, std::vector<uint32_t>{t_uint(8), local_bytes_});
+    local_byte_var_ = take_id();
+    out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Workgroup, byte_array),
+                              local_byte_var_,
                               std::vector<uint32_t>{uint32_t(spv::StorageClass::Workgroup)});
   }
 
@@ -1401,8 +1416,11 @@ class LowerToShaderPass : public Pass {
   PassStatus Process(ir::Module& module, PassContext& context) override {
     ir::Module out;
     std::unordered_set<uint32_t> wide = prepare_wide_arena(module);
+    std::unordered_set<uint32_t> bytes;
+    if (context.caps.int8) bytes = prepare_byte_arena(module, wide);
     Lowering lowering(module, context);
     lowering.wide_functions_ = std::move(wide);
+    lowering.byte_functions_ = std::move(bytes);
     if (!lowering.run(&out)) return PassStatus::Failure;
     module = std::move(out);
     return PassStatus::SuccessWithChange;

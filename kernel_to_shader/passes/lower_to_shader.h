@@ -22,6 +22,9 @@ std::unique_ptr<Pass> create_lower_to_shader_pass();
 // they share with other kernels a copy of their own, and returns the ids of the functions to
 // lower with the wide arena.
 std::unordered_set<uint32_t> prepare_wide_arena(ir::Module& module);
+// Likewise for the byte arena (wide_arena.cpp): kernels that store 8- or 16-bit values into
+// local memory and use no atomic there (none of them wide).
+std::unordered_set<uint32_t> prepare_byte_arena(ir::Module& module, const std::unordered_set<uint32_t>& wide);
 
 class Lowering;
 // Emits `for (i = start; i < end; i = step(i)) body(i);` at the end of |f|, whose last block
@@ -171,6 +174,10 @@ class Lowering {
   // The wide arena (wide_arena.cpp): the u64 word holding byte |offset32|, the bit position
   // of that byte in it, and loads and stores of 8- to 64-bit integers there.
   uint32_t wide_word_pointer(uint32_t offset32);
+  // The byte arena (wide_arena.cpp): the byte at |offset32|, and values assembled from bytes.
+  uint32_t byte_pointer(uint32_t offset32);
+  uint32_t load_bytes(uint32_t offset32, uint32_t type);
+  void store_bytes(uint32_t offset32, uint32_t type, uint32_t v);
   uint32_t wide_shift(uint32_t offset32);
   uint32_t wide_load(uint32_t offset32, uint32_t width);
   void wide_store(uint32_t offset32, uint32_t width, uint32_t bits);
@@ -250,7 +257,7 @@ class Lowering {
   uint32_t async_copy_helper(AddressFormat fd, AddressFormat fs, uint32_t size, uint32_t chunk);
   uint32_t scan_helper(uint32_t combine, uint32_t out_type, spv::GroupOperation operation);
   uint32_t group_identity(uint32_t combine, uint32_t out_type, const Shape& s);
-  // Helper functions by kind. Keys of helpers that touch local memory include wide_arena_.
+  // Helper functions by kind. Keys of helpers that touch local memory include wide_arena_ and byte_arena_.
   std::map<std::vector<uint32_t>, uint32_t> group_helpers_;
 
   uint32_t group_scratch_offset_ = 0;  // local_region() of the work-group scratch slots, or 0
@@ -284,7 +291,13 @@ class Lowering {
   // whether the driver cut the kernel's loops short (TargetCaps::loop_iteration_limit) and
   // then sets the u32 whose address the argument block at |args| holds at byte |slot|.
   void emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t slot);
-  void emit_local_zeroing(ir::Function& main, bool wide);
+  void emit_local_zeroing(ir::Function& main, uint32_t kernel);  // |kernel|: input function id
+  // The local arena kernel |kernel| (input function id) uses: its variable, element type and
+  // length (wide_arena.cpp).
+  struct Arena {
+    uint32_t variable, element, length;
+  };
+  Arena arena_of(uint32_t kernel);
   void finish_module();
 
   const ir::Module& in_;
@@ -331,6 +344,10 @@ class Lowering {
   uint32_t local_wide_words_ = 0;    // its length, (spec + 1) / 2
   std::unordered_set<uint32_t> wide_functions_;  // input functions lowered with the wide arena
   bool wide_arena_ = false;          // the function being lowered uses the wide arena
+  uint32_t local_byte_var_ = 0;      // Workgroup u8[spec * 4], the byte arena
+  uint32_t local_bytes_ = 0;         // its length, spec * 4
+  std::unordered_set<uint32_t> byte_functions_;  // input functions lowered with the byte arena
+  bool byte_arena_ = false;          // the function being lowered uses the byte arena
   uint32_t private_memory_var_ = 0;  // Private u32[N] word array
   uint32_t private_bytes_ = 64;      // first 64 bytes are scratch for generic accesses
   static constexpr uint32_t kLocalScratch = 64;

@@ -10,7 +10,7 @@ namespace vkcl::k2s {
 
 using spv::Op;
 
-void Lowering::emit_local_zeroing(ir::Function& main, bool wide) {
+void Lowering::emit_local_zeroing(ir::Function& main, uint32_t kernel) {
   if (!zero_local_) {
     zero_local_ = take_id();
     out_.globals.emplace_back(Op::OpSpecConstantFalse, t_bool(), zero_local_, std::vector<uint32_t>{});
@@ -23,15 +23,14 @@ void Lowering::emit_local_zeroing(ir::Function& main, bool wide) {
   block_ = &main.blocks.back().instructions;
 
   uint32_t u32 = t_uint(32);
-  uint32_t word = wide ? t_uint(64) : u32;
-  uint32_t arena = wide ? local_wide_var_ : local_memory_var_;
-  uint32_t words = wide ? local_wide_words_ : local_words_;
+  const Arena arena = arena_of(kernel);
   uint32_t step = workgroup_invocations();
-  emit_loop(*this, main, u32, local_linear_id(), words,
+  emit_loop(*this, main, u32, local_linear_id(), arena.length,
             [&](uint32_t j) { return emit(Op::OpIAdd, u32, {j, step}); },
             [&](uint32_t j) {
-              uint32_t at = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::Workgroup, word), {arena, j});
-              emit_void(Op::OpStore, {at, c_null(word)});
+              uint32_t at = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::Workgroup, arena.element),
+                                 {arena.variable, j});
+              emit_void(Op::OpStore, {at, c_null(arena.element)});
             });
   workgroup_barrier(false);
   emit_void(Op::OpBranch, {merge});

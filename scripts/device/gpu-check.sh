@@ -4,8 +4,8 @@
 # the bench suite against vkcl and the GPU's own OpenCL. Each step has its own time limit so one
 # hang costs only its share; logs go to $OUT. Pack first (scripts/device/pack.sh), then call the
 # device tool with carry [".devrun"] and: bash scripts/device/gpu-check.sh [steps...]
-# Steps: tests bench clpeak clblast gemmstats (default: the first four, in that order; about 5 minutes on an H100
-# once the machine is up).
+# Steps: tests bench clpeak clblast gemmstats shapes (default: the first four, in that order; about 5
+# minutes on an H100 once the machine is up).
 set -u
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
@@ -40,6 +40,13 @@ for s in $steps; do
     # The driver's statistics (registers, spills) of the SGEMM kernels, vkcl's own and CLBlast's.
     OCL_ICD_VENDORS=/tmp/vendors/vkcl.icd VKCL_PIPELINE_STATS=1 \
       step gemmstats 60 build/bench/vkcl_bench --only SGEMM --gemm-n 4096 --reps 3 ;;
+  shapes)
+    # clpeak's float16 bandwidth kernel in several shapes on every platform (docs/not-implemented.md).
+    g=1073741824
+    for k in v16_local v16_global v16_local_f4 v16_local_f4_ordered; do
+      OCL_ICD_VENDORS=/tmp/vendors step "shape-$k" 30 build/bench/vkcl_kernel_time bench/kernels/bandwidth_shapes.cl \
+        "$k" $((g / 1024)) 256 $g $((g / 256))
+    done ;;
   bench)
     [ -x build/bench/vkcl_bench ] && step bench 240 bench/run-bench.sh build --vendors /tmp/vendors --gemm-n 4096 ;;
   esac

@@ -26,7 +26,9 @@ for f in cl_frontend/libvkcl.so tests/vkcl_runtime_tests tests/vkcl_api_tests te
   mkdir -p "$tmp/tree/$build/$(dirname "$f")"
   strip --strip-unneeded -o "$tmp/tree/$build/$f" "$build/$f"
 done
-[ -x "$build/bench/vkcl_bench" ] && strip --strip-unneeded -o "$tmp/tree/$build/bench/vkcl_bench" "$build/bench/vkcl_bench"
+for f in vkcl_bench vkcl_kernel_time; do
+  [ -x "$build/bench/$f" ] && strip --strip-unneeded -o "$tmp/tree/$build/bench/$f" "$build/bench/$f"
+done
 mkdir -p "$tmp/tree/.devrun/bin"
 for f in $clients; do cp "$f" "$tmp/tree/.devrun/bin/"; done
 cp -r "$build/tests/il" "$tmp/tree/$build/tests/"

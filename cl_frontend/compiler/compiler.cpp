@@ -422,6 +422,24 @@ void route_casts_through_generic(llvm::Module& module) {
 
 std::mutex g_compile_mutex;
 
+// Whether the program names one of the built-ins declared for clang 15 in vkcl-features.h
+// (cl_khr_kernel_clock, cl_khr_subgroup_rotate, cl_khr_work_group_uniform_arithmetic).
+bool names_late_builtins(const std::string& source, const Headers& headers) {
+  std::vector<std::string> names = {"clock_read_", "sub_group_rotate", "sub_group_clustered_rotate"};
+  for (const char* kind : {"reduce", "scan_inclusive", "scan_exclusive"})
+    for (const char* op : {"mul", "and", "or", "xor", "logical_and", "logical_or", "logical_xor"})
+      names.push_back(std::string("work_group_") + kind + "_" + op);
+  auto names_one = [&](const std::string& text) {
+    for (const std::string& n : names)
+      if (text.find(n) != std::string::npos) return true;
+    return false;
+  };
+  if (names_one(source)) return true;
+  for (const auto& [name, text] : headers)
+    if (names_one(text)) return true;
+  return false;
+}
+
 }  // namespace
 
 // LLVM treats a convergent call as movable out of control flow, so SimplifyCFG hoists or sinks
@@ -486,6 +504,9 @@ CompileResult compile(const std::string& source, const std::string& options,
   // target whatever -cl-ext says (CTS test_compiler features_macro); a header included after
   // it undefines the ones the device lacks.
   std::string undefs;
+  // The built-ins clang 15 does not know, declared below, cost a millisecond and more of
+  // every compile (a third of a small kernel's): only programs that name one get them.
+  std::string declarations;
   for (const char* macro : {"__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device",
                             "__opencl_c_atomic_scope_all_devices", "__opencl_c_read_write_images",
                             "__opencl_c_work_group_collective_functions",
@@ -521,8 +542,8 @@ CompileResult compile(const std::string& source, const std::string& options,
       std::string feature = std::string("__opencl_c_kernel_clock_scope_") + scope;
       if (!has_feature(feature.c_str())) continue;
       undefs += "#define " + feature + " 1\n";
-      undefs += std::string("ulong __attribute__((overloadable)) clock_read_") + scope + "(void);\n";
-      undefs += std::string("uint2 __attribute__((overloadable)) clock_read_hilo_") + scope + "(void);\n";
+      declarations += std::string("ulong __attribute__((overloadable)) clock_read_") + scope + "(void);\n";
+      declarations += std::string("uint2 __attribute__((overloadable)) clock_read_hilo_") + scope + "(void);\n";
     }
   }
   // cl_khr_subgroup_rotate's likewise; llvm-spirv knows them (OpGroupNonUniformRotateKHR).
@@ -534,10 +555,10 @@ CompileResult compile(const std::string& source, const std::string& options,
     if (features.fp16) types.push_back("half");
     for (const std::string& t : types) {
       // half needs its pragma to be named at all; the user's own pragma state follows.
-      if (t == "half") undefs += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
-      undefs += t + " __attribute__((overloadable)) sub_group_rotate(" + t + ", int);\n";
-      undefs += t + " __attribute__((overloadable)) sub_group_clustered_rotate(" + t + ", int, uint);\n";
-      if (t == "half") undefs += "#pragma OPENCL EXTENSION cl_khr_fp16 : disable\n";
+      if (t == "half") declarations += "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
+      declarations += t + " __attribute__((overloadable)) sub_group_rotate(" + t + ", int);\n";
+      declarations += t + " __attribute__((overloadable)) sub_group_clustered_rotate(" + t + ", int, uint);\n";
+      if (t == "half") declarations += "#pragma OPENCL EXTENSION cl_khr_fp16 : disable\n";
     }
   }
   // cl_khr_work_group_uniform_arithmetic likewise (OpGroup*KHR: llvm-spirv translates some,
@@ -549,18 +570,19 @@ CompileResult compile(const std::string& source, const std::string& options,
     if (features.fp64) types.push_back("double");
     for (const char* kind : {"reduce", "scan_inclusive", "scan_exclusive"}) {
       for (const std::string& t : types) {
-        undefs += t + " __attribute__((overloadable)) work_group_" + kind + "_mul(" + t + ");\n";
+        declarations += t + " __attribute__((overloadable)) work_group_" + kind + "_mul(" + t + ");\n";
         if (t == "float" || t == "double") continue;
         for (const char* op : {"and", "or", "xor"})
-          undefs += t + " __attribute__((overloadable)) work_group_" + kind + "_" + op + "(" + t + ");\n";
+          declarations += t + " __attribute__((overloadable)) work_group_" + kind + "_" + op + "(" + t + ");\n";
       }
       for (const char* op : {"logical_and", "logical_or", "logical_xor"})
-        undefs += std::string("int __attribute__((overloadable)) work_group_") + kind + "_" + op + "(int);\n";
+        declarations += std::string("int __attribute__((overloadable)) work_group_") + kind + "_" + op + "(int);\n";
     }
   }
+  const bool declared = !declarations.empty() && names_late_builtins(source, headers);
   Headers all_headers = headers;
-  if (!undefs.empty()) {
-    all_headers.emplace_back("vkcl-features.h", undefs);
+  if (!undefs.empty() || !declarations.empty()) {
+    all_headers.emplace_back("vkcl-features.h", declared ? undefs + declarations : undefs);
     t.args.push_back("-include");
     t.args.push_back("vkcl-features.h");
   }
@@ -590,6 +612,15 @@ CompileResult compile(const std::string& source, const std::string& options,
   llvm::LLVMContext context;
   bool bad_options = false;
   std::unique_ptr<llvm::Module> module = run_clang(args, source, context, &result.log, &bad_options, all_headers, &files);
+  if (!module && !declarations.empty() && !declared) {
+    // The program may name them in a way the search missed (a header on disk, a macro that
+    // pastes the name together): OpenCL C has no implicit declarations, so it failed; again
+    // with them.
+    all_headers.back().second = undefs + declarations;
+    result.log.clear();
+    files.clear();
+    module = run_clang(args, source, context, &result.log, &bad_options, all_headers, &files);
+  }
   if (bad_options && invalid_options) *invalid_options = true;
   if (!module) return result;
   if (has_unsupported_integer_width(*module)) {

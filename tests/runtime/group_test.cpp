@@ -276,6 +276,29 @@ TEST_P(Group, UniformArithmeticUlongAndFloat) {
   check_arithmetic<float>({"mul"});
 }
 
+// vkcl declares these built-ins (clang 15 does not) only for programs that name them; one
+// whose name is pasted together by a macro is built again with the declarations.
+TEST_P(Group, UniformArithmeticNamedThroughAMacro) {
+  Program p = build(std::string("#define WORK_GROUP(kind, op) work_group_##kind##_##op\n"
+                                "kernel void f(global const int* in, global int* out) {\n") +
+                        kIndex + "  out[index] = WORK_GROUP(reduce, xor)(in[index]);\n}\n",
+                    "-cl-std=CL3.0");
+  if (HasFatalFailure()) return;
+  Kernel k = kernel(p, "f");
+  std::uniform_int_distribution<int32_t> pick(0, 1 << 20);
+  for (const Shape& s : kShapes) {
+    SCOPED_TRACE(s.dims);
+    std::vector<int32_t> in(s.global[0] * s.global[1] * s.global[2]);
+    for (auto& x : in) x = pick(rng_);
+    std::vector<int32_t> out = launch(k, s, in);
+    for (const auto& group : work_groups(s.global, s.local)) {
+      int32_t want = 0;
+      for (size_t item : group) want ^= in[item];
+      for (size_t item : group) ASSERT_EQ(out[item], want) << item;
+    }
+  }
+}
+
 TEST_P(Group, AllAndAny) {
   Program p = build(std::string("kernel void f(global const int* in, global int* out) {\n") +
                         kIndex +

@@ -326,14 +326,15 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
                                                       const std::array<uint32_t, 3>& local, uint32_t packed,
                                                       uint32_t words, bool zero_local, bool first_round,
                                                       bool plain,
-                                                      const std::map<uint32_t, uint32_t>& typed_images) {
+                                                      const std::map<uint32_t, uint32_t>& typed_images,
+                                                      RegionFacts facts) {
   const _cl_program::Build* b = program->build_for(device);
   const k2s::TranslatedKernel* t = translated(device, plain);
   if (!b || !t) return cl::Error{CL_INVALID_PROGRAM_EXECUTABLE};
   _cl_program::Build::Pipelines& cache = *b->pipelines;
   std::lock_guard<std::mutex> lock(cache.mutex);
   auto key = std::make_tuple(name, local[0], local[1], local[2], packed, words, zero_local, first_round, plain,
-                             typed_images);
+                             typed_images, facts.tuple());
   auto it = cache.by_kernel.find(key);
   if (it != cache.by_kernel.end()) return it->second.get();
   auto vkdev = program->context->vk_device(device);
@@ -348,7 +349,8 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
       {{k2s::kSpecLocalSizeX, local[0]}, {k2s::kSpecLocalSizeY, local[1]},
        {k2s::kSpecLocalSizeZ, local[2]}, {k2s::kSpecLocalMemoryWords, words},
        {k2s::kSpecFirstRound, first_round ? 1u : 0u}, {k2s::kSpecZeroLocalMemory, zero_local ? 1u : 0u},
-       {k2s::kSpecPackedGroups, packed}},
+       {k2s::kSpecPackedGroups, packed}, {k2s::kSpecNoGlobalOffset, facts.no_global_offset ? 1u : 0u},
+       {k2s::kSpecRegionAtOrigin, facts.at_origin ? 1u : 0u}, {k2s::kSpecWholeGroups, facts.whole_groups ? 1u : 0u}},
       t->interface.push_constant_size, descriptors, &p);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   p->print_statistics(name + " local " + std::to_string(local[0]) + "x" + std::to_string(local[1]) + "x" +
@@ -656,8 +658,12 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         LaunchRegion r{};
         // Full groups along x may run |packed| to a Vulkan workgroup.
         const uint32_t pack = x.local == l[0] ? packed : 1;
+        RegionFacts facts;
+        facts.no_global_offset = o[0] == 0 && o[1] == 0 && o[2] == 0;
+        facts.at_origin = x.first_group == 0 && y.first_group == 0 && z.first_group == 0;
+        facts.whole_groups = x.local == l[0] && y.local == l[1] && z.local == l[2];
         auto p = pipeline(device, {x.local * pack, y.local, z.local}, pack, words, zero_local, false, plain,
-                          typed_images);
+                          typed_images, facts);
         if (!p) return cl::Error{p.error()};
         r.pipeline = *p;
         // A second pipeline costs a second build in the driver: only for small kernels
@@ -666,7 +672,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         constexpr size_t kTwiceBuiltWords = 40000;
         if (ki.resume_area_offset != UINT32_MAX && plan.loop_limit_status && t->shader.size() < kTwiceBuiltWords) {
           auto first = pipeline(device, {x.local * pack, y.local, z.local}, pack, words, zero_local, true,
-                                false, typed_images);
+                                false, typed_images, facts);
           if (!first) return cl::Error{first.error()};
           r.first_round = *first;
         }

@@ -124,10 +124,17 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
                                           const size_t* local, bool plain = false);
 
  private:
+  // What a pipeline may take as known of the regions it runs (the kSpecNoGlobalOffset,
+  // kSpecRegionAtOrigin and kSpecWholeGroups specializations).
+  struct RegionFacts {
+    bool no_global_offset = false, at_origin = false, whole_groups = false;
+    auto tuple() const { return std::make_tuple(no_global_offset, at_origin, whole_groups); }
+  };
   vkcl::cl::Result<vkcl::vk::ComputePipeline*> pipeline(_cl_device_id* device,
                                                         const std::array<uint32_t, 3>& local, uint32_t packed,
                                                         uint32_t local_words, bool zero_local,
-                                                        bool first_round, bool plain, const std::map<uint32_t, uint32_t>& typed_images);
+                                                        bool first_round, bool plain, const std::map<uint32_t, uint32_t>& typed_images,
+                                                        RegionFacts facts);
   // How many of a launch's work-groups of |local| size each Vulkan workgroup runs
   // (k2s::kSpecPackedGroups): 1, or a power of two where the kernel is packable and the launch
   // has no __local memory (|local_bytes|).

@@ -941,7 +941,23 @@ uint32_t Lowering::local_region(uint32_t size, uint32_t alignment) {
 uint32_t Lowering::push_word(uint32_t index) {
   uint32_t p = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, t_uint(32)),
                     {push_var_, c_u32(1), c_u32(index)});
-  return emit(Op::OpLoad, t_uint(32), {p});
+  uint32_t word = emit(Op::OpLoad, t_uint(32), {p});
+  // DispatchBlock: global_offset, enqueued_local_size and region_group_offset, each known
+  // where the pipeline is specialised for it (kSpecNoGlobalOffset and the others).
+  struct Known { uint32_t first, spec_id, slot; };
+  static constexpr Known kKnown[] = {{0, kSpecNoGlobalOffset, 0}, {8, kSpecWholeGroups, 1}, {12, kSpecRegionAtOrigin, 2}};
+  for (const Known& k : kKnown) {
+    if (index < k.first || index >= k.first + 3) continue;
+    uint32_t& fact = launch_facts_[k.slot];
+    if (!fact) {
+      fact = take_id();
+      out_.globals.emplace_back(Op::OpSpecConstantFalse, t_bool(), fact, std::vector<uint32_t>{});
+      decorate(fact, spv::Decoration::SpecId, {k.spec_id});
+    }
+    uint32_t value = k.slot == 1 ? opencl_local_size(index - k.first) : c_u32(0);
+    return emit(Op::OpSelect, t_uint(32), {fact, value, word});
+  }
+  return word;
 }
 
 uint32_t Lowering::arg_block_address() {

@@ -186,6 +186,8 @@ class Lowering {
   void store_words_unaligned(AddressFormat f, uint32_t offset32, uint32_t out_type,
                              uint32_t value, uint32_t alignment);
   uint32_t arg_block_address();
+  // A DispatchBlock word (after the argument block address), folded by the driver where the
+  // pipeline's specialization gives its value.
   uint32_t push_word(uint32_t index);
 
   // Built-in variables (lower_builtins.cpp).
@@ -361,6 +363,7 @@ class Lowering {
   std::unordered_map<uint32_t, uint32_t> builtin_vars_;  // spv::BuiltIn -> output Input variable
   uint32_t workgroup_size_ = 0;
   uint32_t packed_groups_ = 0;  // spec constant kSpecPackedGroups
+  uint32_t launch_facts_[3] = {};  // kSpecNoGlobalOffset, kSpecWholeGroups, kSpecRegionAtOrigin
   uint32_t private_words_constant_ = 0;  // patched at the end
   std::vector<KernelInterface> kernels_;
   // Bytes [0, kArgumentScratchBytes) of every argument block are scratch for generic accesses.

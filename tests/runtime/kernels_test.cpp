@@ -425,6 +425,42 @@ TEST_P(Kernels, NonUniformWorkGroups) {
   }
 }
 
+// One kernel launched with and without a global offset, with a partial last work-group, and
+// with more work-groups than one Vulkan dispatch takes: each launch's pipeline knows what its
+// regions have in common (kSpecNoGlobalOffset, kSpecRegionAtOrigin, kSpecWholeGroups), and
+// none may run a launch with another's.
+TEST_P(Kernels, IdsOfLaunchesThatShareAKernel) {
+  Program p = build(R"(
+    __kernel void ids(__global uint* out) {
+      size_t i = get_global_id(0) - get_global_offset(0);
+      out[4 * i] = get_global_id(0);
+      out[4 * i + 1] = get_group_id(0);
+      out[4 * i + 2] = get_enqueued_local_size(0) * 1000 + get_local_size(0);
+      out[4 * i + 3] = get_global_offset(0);
+    })", "-cl-std=CL3.0");
+  Kernel k = kernel(p, "ids");
+  // More work-groups than lavapipe's dispatches take (maxComputeWorkGroupCount 65535).
+  const size_t many = 70000;
+  struct Launch { size_t global, local, offset; };
+  const Launch launches[] = {{1000, 64, 0}, {1000, 64, 7}, {1000, 64, 0}, {640, 64, 3},
+                             {many, 1, 0}, {many, 1, 5}, {256, 64, 0}};
+  for (const Launch& l : launches) {
+    SCOPED_TRACE(std::to_string(l.global) + " by " + std::to_string(l.local) + " from " + std::to_string(l.offset));
+    Mem dout = poisoned(l.global * 16);
+    set_mem_arg(k, 0, dout);
+    run(k, 1, &l.global, &l.local, &l.offset);
+    auto out = read<uint32_t>(dout, 4 * l.global);
+    for (size_t i = 0; i < l.global; ++i) {
+      size_t group = i / l.local;
+      size_t size = std::min(l.local, l.global - group * l.local);
+      ASSERT_EQ(out[4 * i], i + l.offset) << i;
+      ASSERT_EQ(out[4 * i + 1], group) << i;
+      ASSERT_EQ(out[4 * i + 2], l.local * 1000 + size) << i;
+      ASSERT_EQ(out[4 * i + 3], l.offset) << i;
+    }
+  }
+}
+
 // A released buffer's memory is kept for the next buffer of its size (vk::Device::Spare): it
 // must not come back while a command of another queue still writes it, and two live buffers
 // of one size must never share it.

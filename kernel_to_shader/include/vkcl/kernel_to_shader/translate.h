@@ -145,6 +145,16 @@ inline constexpr uint32_t kSpecZeroLocalMemory = 5;
 // only for a KernelInterface::packable kernel). kSpecLocalSizeX is then this many times the
 // OpenCL work-group's x size; the kernel's ids, sizes and linear ids are OpenCL's.
 inline constexpr uint32_t kSpecPackedGroups = 6;
+// Bools, false unless set: what a pipeline knows of the regions it runs, so that the driver
+// folds these dispatch block words instead of reading them in every work-item (llvmpipe
+// reads push constants again for each batch of 8 work-items; get_global_id's three reads
+// made a copy kernel 1.5x slower than rusticl's). kSpecNoGlobalOffset: every global_offset
+// is 0. kSpecRegionAtOrigin: every region_group_offset is 0. kSpecWholeGroups: the OpenCL
+// work-groups are of the enqueued local size (kSpecLocalSize*, x divided by
+// kSpecPackedGroups, is enqueued_local_size).
+inline constexpr uint32_t kSpecNoGlobalOffset = 7;
+inline constexpr uint32_t kSpecRegionAtOrigin = 8;
+inline constexpr uint32_t kSpecWholeGroups = 9;
 // Checked mode: bytes after the used local memory (and private memory) where checked accesses
 // that fail go instead.
 inline constexpr uint32_t kCheckSinkBytes = 32;

@@ -375,6 +375,11 @@ static void calibrate_clocks(Device& device, CommandStream::Impl& impl) {
   impl.calibrated_at_ns = host_now_ns();
 }
 
+bool CommandStream::timestamps_calibrated() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->calibrated;
+}
+
 uint64_t CommandStream::read_timestamp(uint32_t slot) const {
   uint64_t ticks = 0;
   VkQueryPool pool;

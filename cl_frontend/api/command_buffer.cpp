@@ -155,7 +155,8 @@ cl_int CL_API_CALL EnqueueCommandBufferKHR(cl_uint num_queues, cl_command_queue*
   std::vector<_cl_event*> waits;
   cl_int e = check_wait_list(num_events, wait_list, queue->context.get(), &waits);
   if (e != CL_SUCCESS) return e;
-  return finish_enqueue(buffer->enqueue(queue, waits), false, event);
+  // Device timestamps only where the application sees the event (enqueue_gpu).
+  return finish_enqueue(buffer->enqueue(queue, waits, event != nullptr), false, event);
 }
 
 cl_int CL_API_CALL CommandBarrierWithWaitListKHR(cl_command_buffer_khr buffer, cl_command_queue queue,

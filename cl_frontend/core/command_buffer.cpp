@@ -110,7 +110,7 @@ cl_command_buffer_state_khr _cl_command_buffer_khr::state() {
 }
 
 cl::Result<cl::Ref<_cl_event>> _cl_command_buffer_khr::enqueue(_cl_command_queue* on,
-                                                                const std::vector<_cl_event*>& waits) {
+                                                                const std::vector<_cl_event*>& waits, bool timed) {
   // CL_INVALID_OPERATION if command_buffer is not finalized, or was not created with the
   // CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR flag and is in the Pending state.
   const cl_command_buffer_state_khr now = state();
@@ -139,7 +139,7 @@ cl::Result<cl::Ref<_cl_event>> _cl_command_buffer_khr::enqueue(_cl_command_queue
           on->continue_with([on, run] { return run->step(*on); });
         return e;
       },
-      std::move(keep), [run] { return run->status(); });
+      std::move(keep), [run] { return run->status(); }, timed);
   if (!event) return event;
   std::lock_guard<std::mutex> lock(mutex_);
   executions_.push_back(*event);

@@ -56,7 +56,7 @@ struct _cl_command_buffer_khr
   cl_command_buffer_state_khr state();
   // Enqueues an execution on |on| (the buffer's queue or one like it) after |waits|.
   vkcl::cl::Result<vkcl::cl::Ref<_cl_event>> enqueue(_cl_command_queue* on,
-                                                      const std::vector<_cl_event*>& waits);
+                                                      const std::vector<_cl_event*>& waits, bool timed);
 
  private:
   struct Recorded {

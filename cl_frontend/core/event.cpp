@@ -94,13 +94,11 @@ cl_int _cl_event::status() {
       if (done_) return final_status_;
       gpu_status = std::move(gpu_status_);
     }
-    if (start_slot != UINT32_MAX) {
-      started = queue->stream->read_timestamp(start_slot);
-      ended = queue->stream->read_timestamp(end_slot);
-      queue->stream->release_timestamp(start_slot);
-      queue->stream->release_timestamp(end_slot);
-      start_slot = end_slot = UINT32_MAX;
-    }
+    // The timestamps are read when the application asks for them (profiling_info): on
+    // lavapipe each read flushes the driver's context from this thread, 100 us and more, which
+    // every status check of a profiled queue's event paid. Only the first read of a queue that
+    // cannot calibrate its clock happens here, where it dates the device's clock.
+    if (start_slot != UINT32_MAX && !queue->stream->timestamps_calibrated()) take_timestamps();
     cl_int s = gpu_status ? gpu_status() : CL_COMPLETE;
     if (queue->stream->failed(point)) s = cl::lost_device_status(*queue->vk);
     set_complete(s);
@@ -217,6 +215,10 @@ cl_int _cl_event::profiling_info(cl_profiling_info param, size_t size, void* val
   if (is_user() || !queue || !(queue->properties & CL_QUEUE_PROFILING_ENABLE))
     return CL_PROFILING_INFO_NOT_AVAILABLE;
   if (status() != CL_COMPLETE) return CL_PROFILING_INFO_NOT_AVAILABLE;
+  {
+    std::lock_guard<std::mutex> completing(completing_);
+    take_timestamps();
+  }
   cl::InfoOut out{size, value, size_ret};
   switch (param) {
     case CL_PROFILING_COMMAND_QUEUED: return out(cl_ulong(queued));
@@ -227,6 +229,15 @@ cl_int _cl_event::profiling_info(cl_profiling_info param, size_t size, void* val
       return out(cl_ulong(std::max(ended, std::max(started, std::max(submitted, queued)))));
     default: return CL_INVALID_VALUE;
   }
+}
+
+void _cl_event::take_timestamps() {
+  if (start_slot == UINT32_MAX) return;
+  started = queue->stream->read_timestamp(start_slot);
+  ended = queue->stream->read_timestamp(end_slot);
+  queue->stream->release_timestamp(start_slot);
+  queue->stream->release_timestamp(end_slot);
+  start_slot = end_slot = UINT32_MAX;
 }
 
 _cl_event::~_cl_event() {

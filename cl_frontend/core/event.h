@@ -64,6 +64,9 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   // Calls and forgets the callbacks registered for |reached| or an earlier status
   // (CL_SUBMITTED, CL_RUNNING, CL_COMPLETE, or a negative error that reaches all of them).
   void run_callbacks(cl_int reached);
+  // Reads the command's device timestamps into started and ended and gives their slots
+  // back, if it still holds them; with completing_ held.
+  void take_timestamps();
   std::mutex mutex_;
   std::mutex completing_;  // one thread completes a GPU command's event
   std::condition_variable changed_;

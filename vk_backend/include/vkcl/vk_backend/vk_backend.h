@@ -445,6 +445,9 @@ class CommandStream {
   // Nanoseconds on the host's CLOCK_MONOTONIC scale for a completed |slot|.
   uint64_t read_timestamp(uint32_t slot) const;
   void release_timestamp(uint32_t slot);
+  // Whether device timestamps have a known offset to the host's clock yet (read_timestamp
+  // sets it from the first one it reads where the device cannot calibrate).
+  bool timestamps_calibrated() const;
 
   // The batch being recorded (begun if need be) waits on the device for |other|'s timeline to
   // reach |value| before it runs: a point submitted before this batch is. The batch keeps

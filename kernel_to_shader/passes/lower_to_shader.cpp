@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <cstddef>
 #include <cstring>
 
 namespace vkcl::k2s {
@@ -945,7 +946,11 @@ uint32_t Lowering::push_word(uint32_t index) {
   // DispatchBlock: global_offset, enqueued_local_size and region_group_offset, each known
   // where the pipeline is specialised for it (kSpecNoGlobalOffset and the others).
   struct Known { uint32_t first, spec_id, slot; };
-  static constexpr Known kKnown[] = {{0, kSpecNoGlobalOffset, 0}, {8, kSpecWholeGroups, 1}, {12, kSpecRegionAtOrigin, 2}};
+  // (A field's word index: its byte offset after the 8-byte argument block address.)
+  static constexpr Known kKnown[] = {
+      {(offsetof(DispatchBlock, global_offset) - 8) / 4, kSpecNoGlobalOffset, 0},
+      {(offsetof(DispatchBlock, enqueued_local_size) - 8) / 4, kSpecWholeGroups, 1},
+      {(offsetof(DispatchBlock, region_group_offset) - 8) / 4, kSpecRegionAtOrigin, 2}};
   for (const Known& k : kKnown) {
     if (index < k.first || index >= k.first + 3) continue;
     uint32_t& fact = launch_facts_[k.slot];

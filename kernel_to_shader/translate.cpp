@@ -440,8 +440,11 @@ void order_blocks(ir::Module& module) {
 
 }  // namespace
 
-TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps) {
-  dump_input(kernel_spirv);
+namespace {
+
+// |normalized| gets the module as validated, or as it would have been where it was not.
+TranslateResult translate_module(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps,
+                                 InputOrigin origin, std::vector<uint32_t>* normalized) {
   TranslateResult result;
   ir::Module module;
   std::string error;
@@ -481,10 +484,13 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
                          }),
           b.instructions.end());
   order_blocks(module);
-  std::string invalid = validate(ir::serialize(module), SPV_ENV_UNIVERSAL_1_6);
-  if (!invalid.empty()) {
-    result.log = "error: the SPIR-V module is not valid:\n" + invalid;
-    return result;
+  *normalized = ir::serialize(module);
+  if (origin == InputOrigin::Application) {
+    std::string invalid = validate(*normalized, SPV_ENV_UNIVERSAL_1_6);
+    if (!invalid.empty()) {
+      result.log = "error: the SPIR-V module is not valid:\n" + invalid;
+      return result;
+    }
   }
   std::string bad_index = non_integer_index(module);
   if (!bad_index.empty()) {
@@ -571,6 +577,21 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   result.global_variable_size = context.global_variable_size;
   result.log += context.log;
   result.ok = true;
+  return result;
+}
+
+}  // namespace
+
+TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps,
+                          InputOrigin origin) {
+  dump_input(kernel_spirv);
+  std::vector<uint32_t> normalized;
+  TranslateResult result = translate_module(kernel_spirv, caps, origin, &normalized);
+  if (result.ok || origin == InputOrigin::Application || normalized.empty()) return result;
+  // The compiler's module failed to translate: if it is itself invalid, that is the error.
+  std::string invalid = validate(normalized, SPV_ENV_UNIVERSAL_1_6);
+  if (!invalid.empty())
+    result.log = "internal error: the compiler made an invalid SPIR-V module:\n" + invalid;
   return result;
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -55,10 +56,64 @@ std::string library_identity() {
 }
 
 bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st{};
+  bool ok = fstat(fd, &st) == 0;
+  out->clear();
+  // The size as a hint (a file may change while it is read): to the end, whatever it is.
+  out->resize(ok ? size_t(st.st_size) + 1 : 0);
+  size_t have = 0;
+  while (ok) {
+    if (have == out->size()) out->resize(out->size() * 2 + 4096);
+    const ssize_t n = read(fd, out->data() + have, out->size() - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    have += size_t(n);
+  }
+  close(fd);
+  out->resize(have);
+  return ok;
+}
+
+// The hash of the file at |path|. Every build reads the same headers from disk (clang's
+// opencl-c-base.h among them): a file whose identity, size and modification time are those
+// hashed before is not read again.
+bool file_hash(const std::string& path, uint64_t* out) {
+  struct Known {
+    dev_t device;
+    ino_t inode;
+    off_t size;
+    timespec modified;
+    uint64_t hash;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, Known> known;
+  struct stat st{};
+  if (stat(path.c_str(), &st) != 0) return false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(path);
+    if (it != known.end() && it->second.device == st.st_dev && it->second.inode == st.st_ino &&
+        it->second.size == st.st_size && it->second.modified.tv_sec == st.st_mtim.tv_sec &&
+        it->second.modified.tv_nsec == st.st_mtim.tv_nsec) {
+      *out = it->second.hash;
+      return true;
+    }
+  }
+  std::string contents;
+  if (!read_file(path, &contents)) return false;
+  *out = hash(contents, 0xcbf29ce484222325ull);
+  // A file modified within the clock's resolution of this read could change again without
+  // its time changing: not remembered.
+  const time_t now = std::time(nullptr);
+  if (now - st.st_mtim.tv_sec < 2) return true;
+  std::lock_guard<std::mutex> lock(mutex);
+  known[path] = {st.st_dev, st.st_ino, st.st_size, st.st_mtim, *out};
+  return true;
 }
 
 uint64_t size_limit() {
@@ -172,10 +227,9 @@ std::optional<CompileResult> lookup(const std::string& k) {
   ByteReader r{payload};
   // The files the source read from disk, unchanged?
   for (uint32_t n = r.u32(); r.ok && n > 0; --n) {
-    std::string path = r.str(), contents;
-    uint64_t want = r.u64();
-    if (!r.ok || !read_file(path, &contents) || hash(contents, 0xcbf29ce484222325ull) != want)
-      return std::nullopt;
+    std::string path = r.str();
+    uint64_t want = r.u64(), have = 0;
+    if (!r.ok || !file_hash(path, &have) || have != want) return std::nullopt;
   }
   CompileResult c;
   c.ok = true;
@@ -208,9 +262,9 @@ void store(const std::string& k, const CompileResult& c, const std::vector<std::
   ByteWriter w;
   std::vector<std::pair<std::string, uint64_t>> read;
   for (const std::string& path : files) {
-    std::string contents;
-    if (!read_file(path, &contents)) return;  // cannot vouch for it next time
-    read.emplace_back(path, hash(contents, 0xcbf29ce484222325ull));
+    uint64_t h = 0;
+    if (!file_hash(path, &h)) return;  // cannot vouch for it next time
+    read.emplace_back(path, h);
   }
   w.u32(uint32_t(read.size()));
   for (const auto& [path, h] : read) {
@@ -381,6 +435,11 @@ void write_blob(const std::string& k, const std::string& bytes) {
   const std::string dir = folder();
   if (dir.empty()) return;
   Writer::get().put(dir + "/" + k, dir, k, entry_of(bytes));
+}
+
+void remove_blob(const std::string& k) {
+  const std::string dir = folder();
+  if (!dir.empty()) std::remove((dir + "/" + k).c_str());
 }
 
 void flush() { Writer::get().flush(); }

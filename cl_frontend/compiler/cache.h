@@ -36,6 +36,7 @@ void store(const std::string& key, const CompileResult& result, const std::vecto
 // under |key|, checksummed; read_blob gives them back whole or not at all.
 std::optional<std::string> read_blob(const std::string& key);
 void write_blob(const std::string& key, const std::string& bytes);
+void remove_blob(const std::string& key);
 
 // Entries reach the disk from a background thread (read back from memory until then); this
 // waits until those handed over so far are written. The process waits for them at exit.

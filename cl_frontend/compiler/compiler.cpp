@@ -2,6 +2,7 @@
 
 #include "compiler/cache.h"
 #include "compiler/legalize.h"
+#include "compiler/pch.h"
 #include "compiler/unroll.h"
 #include "vkcl/common/host_allocation.h"
 
@@ -60,6 +61,8 @@ std::vector<std::string> split_options(const std::string& options) {
 
 struct Translation {
   std::vector<std::string> args;  // cc1 arguments
+  std::vector<std::string> macros;  // the application's -D and -I arguments, in order
+  std::vector<std::string> macro_names;  // the names its -D arguments define
   std::string error;              // set when an option is invalid
   int language_version = 120;
   bool uniform_work_group_size = false;
@@ -74,17 +77,19 @@ Translation translate_options(const std::string& options) {
   for (size_t i = 0; i < opts.size(); ++i) {
     const std::string& o = opts[i];
     auto takes_value = [&](const char* flag) {
+      std::string value;
       if (o == flag) {
         if (i + 1 >= opts.size()) { t.error = std::string(flag) + " needs a value"; return true; }
-        t.args.push_back(flag);
-        t.args.push_back(opts[++i]);
-        return true;
+        t.macros.push_back(flag);
+        t.macros.push_back(value = opts[++i]);
+      } else if (o.rfind(flag, 0) == 0) {
+        t.macros.push_back(o);
+        value = o.substr(2);
+      } else {
+        return false;
       }
-      if (o.rfind(flag, 0) == 0) {
-        t.args.push_back(o);
-        return true;
-      }
-      return false;
+      if (std::string(flag) == "-D") t.macro_names.push_back(value.substr(0, value.find('=')));
+      return true;
     };
     if (takes_value("-D") || takes_value("-I")) continue;
     if (o == "-w" || o == "-Werror" || o == "-cl-mad-enable" || o == "-cl-no-signed-zeros" ||
@@ -237,12 +242,15 @@ void keep_inline_definitions(llvm::Module& module) {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
-// Runs clang on |source|; the diagnostics go to |log|, the files it read from disk (not the
-// source and |headers|, which are in memory) to |files|.
+// Runs clang on |source|, starting from the precompiled default |header| when there is one;
+// the diagnostics go to |log|, the files it read from disk (not the source and |headers|,
+// which are in memory) to |files|.
 std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
                                         const std::string& source, llvm::LLVMContext& context,
                                         std::string* log, bool* bad_options,
-                                        const Headers& headers, std::vector<std::string>* files) {
+                                        const Headers& headers,
+                                        const std::shared_ptr<const std::string>& header,
+                                        std::vector<std::string>* files) {
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::string text;
@@ -275,6 +283,7 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
       ci.getPreprocessorOpts().addRemappedFile(
           path, llvm::MemoryBuffer::getMemBufferCopy(text, path).release());
   ci.getPreprocessorOpts().RetainRemappedFileBuffers = false;
+  if (header) pch::use(ci, header);
   // The summary ("1 error generated") goes to stderr when this is set; the log has carets
   // from the printer's own options.
   ci.getDiagnosticOpts().ShowCarets = false;
@@ -303,11 +312,15 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
     const clang::SourceManager& sm = ci.getSourceManager();
     for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
       std::string name = it->first->getName().str();
-      bool in_memory = name == "input.cl";
+      bool in_memory = name == "input.cl" || name == pch::kMainFile || name == pch::kFile;
       for (const auto& h : headers) in_memory = in_memory || name == h.first || name == "./" + h.first;
       if (!in_memory) files->push_back(name);
     }
   }
+  // The precompiled header stands for clang's own: a cached build depends on it the same.
+  const std::string default_header = std::string(VKCL_CLANG_RESOURCE_DIR) + "/include/opencl-c-base.h";
+  if (header && std::find(files->begin(), files->end(), default_header) == files->end())
+    files->push_back(default_header);
   if (!compiled) return nullptr;
   std::unique_ptr<llvm::Module> module = action.takeModule();
   if (!module) {
@@ -485,6 +498,7 @@ CompileResult compile(const std::string& source, const std::string& options,
   if (features.fp64) ext += ",+cl_khr_fp64,+__opencl_c_fp64";
   if (features.fp16) ext += ",+cl_khr_fp16";
   if (features.int64) ext += ",+__opencl_c_int64";
+  std::vector<std::string> device_macros;
   // clang 15 declares these extensions' functions only for OpenCL C 2.0 and later (from its
   // own macros); a device that reports them offers them to OpenCL C 1.2 programs too.
   for (const char* macro : {"cl_khr_extended_bit_ops", "cl_khr_integer_dot_product",
@@ -494,12 +508,12 @@ CompileResult compile(const std::string& source, const std::string& options,
       return std::find(list.begin(), list.end(), macro) != list.end();
     };
     if (has(features.extensions) || has(features.features))
-      t.args.push_back(std::string("-D") + macro + "=1");
+      device_macros.push_back(std::string("-D") + macro + "=1");
   }
   // The device's OpenCL version (clang leaves it to the implementation).
-  t.args.push_back("-D__OPENCL_VERSION__=300");
+  device_macros.push_back("-D__OPENCL_VERSION__=300");
   // clang defines __IMAGE_SUPPORT__ for SPIR targets; it must tell the device's truth.
-  if (!features.images) t.args.push_back("-U__IMAGE_SUPPORT__");
+  if (!features.images) device_macros.push_back("-U__IMAGE_SUPPORT__");
   // clang 15's opencl-c-base.h defines some OpenCL C 3.0 feature macros for every SPIR
   // target whatever -cl-ext says (CTS test_compiler features_macro); a header included after
   // it undefines the ones the device lacks.
@@ -581,18 +595,23 @@ CompileResult compile(const std::string& source, const std::string& options,
   }
   const bool declared = !declarations.empty() && names_late_builtins(source, headers);
   Headers all_headers = headers;
+  // What the default header means depends on these arguments alone (pch.h).
+  std::vector<std::string> header_args = {"-triple", "spir64-unknown-unknown", "-x", "cl",
+                                          "-emit-llvm-bc", "-finclude-default-header",
+                                          "-fdeclare-opencl-builtins", "-no-opaque-pointers",
+                                          "-cl-kernel-arg-info", "-resource-dir",
+                                          VKCL_CLANG_RESOURCE_DIR, ext};
+  header_args.insert(header_args.end(), t.args.begin(), t.args.end());
+  std::vector<std::string> args = header_args;
+  header_args.insert(header_args.end(), device_macros.begin(), device_macros.end());
+  // The application's macros come before the device's, whose definitions win.
+  args.insert(args.end(), t.macros.begin(), t.macros.end());
+  args.insert(args.end(), device_macros.begin(), device_macros.end());
   if (!undefs.empty() || !declarations.empty()) {
     all_headers.emplace_back("vkcl-features.h", declared ? undefs + declarations : undefs);
-    t.args.push_back("-include");
-    t.args.push_back("vkcl-features.h");
+    args.push_back("-include");
+    args.push_back("vkcl-features.h");
   }
-
-  std::vector<std::string> args = {"-triple", "spir64-unknown-unknown", "-x", "cl",
-                                   "-emit-llvm-bc", "-finclude-default-header",
-                                   "-fdeclare-opencl-builtins", "-no-opaque-pointers",
-                                   "-cl-kernel-arg-info", "-resource-dir", VKCL_CLANG_RESOURCE_DIR,
-                                   ext};
-  args.insert(args.end(), t.args.begin(), t.args.end());
   args.push_back("input.cl");
   // Everything the result depends on but the library and the files read from disk (which the
   // entry records): a program built before comes from the cache.
@@ -611,7 +630,18 @@ CompileResult compile(const std::string& source, const std::string& options,
   host_allocation::ForeignCode foreign;
   llvm::LLVMContext context;
   bool bad_options = false;
-  std::unique_ptr<llvm::Module> module = run_clang(args, source, context, &result.log, &bad_options, all_headers, &files);
+  std::shared_ptr<const std::string> header =
+      pch::allowed(t.macro_names) ? pch::find(header_args) : nullptr;
+  std::unique_ptr<llvm::Module> module =
+      run_clang(args, source, context, &result.log, &bad_options, all_headers, header, &files);
+  if (!module && header && result.log.find(pch::kFile) != std::string::npos) {
+    // The precompiled header did not load (clang changed since it was made): without it.
+    pch::discard(header_args);
+    header = nullptr;
+    result.log.clear();
+    files.clear();
+    module = run_clang(args, source, context, &result.log, &bad_options, all_headers, header, &files);
+  }
   if (!module && !declarations.empty() && !declared) {
     // The program may name them in a way the search missed (a header on disk, a macro that
     // pastes the name together): OpenCL C has no implicit declarations, so it failed; again
@@ -619,17 +649,19 @@ CompileResult compile(const std::string& source, const std::string& options,
     all_headers.back().second = undefs + declarations;
     result.log.clear();
     files.clear();
-    module = run_clang(args, source, context, &result.log, &bad_options, all_headers, &files);
+    module = run_clang(args, source, context, &result.log, &bad_options, all_headers, header, &files);
   }
   if (bad_options && invalid_options) *invalid_options = true;
   if (!module) return result;
+  result.from_precompiled_header = header != nullptr;
   if (has_unsupported_integer_width(*module)) {
     // The optimiser narrowed some values to odd widths (i3 switch conditions, say) that
     // SPIR-V cannot express and that would abort SPIRV-LLVM-Translator: build unoptimised.
     for (auto& a : args)
       if (a == "-O2") a = "-O0";
     std::string ignored;
-    module = run_clang(args, source, context, &ignored, &bad_options, all_headers, &files);
+    result.from_precompiled_header = false;
+    module = run_clang(args, source, context, &ignored, &bad_options, all_headers, nullptr, &files);
     if (!module || has_unsupported_integer_width(*module)) {
       result.log += "error: the program needs integer widths SPIR-V cannot express\n";
       return result;

@@ -50,6 +50,7 @@ struct CompileResult {
   std::vector<uint32_t> spirv;    // Kernel SPIR-V
   std::vector<KernelInfo> kernels;
   bool from_cache = false;  // read from the on-disk cache (cache.h), not compiled
+  bool from_precompiled_header = false;  // clang started from the default header's (pch.h)
 };
 
 // Compiles |source| with the application's build |options| (-cl-std, -D, -I, -w, -Werror,

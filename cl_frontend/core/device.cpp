@@ -133,7 +133,7 @@ const cl::PrecisionProbe& _cl_device_id::precision() const {
 }
 
 std::shared_ptr<const k2s::TranslateResult> _cl_device_id::translate(const std::vector<uint32_t>& spirv,
-                                                                     bool plain) {
+                                                                     k2s::InputOrigin origin, bool plain) {
   constexpr size_t kKept = 16;
   k2s::TargetCaps caps = target_caps();
   if (plain) caps.resumable_loops = caps.resumable_barrier_loops = false;
@@ -158,7 +158,7 @@ std::shared_ptr<const k2s::TranslateResult> _cl_device_id::translate(const std::
   if (blob && k2s::deserialize(*blob, kept.get()) && kept->ok) {
     result = std::move(kept);
   } else {
-    result = std::make_shared<const k2s::TranslateResult>(k2s::translate(spirv, caps));
+    result = std::make_shared<const k2s::TranslateResult>(k2s::translate(spirv, caps, origin));
     if (!result->ok) return result;  // failures are cheap to repeat and keep their log fresh
     compiler::cache::write_blob(key, k2s::serialize(*result));
   }

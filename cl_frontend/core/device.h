@@ -70,8 +70,8 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   // (a program built twice, the same source in several programs) reuses the translation.
   // With |plain|, as if kernels could not resume (loops only checked): the first attempt of a
   // rerunnable kernel (KernelInterface::rerunnable) on a driver that cuts loops short.
-  std::shared_ptr<const vkcl::k2s::TranslateResult> translate(const std::vector<uint32_t>& spirv,
-                                                              bool plain = false);
+  std::shared_ptr<const vkcl::k2s::TranslateResult> translate(
+      const std::vector<uint32_t>& spirv, vkcl::k2s::InputOrigin origin, bool plain = false);
 
  private:
   // What the device reports before (|probed| false) and after the precision probe decides

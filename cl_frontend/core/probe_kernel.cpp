@@ -18,7 +18,7 @@ bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps&
                std::vector<uint64_t>* device_ns) {
   compiler::CompileResult c = compiler::compile(source, "", features);
   if (!c.ok) return false;
-  k2s::TranslateResult t = k2s::translate(c.spirv, caps);
+  k2s::TranslateResult t = k2s::translate(c.spirv, caps, k2s::InputOrigin::OwnCompiler);
   if (!t.ok || t.kernels.size() != 1 || t.kernels[0].interface.args.size() != data->size()) return false;
   const k2s::KernelInterface& ki = t.kernels[0].interface;
   std::vector<std::unique_ptr<vk::Buffer>> buffers(data->size());

@@ -131,7 +131,9 @@ cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
       }
       b.spirv = std::move(linked);
     }
-    if (!make_executable(b, device)) failure = CL_BUILD_PROGRAM_FAILURE;
+    const k2s::InputOrigin from = origin == Origin::Source ? k2s::InputOrigin::OwnCompiler
+                                                           : k2s::InputOrigin::Application;
+    if (!make_executable(b, device, from)) failure = CL_BUILD_PROGRAM_FAILURE;
     std::lock_guard<std::mutex> lock(mutex);
     builds[device] = std::move(b);
   }
@@ -139,13 +141,13 @@ cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
   return {};
 }
 
-bool _cl_program::make_executable(Build& b, _cl_device_id* device) {
+bool _cl_program::make_executable(Build& b, _cl_device_id* device, k2s::InputOrigin origin) {
   std::map<uint32_t, std::vector<uint8_t>> spec;
   {
     std::lock_guard<std::mutex> lock(mutex);
     spec = spec_values;
   }
-  k2s::TranslateResult t = *device->translate(k2s::specialize(b.spirv, spec));
+  k2s::TranslateResult t = *device->translate(k2s::specialize(b.spirv, spec), origin);
   b.log += t.log;
   if (t.ok && t.global_variable_size > cl::kMaxGlobalVariableSize) {
     t.ok = false;
@@ -183,7 +185,7 @@ bool _cl_program::make_executable(Build& b, _cl_device_id* device) {
                         k.interface.resume_area_offset != UINT32_MAX);
   b.plain_kernels.clear();
   if (wanted) {
-    std::shared_ptr<const k2s::TranslateResult> plain = device->translate(k2s::specialize(b.spirv, spec), true);
+    std::shared_ptr<const k2s::TranslateResult> plain = device->translate(k2s::specialize(b.spirv, spec), origin, true);
     if (plain->ok && plain->program_data == t.program_data && plain->program_relocations == t.program_relocations)
       for (size_t i = 0; i < plain->kernels.size() && i < t.kernels.size(); ++i)
         if ((t.kernels[i].interface.rerunnable || t.kernels[i].interface.rerunnable_restoring_buffers) &&
@@ -261,7 +263,7 @@ cl::Result<void> _cl_program::link(const std::vector<_cl_device_id*>& on, bool l
     } else if (library) {
       b.status = CL_BUILD_SUCCESS;
       b.binary_type = CL_PROGRAM_BINARY_TYPE_LIBRARY;
-    } else if (!make_executable(b, device)) {
+    } else if (!make_executable(b, device, k2s::InputOrigin::Application)) {
       failure = CL_LINK_PROGRAM_FAILURE;
     }
     std::lock_guard<std::mutex> lock(mutex);

@@ -93,8 +93,9 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
   // Kernel names of the first successful build, in module order.
   std::vector<std::string> kernel_names() const;
   const Build* build_for(_cl_device_id* d) const;
-  // Translates b.spirv for |device|; false (with b.log and b.status set) on failure.
-  bool make_executable(Build& b, _cl_device_id* device);
+  // Translates b.spirv (from |origin|) for |device|; false (with b.log and b.status set) on
+  // failure.
+  bool make_executable(Build& b, _cl_device_id* device, vkcl::k2s::InputOrigin origin);
   // The device buffer holding the program-scope variables for |d|, created and filled with
   // their initial values on first use (they then persist across launches).
   vkcl::cl::Result<std::shared_ptr<vkcl::vk::Buffer>> data_buffer(_cl_device_id* d);

@@ -97,6 +97,12 @@ TEST_F(CompileCache, AChangedIncludedFileIsCompiledAgain) {
   ASSERT_TRUE(changed.ok) << changed.log;
   EXPECT_FALSE(changed.from_cache);
   EXPECT_TRUE(compile(source, options, features()).from_cache);
+  // The same size, at once: the file is read again, not taken for the one hashed before.
+  std::ofstream(header) << "#define VALUE 3 + 5\n";
+  CompileResult same_size = compile(source, options, features());
+  ASSERT_TRUE(same_size.ok) << same_size.log;
+  EXPECT_FALSE(same_size.from_cache);
+  EXPECT_NE(same_size.spirv, changed.spirv);
 }
 
 TEST_F(CompileCache, ACorruptEntryIsReplaced) {

@@ -93,5 +93,40 @@ TEST(FuzzRegressions, BooleanAccessChainIndex) {
   EXPECT_NE(r.log.find("has an index that is not an integer"), std::string::npos) << r.log;
 }
 
+// A module vkcl's own compiler made is not validated before its translation (clang and
+// llvm-spirv make valid ones), only once its translation has failed, so that the log says
+// what was wrong with it; an application's module is validated first.
+TEST(FuzzRegressions, InvalidModulesFailWhereverTheyComeFrom) {
+  std::string error;
+  std::vector<uint32_t> words = assemble(R"(
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %float = OpTypeFloat 32
+        %ptr = OpTypePointer CrossWorkgroup %uint
+         %fn = OpTypeFunction %void %ptr
+    %float_1 = OpConstant %float 1
+          %k = OpFunction %void None %fn
+          %p = OpFunctionParameter %ptr
+      %entry = OpLabel
+               OpStore %p %float_1 Aligned 4
+               OpReturn
+               OpFunctionEnd
+)", &error);
+  ASSERT_FALSE(words.empty()) << error;
+  k2s::TranslateResult application = k2s::translate(words, fuzzer_caps());
+  EXPECT_FALSE(application.ok);
+  EXPECT_NE(application.log.find("the SPIR-V module is not valid"), std::string::npos) << application.log;
+  EXPECT_NE(application.log.find("OpStore"), std::string::npos) << application.log;
+  k2s::TranslateResult own = k2s::translate(words, fuzzer_caps(), k2s::InputOrigin::OwnCompiler);
+  EXPECT_FALSE(own.ok);
+  EXPECT_NE(own.log.find("the compiler made an invalid SPIR-V module"), std::string::npos) << own.log;
+  EXPECT_NE(own.log.find("OpStore"), std::string::npos) << own.log;
+}
+
 }  // namespace
 }  // namespace vkcl::test

@@ -394,9 +394,16 @@ bool link_modules(const std::vector<std::vector<uint32_t>>& modules, bool librar
 // wait as long (libclc is 2.5 MB to parse). Returns at once; process exit waits for it.
 void preload_builtin_libraries();
 
+// Where a module to translate comes from. An application's module is validated before any
+// pass sees it. The one vkcl's own compiler just made (clang and llvm-spirv from OpenCL C)
+// is validated only when its translation fails, to say which was at fault: validating it
+// first took a sixth of a small kernel's translation.
+enum class InputOrigin { Application, OwnCompiler };
+
 // Translates every kernel of |kernel_spirv| (SPIR-V 1.0-1.6, Kernel capability) for a device
 // with |caps|. Never throws or aborts on bad input: failures come back with ok == false.
-TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps);
+TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const TargetCaps& caps,
+                          InputOrigin origin = InputOrigin::Application);
 
 // For caches (serialize.cpp): every field of |caps| as bytes, and a TranslateResult to bytes and
 // back (false when |bytes| is not a whole one).

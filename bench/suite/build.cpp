@@ -1,13 +1,15 @@
 // Program build time: clCreateProgramWithSource + clBuildProgram + clCreateKernel of a small
 // kernel (some implementations finish compiling only when a kernel object is made), wall clock.
-//  - cold: the first program this process builds on the platform (run before every other
-//    measure), with a source no cache can have seen (it carries this process's id and time);
-//  - warm: later programs with a new unique source each;
+//  - warm: programs with a new unique source each (it carries this process's id and time), after
+//    one not timed;
 //  - repeat: the source just built, built again as a new program, which a cache could serve;
-//  - from process start: a new process per sample with only the platform's ICD visible, timed
-//    from main to its first kernel (clGetPlatformIDs, clCreateContext, the build): what an
-//    application waits for before its first kernel, platform start-up included (rusticl loads
-//    its libraries there, vkcl when a context is made).
+//  - cold and from process start: a new process per sample with only the platform's ICD
+//    visible. cold: its first program; from process start: from main to its first kernel
+//    (clGetPlatformIDs, clCreateContext, the build), what an application waits for before its
+//    first kernel, platform start-up included (rusticl loads its libraries there, vkcl when a
+//    context is made). A platform's first program in a process shared with the others would
+//    be timed with whatever the platforms before it already brought into memory (they share
+//    Debian's clang and LLVM).
 
 #include <dirent.h>
 #include <unistd.h>
@@ -22,7 +24,7 @@
 namespace vkcl_bench {
 namespace {
 
-enum Row { kCold, kWarm, kRepeat };
+enum Row { kWarm, kRepeat };
 
 std::string UniqueSource() {
   static long counter = 0;
@@ -61,7 +63,7 @@ class BuildTrial : public Trial {
 
   cl_int Run(Outcome& outcome) override {
     const std::string source = UniqueSource();
-    for (Row row : {first_ ? kCold : kWarm, kRepeat}) {
+    for (Row row : {kWarm, kRepeat}) {
       Program program;
       std::string log;
       const double start = NowSeconds();
@@ -75,13 +77,11 @@ class BuildTrial : public Trial {
       }
       outcome.samples[row].push_back((NowSeconds() - start) * 1e3);
     }
-    first_ = false;
     return CL_SUCCESS;
   }
 
  private:
   Platform& platform_;
-  bool first_ = true;
 };
 
 // The .icd files the loader reads: OCL_ICD_VENDORS (a folder or one file), else the system's.
@@ -100,8 +100,9 @@ std::vector<std::string> IcdFiles() {
   return files;
 }
 
-// One child process with only |icd| visible: its label and milliseconds, or false.
-bool RunChild(const std::string& icd, std::string* label, double* ms) {
+// One child process with only |icd| visible: its label and milliseconds (from start, and of
+// its first program alone), or false.
+bool RunChild(const std::string& icd, std::string* label, double* ms, double* build_ms) {
   const std::string command = "OCL_ICD_VENDORS='" + icd + "' /proc/" + std::to_string(getpid()) + "/exe " +
                               kStartupChild + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
@@ -114,8 +115,10 @@ bool RunChild(const std::string& icd, std::string* label, double* ms) {
   const size_t tab = text.find('\t');
   if (tab == std::string::npos) return false;
   *label = text.substr(0, tab);
-  *ms = std::atof(text.c_str() + tab + 1);
-  return *ms > 0;
+  char* end = nullptr;
+  *ms = std::strtod(text.c_str() + tab + 1, &end);
+  *build_ms = std::strtod(end, nullptr);
+  return *ms > 0 && *build_ms > 0;
 }
 
 class StartupTrial : public Trial {
@@ -123,12 +126,13 @@ class StartupTrial : public Trial {
   explicit StartupTrial(std::string icd) : icd_(std::move(icd)) {}
   cl_int Run(Outcome& outcome) override {
     std::string label;
-    double ms = 0;
-    if (!RunChild(icd_, &label, &ms)) {
+    double ms = 0, build_ms = 0;
+    if (!RunChild(icd_, &label, &ms, &build_ms)) {
       outcome.note = "the child process for " + icd_ + " failed";
       return CL_OUT_OF_RESOURCES;
     }
-    outcome.samples[0].push_back(ms);
+    outcome.samples[0].push_back(build_ms);
+    outcome.samples[1].push_back(ms);
     return CL_SUCCESS;
   }
 
@@ -150,22 +154,25 @@ int RunStartupChild() {
   if (error != CL_SUCCESS) return 1;
   const std::string source = UniqueSource();
   const char* text = source.c_str();
+  const double build_start = NowSeconds();
   Program program(clCreateProgramWithSource(context.get(), 1, &text, nullptr, &error));
   if (error != CL_SUCCESS || clBuildProgram(program.get(), 1, &device, "", nullptr, nullptr) != CL_SUCCESS)
     return 1;
   Kernel kernel(clCreateKernel(program.get(), KernelName(source).c_str(), &error));
   if (error != CL_SUCCESS) return 1;
-  const double ms = (NowSeconds() - start) * 1e3;
+  const double end = NowSeconds();
   char name[256] = {}, vendor[256] = {};
   clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr);
   clGetPlatformInfo(platform, CL_PLATFORM_VENDOR, sizeof vendor - 1, vendor, nullptr);
-  std::printf("%s\t%.3f\n", LabelFor(name, vendor).c_str(), ms);
+  std::printf("%s\t%.3f\t%.3f\n", LabelFor(name, vendor).c_str(), (end - start) * 1e3,
+              (end - build_start) * 1e3);
   return 0;
 }
 
 void AddStartupMeasures(std::vector<Measure>& measures, const Options&) {
   Measure measure;
-  measure.rows = {{"build from process start: platform, context, kernel (ms)", false}};
+  measure.rows = {{"build cold: first program of a new process (ms)", false},
+                  {"build from process start: platform, context, kernel (ms)", false}};
   measure.prepare = [](Platform& platform, Outcome& outcome) -> std::unique_ptr<Trial> {
     // Which file gives which platform: one child per file, once (the warm-up).
     static std::map<std::string, std::string> icd_of;
@@ -174,8 +181,8 @@ void AddStartupMeasures(std::vector<Measure>& measures, const Options&) {
       probed = true;
       for (const std::string& icd : IcdFiles()) {
         std::string label;
-        double ms = 0;
-        if (RunChild(icd, &label, &ms) && !icd_of.count(label)) icd_of[label] = icd;
+        double ms = 0, build_ms = 0;
+        if (RunChild(icd, &label, &ms, &build_ms) && !icd_of.count(label)) icd_of[label] = icd;
       }
     }
     auto it = icd_of.find(platform.label);
@@ -186,13 +193,10 @@ void AddStartupMeasures(std::vector<Measure>& measures, const Options&) {
   measures.push_back(std::move(measure));
 }
 
-void AddBuildMeasures(std::vector<Measure>& measures, const Options& options) {
+void AddBuildMeasures(std::vector<Measure>& measures, const Options&) {
   Measure measure;
-  measure.rows = {{"build cold: first program in process (ms)", false},
-                  {"build warm: new unique source (ms)", false},
+  measure.rows = {{"build warm: new unique source (ms)", false},
                   {"build repeat: identical source again (ms)", false}};
-  measure.warm_up = false;  // the first run is the cold build
-  measure.repetitions = options.repetitions + 1;
   measure.prepare = [](Platform& platform, Outcome&) -> std::unique_ptr<Trial> {
     return std::make_unique<BuildTrial>(platform);
   };

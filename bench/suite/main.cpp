@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
                          "OCL_ICD_VENDORS to a folder of .icd files.\n");
     return 1;
   }
-  // Build first: its cold row is the first program each platform builds in this process.
+  // Build first: before other measures have brought clang and LLVM into memory.
   std::vector<Measure> all;
   AddBuildMeasures(all, *options);
   AddStartupMeasures(all, *options);

@@ -88,19 +88,24 @@ class MakeInMemory : public clang::GeneratePCHAction {
   std::shared_ptr<clang::PCHBuffer> buffer_;
 };
 
-std::shared_ptr<const std::string> make(std::vector<std::string> args) {
-  for (std::string& a : args)
-    if (a == "-emit-llvm-bc") a = "-emit-pch";
+// Sets |ci| up for clang -cc1 |args| on the header's main file, its diagnostics going to
+// |sink| (which outlives it); false when clang refuses the arguments.
+bool set_up(clang::CompilerInstance& ci, std::vector<std::string> args, llvm::raw_ostream& sink) {
   args.push_back(kMainFile);
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
+  ci.createDiagnostics(new clang::TextDiagnosticPrinter(sink, new clang::DiagnosticOptions()),
+                       /*ShouldOwnClient=*/true);
+  return clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics());
+}
+
+std::shared_ptr<const std::string> make(std::vector<std::string> args) {
+  for (std::string& a : args)
+    if (a == "-emit-llvm-bc") a = "-emit-pch";
   std::string ignored;
   llvm::raw_string_ostream log(ignored);
   clang::CompilerInstance ci;
-  ci.createDiagnostics(new clang::TextDiagnosticPrinter(log, new clang::DiagnosticOptions()),
-                       /*ShouldOwnClient=*/true);
-  if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics()))
-    return nullptr;
+  if (!set_up(ci, args, log)) return nullptr;
   ci.getPreprocessorOpts().addRemappedFile(kMainFile,
                                            llvm::MemoryBuffer::getMemBufferCopy("", kMainFile).release());
   ci.getPreprocessorOpts().RetainRemappedFileBuffers = false;
@@ -122,17 +127,11 @@ void mount(clang::CompilerInstance& ci, const std::shared_ptr<const std::string>
 
 // Whether clang takes |bytes| as the header for |args|, asked without diagnostics: clang 15
 // crashes formatting the one it gives for a header made with other language options.
-bool acceptable(std::vector<std::string> args, const std::shared_ptr<const std::string>& bytes) {
-  args.push_back(kMainFile);
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
+bool acceptable(const std::vector<std::string>& args, const std::shared_ptr<const std::string>& bytes) {
   std::string ignored;
   llvm::raw_string_ostream log(ignored);
   clang::CompilerInstance ci;
-  ci.createDiagnostics(new clang::TextDiagnosticPrinter(log, new clang::DiagnosticOptions()),
-                       /*ShouldOwnClient=*/true);
-  if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics()))
-    return false;
+  if (!set_up(ci, args, log)) return false;
   mount(ci, bytes);
   return clang::ASTReader::isAcceptableASTFile(kFile, ci.getFileManager(), ci.getPCHContainerReader(),
                                                ci.getLangOpts(), ci.getTargetOpts(),

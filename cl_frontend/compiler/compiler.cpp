@@ -318,7 +318,7 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
     }
   }
   // The precompiled header stands for clang's own: a cached build depends on it the same.
-  const std::string default_header = std::string(VKCL_CLANG_RESOURCE_DIR) + "/include/opencl-c-base.h";
+  const std::string default_header = pch::default_header_path();
   if (header && std::find(files->begin(), files->end(), default_header) == files->end())
     files->push_back(default_header);
   if (!compiled) return nullptr;

@@ -31,12 +31,16 @@ const char* const kMainFile = "vkcl-default-header.cl";
 // real one.
 const char* const kFile = "/vkcl-default-header.pch";
 
+std::string default_header_path() {
+  return std::string(VKCL_CLANG_RESOURCE_DIR) + "/include/opencl-c-base.h";
+}
+
 namespace {
 
 // Every identifier in clang's default header: the names it defines, tests and declares.
 const std::set<std::string>* header_names() {
   static const std::set<std::string>* names = [] () -> const std::set<std::string>* {
-    std::ifstream in(std::string(VKCL_CLANG_RESOURCE_DIR) + "/include/opencl-c-base.h");
+    std::ifstream in(default_header_path());
     if (!in) return nullptr;
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     auto* set = new std::set<std::string>;
@@ -146,8 +150,7 @@ std::string key_of(const std::vector<std::string>& args) {
   parts.push_back("precompiled default header");
   parts.push_back(clang::getClangFullVersion());
   struct stat st{};
-  const std::string header = std::string(VKCL_CLANG_RESOURCE_DIR) + "/include/opencl-c-base.h";
-  if (stat(header.c_str(), &st) == 0)
+  if (stat(default_header_path().c_str(), &st) == 0)
     parts.push_back(std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
                     std::to_string(st.st_mtim.tv_nsec));
   return cache::key(parts);

@@ -34,6 +34,9 @@ void use(clang::CompilerInstance& ci, const std::shared_ptr<const std::string>& 
 // by this process, and removed from the cache.
 void discard(const std::vector<std::string>& args);
 
+// clang's default header, which the precompiled one stands for.
+std::string default_header_path();
+
 // The names a build that starts from the header sees: the header's own (empty) main file and
 // the header itself, neither of them on disk.
 extern const char* const kMainFile;

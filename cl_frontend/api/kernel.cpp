@@ -86,8 +86,13 @@ cl_int CL_API_CALL GetKernelArgInfo(cl_kernel kernel, cl_uint index, cl_kernel_a
   // CL_INVALID_ARG_INDEX if arg_index is not a valid argument index.
   if (index >= kernel->args.size()) return CL_INVALID_ARG_INDEX;
   const auto* info = kernel->source_info();
-  // CL_KERNEL_ARG_INFO_NOT_AVAILABLE if the argument information is not available.
-  if (!info || index >= info->args.size()) return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
+  // CL_KERNEL_ARG_INFO_NOT_AVAILABLE if the argument information is not available: "only
+  // available if the program object associated with kernel is created with
+  // clCreateProgramWithSource and the program executable was built with the
+  // -cl-kernel-arg-info option specified in options argument to clBuildProgram or
+  // clCompileProgram".
+  if (!info || !info->args_reported || index >= info->args.size())
+    return CL_KERNEL_ARG_INFO_NOT_AVAILABLE;
   const auto& a = info->args[index];
   cl::InfoOut out{size, value, size_ret};
   switch (param) {

@@ -66,6 +66,7 @@ struct Translation {
   std::string error;              // set when an option is invalid
   int language_version = 120;
   bool uniform_work_group_size = false;
+  bool kernel_arg_info = false;
 };
 
 // Maps the application's build options to clang -cc1 arguments.
@@ -106,9 +107,10 @@ Translation translate_options(const std::string& options) {
       t.uniform_work_group_size = true;
     } else if (o == "-cl-opt-disable") {
       optimize = false;
-    } else if (o == "-cl-kernel-arg-info" || o == "-g" || o == "-cl-strict-aliasing" ||
-               o == "-cl-no-subgroup-ifp") {
-      // Argument info is always kept; the others do not change the code vkcl makes.
+    } else if (o == "-cl-kernel-arg-info") {
+      t.kernel_arg_info = true;
+    } else if (o == "-g" || o == "-cl-strict-aliasing" || o == "-cl-no-subgroup-ifp") {
+      // They do not change the code vkcl makes.
     } else if (o.rfind("-cl-std=", 0) == 0) {
       std::string v = o.substr(8);
       if (v == "CL1.0") t.language_version = 100;
@@ -622,7 +624,10 @@ CompileResult compile(const std::string& source, const std::string& options,
     key_parts.push_back(text);
   }
   const std::string key = cache::key(key_parts);
-  if (std::optional<CompileResult> hit = cache::lookup(key)) return *hit;
+  if (std::optional<CompileResult> hit = cache::lookup(key)) {
+    for (KernelInfo& k : hit->kernels) k.args_reported = t.kernel_arg_info;
+    return *hit;
+  }
   std::vector<std::string> files;
   std::lock_guard<std::mutex> lock(g_compile_mutex);
   // clang, LLVM and SPIRV-LLVM-Translator from here on (the cache's store too): an exception
@@ -669,9 +674,11 @@ CompileResult compile(const std::string& source, const std::string& options,
     result.log += "note: optimisations were disabled: they introduced integer widths that "
                   "SPIR-V cannot express\n";
   }
-  for (const llvm::Function& f : *module)
-    if (f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL && !f.isDeclaration())
-      result.kernels.push_back(kernel_info(f));
+  for (const llvm::Function& f : *module) {
+    if (f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || f.isDeclaration()) continue;
+    result.kernels.push_back(kernel_info(f));
+    result.kernels.back().args_reported = t.kernel_arg_info;
+  }
 
   route_casts_through_generic(*module);
   if (!legalize_for_translator(*module, &result.log)) return result;

@@ -37,6 +37,9 @@ struct KernelInfo {
   std::string name;
   std::vector<KernelArgInfo> args;
   std::string attributes;  // CL_KERNEL_ATTRIBUTES, e.g. "reqd_work_group_size(16,1,1)"
+  // Built with -cl-kernel-arg-info: only then does clGetKernelArgInfo report |args| (they are
+  // kept either way, for vkcl's own messages). Not part of the cached compile result.
+  bool args_reported = false;
 };
 
 struct CompileResult {

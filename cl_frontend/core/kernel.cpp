@@ -53,7 +53,7 @@ const k2s::TranslatedKernel* _cl_kernel::translated(_cl_device_id* device, bool 
 }
 
 const compiler::KernelInfo* _cl_kernel::source_info() const {
-  if (program->origin != _cl_program::Origin::Source) return nullptr;
+  // Builds from OpenCL C have it, and so do programs clLinkProgram made from them.
   for (_cl_device_id* d : program->devices) {
     const _cl_program::Build* b = program->build_for(d);
     if (!b) continue;

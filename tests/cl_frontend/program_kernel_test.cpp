@@ -124,10 +124,11 @@ TEST_P(Programs, BinariesRoundTrip) {
 }
 
 TEST_P(Programs, KernelInfoAndArgInfo) {
-  Program p = build(R"(
+  const char* source = R"(
     __kernel __attribute__((reqd_work_group_size(8, 1, 1)))
     void info(__global const float* restrict in, __local int* scratch, __constant int* table,
-              float4 scale, int count) {})");
+              float4 scale, int count) {})";
+  Program p = build(source, "-cl-kernel-arg-info");
   Kernel k = kernel(p, "info");
   cl_uint nargs = 0;
   ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof(nargs), &nargs, nullptr));
@@ -163,6 +164,27 @@ TEST_P(Programs, KernelInfoAndArgInfo) {
   EXPECT_EQ(aq[2], cl_kernel_arg_address_qualifier(CL_KERNEL_ARG_ADDRESS_CONSTANT));
   EXPECT_EQ(aq[3], cl_kernel_arg_address_qualifier(CL_KERNEL_ARG_ADDRESS_PRIVATE));
   EXPECT_EQ(CL_INVALID_ARG_INDEX, clGetKernelArgInfo(k, 9, CL_KERNEL_ARG_NAME, sizeof(text), text, nullptr));
+  // Argument information "is only available if ... the program executable was built with the
+  // -cl-kernel-arg-info option"; the kernel's own attributes are there either way.
+  Program plain = build(source);
+  Kernel without = kernel(plain, "info");
+  EXPECT_EQ(CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
+            clGetKernelArgInfo(without, 0, CL_KERNEL_ARG_NAME, sizeof(text), text, nullptr));
+  EXPECT_EQ(CL_INVALID_ARG_INDEX, clGetKernelArgInfo(without, 9, CL_KERNEL_ARG_NAME, sizeof(text), text, nullptr));
+  ASSERT_EQ(CL_SUCCESS, clGetKernelInfo(without, CL_KERNEL_ATTRIBUTES, sizeof(text), text, nullptr));
+  EXPECT_NE(std::string(text).find("reqd_work_group_size(8,1,1)"), std::string::npos) << text;
+  // Linked: what each kernel's clCompileProgram was given.
+  for (const char* options : {"-cl-kernel-arg-info", ""}) {
+    Program object = this->source(source);
+    ASSERT_EQ(CL_SUCCESS, clCompileProgram(object, 1, &device_, options, 0, nullptr, nullptr, nullptr, nullptr));
+    cl_program input = object.get();
+    cl_int error = CL_SUCCESS;
+    Program linked(clLinkProgram(context_, 1, &device_, "", 1, &input, nullptr, nullptr, &error));
+    ASSERT_EQ(CL_SUCCESS, error);
+    Kernel l = kernel(linked, "info");
+    EXPECT_EQ(*options ? CL_SUCCESS : CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
+              clGetKernelArgInfo(l, 0, CL_KERNEL_ARG_NAME, sizeof(text), text, nullptr)) << options;
+  }
   size_t compiled[3];
   ASSERT_EQ(CL_SUCCESS, clGetKernelWorkGroupInfo(k, device_, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
                                                  sizeof(compiled), compiled, nullptr));

@@ -1279,7 +1279,7 @@ __kernel void k(read_only image2d_t r, write_only image2d_t w, sampler_t s, __gl
   out[0] = read_imagef(r, s, p);
   write_imagef(w, p, out[1]);
 })";
-  Program program = build(source, "-cl-std=CL3.0");
+  Program program = build(source, "-cl-std=CL3.0 -cl-kernel-arg-info");
   Kernel k = kernel(program, "k");
   const Format& format = kFormats[0];
   Mem ro = image(kShapes[2], format, CL_MEM_READ_ONLY);

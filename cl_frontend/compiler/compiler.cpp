@@ -244,6 +244,28 @@ void keep_inline_definitions(llvm::Module& module) {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
+bool is_image(llvm::Type* type) {
+  auto* pointer = llvm::dyn_cast<llvm::PointerType>(type);
+  auto* s = pointer ? llvm::dyn_cast<llvm::StructType>(pointer->getNonOpaquePointerElementType())
+                    : nullptr;
+  return s && s->hasName() && s->getName().startswith("opencl.image");
+}
+
+// A Vulkan image is a binding, not a value: the translator follows each image parameter to
+// the one kernel argument it comes from, so a helper called with two different images
+// (darktable's blend and colour-space helpers) cannot stay a function. Such helpers are
+// inlined, also at -cl-opt-disable (clang's unoptimised pipeline still inlines these).
+void inline_image_helpers(llvm::Module& module) {
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration() || f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) continue;
+    if (std::none_of(f.arg_begin(), f.arg_end(), [](const llvm::Argument& a) { return is_image(a.getType()); }))
+      continue;
+    f.removeFnAttr(llvm::Attribute::NoInline);
+    f.removeFnAttr(llvm::Attribute::OptimizeNone);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+}
+
 // Runs clang on |source|, starting from the precompiled default |header| when there is one;
 // the diagnostics go to |log|, the files it read from disk (not the source and |headers|,
 // which are in memory) to |files|.
@@ -330,6 +352,7 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
     return nullptr;
   }
   keep_inline_definitions(*module);
+  inline_image_helpers(*module);
   // The optimiser's own warnings (a loop that cannot be unrolled as asked) go to the build
   // log, not to the application's stderr; only while it runs, since |log| may not outlive
   // this call (the unoptimised retry passes a string of its own).
@@ -347,9 +370,17 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
   if (level > 0) rotate_loops_to_unroll(*module);
   codegen.OptimizationLevel = level;
   codegen.DisableLLVMPasses = false;
+  // The SPIR targets' data layout names no native integer widths, so the optimiser takes
+  // every width for a legal one and narrows values to i2 or i3 (a switch over `x & 3`), which
+  // SPIR-V cannot express. Named, it keeps to them; 64 bits is left out, as on GPUs, so that
+  // 32-bit loop counters are not widened to 64 bits. The translator gets the target's own
+  // layout back.
+  const std::string layout = module->getDataLayoutStr();
+  if (layout.find("-n") == std::string::npos) module->setDataLayout(layout + "-n8:16:32");
   clang::EmitBackendOutput(ci.getDiagnostics(), ci.getHeaderSearchOpts(), codegen,
                            ci.getTargetOpts(), ci.getLangOpts(), module->getDataLayoutStr(),
                            module.get(), clang::Backend_EmitNothing, nullptr);
+  module->setDataLayout(layout);
   context.setDiagnosticHandlerCallBack(nullptr);
   return module;
 }
@@ -598,11 +629,14 @@ CompileResult compile(const std::string& source, const std::string& options,
   const bool declared = !declarations.empty() && names_late_builtins(source, headers);
   Headers all_headers = headers;
   // What the default header means depends on these arguments alone (pch.h).
+  // -fno-jump-tables: no switch becomes a lookup table, which would be a private array at
+  // module scope (a Function-storage variable outside any function: invalid SPIR-V) and,
+  // on a GPU, scratch memory in place of a few selects.
   std::vector<std::string> header_args = {"-triple", "spir64-unknown-unknown", "-x", "cl",
                                           "-emit-llvm-bc", "-finclude-default-header",
                                           "-fdeclare-opencl-builtins", "-no-opaque-pointers",
-                                          "-cl-kernel-arg-info", "-resource-dir",
-                                          VKCL_CLANG_RESOURCE_DIR, ext};
+                                          "-cl-kernel-arg-info", "-fno-jump-tables",
+                                          "-resource-dir", VKCL_CLANG_RESOURCE_DIR, ext};
   header_args.insert(header_args.end(), t.args.begin(), t.args.end());
   std::vector<std::string> args = header_args;
   header_args.insert(header_args.end(), device_macros.begin(), device_macros.end());
@@ -633,19 +667,28 @@ CompileResult compile(const std::string& source, const std::string& options,
   // clang, LLVM and SPIRV-LLVM-Translator from here on (the cache's store too): an exception
   // must not unwind through them or the callbacks they make.
   host_allocation::ForeignCode foreign;
-  llvm::LLVMContext context;
+  auto context = std::make_unique<llvm::LLVMContext>();
   bool bad_options = false;
   std::shared_ptr<const std::string> header =
       pch::allowed(t.macro_names) ? pch::find(header_args) : nullptr;
   std::unique_ptr<llvm::Module> module =
-      run_clang(args, source, context, &result.log, &bad_options, all_headers, header, &files);
+      run_clang(args, source, *context, &result.log, &bad_options, all_headers, header, &files);
+  // Each attempt after the first starts from a new context: in the old one the types an
+  // earlier attempt made keep their names, and the new module's image and sampler types
+  // would be renamed (opencl.image2d_ro_t.0), which SPIRV-LLVM-Translator does not recognise
+  // (it aborts the process).
+  auto again = [&](std::string* log, const std::shared_ptr<const std::string>& with_header) {
+    module.reset();
+    context = std::make_unique<llvm::LLVMContext>();
+    files.clear();
+    return run_clang(args, source, *context, log, &bad_options, all_headers, with_header, &files);
+  };
   if (!module && header && result.log.find(pch::kFile) != std::string::npos) {
     // The precompiled header did not load (clang changed since it was made): without it.
     pch::discard(header_args);
     header = nullptr;
     result.log.clear();
-    files.clear();
-    module = run_clang(args, source, context, &result.log, &bad_options, all_headers, header, &files);
+    module = again(&result.log, header);
   }
   if (!module && !declarations.empty() && !declared) {
     // The program may name them in a way the search missed (a header on disk, a macro that
@@ -653,8 +696,7 @@ CompileResult compile(const std::string& source, const std::string& options,
     // with them.
     all_headers.back().second = undefs + declarations;
     result.log.clear();
-    files.clear();
-    module = run_clang(args, source, context, &result.log, &bad_options, all_headers, header, &files);
+    module = again(&result.log, header);
   }
   if (bad_options && invalid_options) *invalid_options = true;
   if (!module) return result;
@@ -666,7 +708,7 @@ CompileResult compile(const std::string& source, const std::string& options,
       if (a == "-O2") a = "-O0";
     std::string ignored;
     result.from_precompiled_header = false;
-    module = run_clang(args, source, context, &ignored, &bad_options, all_headers, nullptr, &files);
+    module = again(&ignored, nullptr);
     if (!module || has_unsupported_integer_width(*module)) {
       result.log += "error: the program needs integer widths SPIR-V cannot express\n";
       return result;

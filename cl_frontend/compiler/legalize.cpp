@@ -3,7 +3,8 @@
 // and the switch that turns that off is not exported), so a kernel whose optimised IR holds
 // one would take the application down. LLVM's optimiser produces them from ordinary OpenCL C:
 // `freeze` from loop unswitching, saturating adds from `s < a ? UINT_MAX : s`, reductions
-// from the SLP vectoriser, overflow intrinsics from carry checks.
+// from the SLP vectoriser, overflow intrinsics from carry checks. And IR it translates into
+// invalid SPIR-V: phis that name a block once per edge from it.
 #include "compiler/legalize.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -13,6 +14,7 @@
 #include <llvm/IR/Module.h>
 
 #include <functional>
+#include <map>
 #include <vector>
 
 namespace vkcl::compiler {
@@ -192,8 +194,37 @@ void forward_opaque_spills(llvm::Module& module) {
   }
 }
 
+// An LLVM phi names its block once per edge from it (a switch whose cases share a target),
+// and the translator copies the list as it is; SPIR-V's OpPhi names each parent block once.
+// The shared edges go through one block of their own, which the phi names instead.
+void merge_repeated_edges(llvm::Module& module) {
+  for (llvm::Function& f : module) {
+    std::vector<llvm::BasicBlock*> blocks;
+    for (llvm::BasicBlock& block : f) blocks.push_back(&block);
+    for (llvm::BasicBlock* block : blocks) {
+      llvm::Instruction* term = block->getTerminator();
+      if (!term) continue;
+      std::map<llvm::BasicBlock*, unsigned> edges;
+      for (unsigned k = 0; k < term->getNumSuccessors(); ++k) ++edges[term->getSuccessor(k)];
+      for (auto [target, count] : edges) {
+        if (count < 2 || !llvm::isa<llvm::PHINode>(target->front())) continue;
+        auto* bridge = llvm::BasicBlock::Create(f.getContext(), "", &f, target);
+        llvm::BranchInst::Create(target, bridge);
+        for (unsigned k = 0; k < term->getNumSuccessors(); ++k)
+          if (term->getSuccessor(k) == target) term->setSuccessor(k, bridge);
+        for (llvm::PHINode& phi : target->phis()) {
+          llvm::Value* value = phi.getIncomingValueForBlock(block);
+          while (phi.getBasicBlockIndex(block) >= 0) phi.removeIncomingValue(block, false);
+          phi.addIncoming(value, bridge);
+        }
+      }
+    }
+  }
+}
+
 bool legalize_for_translator(llvm::Module& module, std::string* log) {
   forward_opaque_spills(module);
+  merge_repeated_edges(module);
   std::vector<llvm::Instruction*> work;
   for (llvm::Function& f : module)
     for (llvm::BasicBlock& block : f)

@@ -284,6 +284,28 @@ class Bounds {
     return false;
   }
 
+  // OpSelect(x > y, x, y) and its kin: the OpenCL.std s_max, u_max, s_min or u_min it is.
+  std::optional<uint32_t> select_min_max(const Instruction& select) {
+    if (select.opcode != Op::OpSelect || select.operands.size() != 3) return std::nullopt;
+    auto c = defs_.find(select.operands[0]);
+    if (c == defs_.end() || c->second->operands.size() != 2) return std::nullopt;
+    const Instruction& test = *c->second;
+    const uint32_t x = select.operands[1], y = select.operands[2];
+    bool same = test.operands[0] == x && test.operands[1] == y;
+    if (!same && !(test.operands[0] == y && test.operands[1] == x)) return std::nullopt;
+    bool is_signed, greater;
+    switch (test.opcode) {
+      case Op::OpSGreaterThan: case Op::OpSGreaterThanEqual: is_signed = true; greater = true; break;
+      case Op::OpSLessThan: case Op::OpSLessThanEqual: is_signed = true; greater = false; break;
+      case Op::OpUGreaterThan: case Op::OpUGreaterThanEqual: is_signed = false; greater = true; break;
+      case Op::OpULessThan: case Op::OpULessThanEqual: is_signed = false; greater = false; break;
+      default: return std::nullopt;
+    }
+    // Picking the greater of the two when the test says the first is greater is a max.
+    const bool is_max = greater == same;
+    return uint32_t(is_max ? (is_signed ? 156 : 157) : (is_signed ? 158 : 159));
+  }
+
   // Whether |value| is computed from constants, parameters the kernel's arguments give and
   // the launch's built-ins alone (so it is the same on every pass of any loop): its terms,
   // appended to |out|.
@@ -320,6 +342,11 @@ class Bounds {
       // (min(interval_begin + interval_size, n): PyOpenCL's scan.)
       if (!launch_value(i.operands[2], out, depth + 1) || !launch_value(i.operands[3], out, depth + 1)) return false;
       out->push_back({uint32_t(op), width, i.operands[1]});
+      return true;
+    } else if (std::optional<uint32_t> code = select_min_max(i)) {
+      // (LLVM's loop exit `i == smax(n, 0)` for `i < n`, as a select.)
+      if (!launch_value(i.operands[1], out, depth + 1) || !launch_value(i.operands[2], out, depth + 1)) return false;
+      out->push_back({uint32_t(Op::OpExtInst), width, *code});
       return true;
     } else {
       return false;

@@ -151,5 +151,47 @@ TEST(Compiler, CastsBetweenNamedAddressSpacesGoThroughGeneric) {
   }
 }
 
+// Switches as real programs write them (darktable's `switch (FC(row, col, filters))` over
+// `x & 3`, cases that share a target, a table of values): built optimised, into SPIR-V the
+// validator accepts. (LLVM narrowed the first to an i2 switch and the build fell back to
+// -O0; the second gave an OpPhi naming its switch block once per case; the third, once
+// the first was fixed, a lookup table in a Function-storage variable at module scope.)
+TEST(Compiler, SwitchesStayOptimisedAndValid) {
+  const char* sources[] = {
+      R"(int fc(int row, int col, uint filters) { return filters >> ((((row) << 1 & 14) + ((col) & 1)) << 1) & 3; }
+         __kernel void k(__global float4* o, __global const float4* in, uint filters) {
+           int x = get_global_id(0), y = get_global_id(1);
+           float4 c = in[x], r;
+           switch (fc(y, x, filters)) { case 0: r.x = c.x; break; case 1: r.y = 2 * c.y; break;
+                                        case 2: r.z = c.z - 1; break; default: r.y = c.w; }
+           o[x] = fmax(r, 0.0f);
+         })",
+      R"(__kernel void k(__global int* o, __global const int* in, int v) {
+           int r = in[1];
+           switch (v) { case 0: case 3: case 7: break; case 1: r = in[2] * 3; break;
+                        case 2: r = in[3] + 5; break; case 4: r = in[4] - 1; break;
+                        default: r = in[5] ^ 9; }
+           o[get_global_id(0)] = r;
+         })",
+      R"(__kernel void k(__global int* o, __global const int* in) {
+           int r;
+           switch (in[0] & 7) { case 0: r = 5; break; case 1: r = 9; break; case 2: r = 5; break;
+                                case 3: r = 9; break; case 4: r = 1; break; default: r = 2; }
+           o[0] = r;
+         })"};
+  spvtools::SpirvTools tools(SPV_ENV_UNIVERSAL_1_6);
+  std::string problems;
+  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&, const char* m) {
+    problems += std::string(m) + "\n";
+  });
+  for (const char* source : sources) {
+    CompileResult r = compile(source, "", features());
+    ASSERT_TRUE(r.ok) << r.log;
+    EXPECT_EQ(r.log.find("optimisations were disabled"), std::string::npos) << source << r.log;
+    problems.clear();
+    EXPECT_TRUE(tools.Validate(r.spirv)) << source << "\n" << problems;
+  }
+}
+
 }  // namespace
 }  // namespace vkcl::compiler

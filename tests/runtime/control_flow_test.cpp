@@ -109,7 +109,33 @@ TEST_P(ControlFlow, MatchesCpu) {
   return;                                          \
   out[gid] = 99;
 
+// Switches the optimiser once turned into an i2 switch (a selector of `x & 3`), into phis
+// that name a block once per case, and into lookup tables (compiler_test.cpp).
+#define NARROW_AND_TABLES                                                        \
+  int v = in[gid % n], r = in[(gid + 1) % n], t;                                 \
+  switch (v & 7) {                                                               \
+    case 0: case 3: case 7: break;                                               \
+    case 1: r = r * 3; break;                                                    \
+    case 2: r += 5; break;                                                       \
+    case 4: r -= 1; break;                                                       \
+    default: r ^= 9;                                                             \
+  }                                                                              \
+  switch ((v >> ((gid & 3) << 1)) & 3) {                                         \
+    case 0: t = 5; break;                                                        \
+    case 1: t = 9; break;                                                        \
+    case 2: t = -4; break;                                                       \
+    default: t = 2;                                                              \
+  }                                                                              \
+  switch (r & 15) {                                                              \
+    case 0: case 2: t += 5; break;                                               \
+    case 1: case 3: t += 9; break;                                               \
+    case 4: t += 1; break;                                                       \
+    default: t += 2;                                                             \
+  }                                                                              \
+  out[gid] = r * 64 + t;
+
 static void switches(const int* in, int* out, int n, int gid) { SWITCHES }
+static void narrow_and_tables(const int* in, int* out, int n, int gid) { NARROW_AND_TABLES }
 static void unreachable(const int* in, int* out, int n, int gid) { UNREACHABLE }
 
 class MoreControlFlow : public KernelTest {
@@ -140,6 +166,7 @@ class MoreControlFlow : public KernelTest {
 
 TEST_P(MoreControlFlow, SwitchFallthroughAndSharedTargets) { check(STRINGIFY(SWITCHES), switches); }
 TEST_P(MoreControlFlow, UnreachableBlocks) { check(STRINGIFY(UNREACHABLE), unreachable); }
+TEST_P(MoreControlFlow, NarrowSwitchesAndTables) { check(STRINGIFY(NARROW_AND_TABLES), narrow_and_tables); }
 
 // A loop with several exits and continues whose early return is uniform across the
 // work-group (it depends on the group only), followed by a barrier after the loop that the

@@ -1103,19 +1103,22 @@ TEST_P(ImageKernels, Queries) {
     }
 }
 
-// Images passed to functions (kept at -cl-opt-disable), several images in one kernel, and a
-// kernel writing an image that a later kernel samples (the barrier between them).
+// Images passed to functions (kept at -cl-opt-disable), a helper called with two different
+// images (darktable's blend helpers; it cannot stay a function when an image is a binding),
+// several images in one kernel, and a kernel writing an image that a later kernel samples
+// (the barrier between them).
 TEST_P(ImageKernels, ImagesThroughFunctionsAndKernels) {
   const char* source = R"(
 float4 fetch(read_only image2d_t img, sampler_t s, float2 c) { return read_imagef(img, s, c); }
 void store(write_only image2d_t img, int2 p, float4 v) { write_imagef(img, p, v); }
+__attribute__((noinline)) float4 at(read_only image2d_t img, int2 p) { return read_imagef(img, p); }
 __kernel void copy_scaled(read_only image2d_t a, sampler_t s, write_only image2d_t b) {
   int2 p = (int2)(get_global_id(0), get_global_id(1));
   store(b, p, fetch(a, s, (float2)(p.x + 0.5f, p.y + 0.5f)) * 0.5f);
 }
 __kernel void sum(read_only image2d_t a, read_only image2d_t b, __global float4* out) {
   int2 p = (int2)(get_global_id(0), get_global_id(1));
-  out[p.y * get_global_size(0) + p.x] = read_imagef(a, p) + read_imagef(b, p);
+  out[p.y * get_global_size(0) + p.x] = at(a, p) + at(b, p);
 })";
   Program program = build(source, "-cl-std=CL3.0");
   Kernel copy = kernel(program, "copy_scaled"), sum = kernel(program, "sum");

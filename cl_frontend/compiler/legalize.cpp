@@ -97,6 +97,25 @@ llvm::Value* expand(llvm::IntrinsicInst* call) {
       llvm::Value* overflow = b.CreateOr(min_times_minus_one, b.CreateAnd(b.CreateNot(a_zero), back));
       return pair(b, call, product, overflow);
     }
+    case llvm::Intrinsic::fshl:
+    case llvm::Intrinsic::fshr: {
+      // Funnel shifts (LLVM's rotates, and its switch over 0, 4, 8, ... reduced to 0, 1, 2,
+      // ...): the translator makes a function call of each, whose body shifts by the full
+      // width when the amount is a multiple of it (undefined in SPIR-V). Inline, defined.
+      llvm::Type* type = call->getType();
+      const unsigned bits = type->getScalarSizeInBits();
+      llvm::Value* width = llvm::ConstantInt::get(type, bits);
+      llvm::Value* amount = b.CreateURem(arg(2), width);
+      llvm::Value* rest = b.CreateSub(width, amount);
+      const bool left = call->getIntrinsicID() == llvm::Intrinsic::fshl;
+      // (The operand shifted by |rest| is shifted by less than the width: |amount| is not 0
+      // wherever the select takes it.)
+      llvm::Value* safe_rest = b.CreateURem(rest, width);
+      llvm::Value* high = b.CreateShl(arg(0), left ? amount : safe_rest);
+      llvm::Value* low = b.CreateLShr(arg(1), left ? safe_rest : amount);
+      llvm::Value* none = b.CreateICmpEQ(amount, llvm::Constant::getNullValue(type));
+      return b.CreateSelect(none, left ? arg(0) : arg(1), b.CreateOr(high, low));
+    }
     case llvm::Intrinsic::canonicalize:  // only quiets signalling NaNs: nothing to do here
       return arg(0);
     case llvm::Intrinsic::vector_reduce_add:

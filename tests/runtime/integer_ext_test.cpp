@@ -211,6 +211,61 @@ TEST_P(IntegerExtensions, OptimiserIdiomsTheTranslatorCannotTake) {
   }
 }
 
+// Rotates and funnel shifts as programs write them (hash functions, and LLVM's own switch
+// over 0, 4, 8, ... reduced to 0, 1, 2, ...): the optimiser makes llvm.fshl/fshr of them,
+// which vkcl expands before translation. Every amount, 0 and the full width included.
+TEST_P(IntegerExtensions, RotatesAndFunnelShifts) {
+  const size_t n = 128;
+  std::vector<uint32_t> a(2 * n);
+  std::uniform_int_distribution<uint32_t> dist;
+  for (auto& v : a) v = dist(rng_);
+  Program p = build(R"(
+    __kernel void k(__global const uint* a, __global uint* o, __global ulong* w) {
+      uint i = get_global_id(0), x = a[2 * i], y = a[2 * i + 1], s = i & 31, t = i & 63;
+      o[4 * i] = (x << s) | (x >> ((32 - s) & 31));
+      o[4 * i + 1] = (x >> s) | (x << ((32 - s) & 31));
+      o[4 * i + 2] = s ? (x << s) | (y >> (32 - s)) : x;
+      o[4 * i + 3] = s ? (x >> s) | (y << (32 - s)) : x;
+      ulong v = ((ulong)x << 32) | y;
+      w[i] = (v << t) | (v >> ((64 - t) & 63));
+      int skips = s ? 24 - (int)s : 0;  // (pyopencl-ranluxcl.cl's: a rotate by 2, then 0..4)
+      uint r = y;
+      switch (skips) {
+        case 20: r ^= 3;
+        case 16: r += 7;
+        case 12: r *= 5;
+        case 8: r -= x;
+        case 4: r ^= 0x55;
+      }
+      o[4 * get_global_size(0) + i] = r;
+    })");
+  Kernel k = kernel(p, "k");
+  Mem da = buffer(2 * n * 4, a.data()), dout = poisoned(5 * n * 4), dw = poisoned(n * 8);
+  set_mem_arg(k, 0, da); set_mem_arg(k, 1, dout); set_mem_arg(k, 2, dw);
+  size_t g = n;
+  run(k, 1, &g, nullptr);
+  auto o = read<uint32_t>(dout, 5 * n);
+  auto w = read<uint64_t>(dw, n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t x = a[2 * i], y = a[2 * i + 1], s = i & 31, t = i & 63;
+    ASSERT_EQ(o[4 * i], (x << s) | (x >> ((32 - s) & 31))) << "rotate left by " << s;
+    ASSERT_EQ(o[4 * i + 1], (x >> s) | (x << ((32 - s) & 31))) << "rotate right by " << s;
+    ASSERT_EQ(o[4 * i + 2], s ? (x << s) | (y >> (32 - s)) : x) << "funnel left by " << s;
+    ASSERT_EQ(o[4 * i + 3], s ? (x >> s) | (y << (32 - s)) : x) << "funnel right by " << s;
+    const uint64_t v = (uint64_t(x) << 32) | y;
+    ASSERT_EQ(w[i], (v << t) | (v >> ((64 - t) & 63))) << "64-bit rotate by " << t;
+    uint32_t r = y;
+    switch (s ? 24 - int(s) : 0) {
+      case 20: r ^= 3; [[fallthrough]];
+      case 16: r += 7; [[fallthrough]];
+      case 12: r *= 5; [[fallthrough]];
+      case 8: r -= x; [[fallthrough]];
+      case 4: r ^= 0x55;
+    }
+    ASSERT_EQ(o[4 * n + i], r) << "switch over multiples of 4 at " << s;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, IntegerExtensions,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

@@ -588,10 +588,12 @@ TranslateResult translate(const std::vector<uint32_t>& kernel_spirv, const Targe
   std::vector<uint32_t> normalized;
   TranslateResult result = translate_module(kernel_spirv, caps, origin, &normalized);
   if (result.ok || origin == InputOrigin::Application || normalized.empty()) return result;
-  // The compiler's module failed to translate: if it is itself invalid, that is the error.
+  // The compiler's module failed to translate: if it is itself invalid, that comes first,
+  // and what stopped the translation after it (the invalidity may not be the cause).
   std::string invalid = validate(normalized, SPV_ENV_UNIVERSAL_1_6);
   if (!invalid.empty())
-    result.log = "internal error: the compiler made an invalid SPIR-V module:\n" + invalid;
+    result.log = "internal error: the compiler made an invalid SPIR-V module:\n" + invalid +
+                 "and translating it failed with:\n" + result.log;
   return result;
 }
 

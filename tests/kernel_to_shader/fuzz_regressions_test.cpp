@@ -126,6 +126,10 @@ TEST(FuzzRegressions, InvalidModulesFailWhereverTheyComeFrom) {
   EXPECT_FALSE(own.ok);
   EXPECT_NE(own.log.find("the compiler made an invalid SPIR-V module"), std::string::npos) << own.log;
   EXPECT_NE(own.log.find("OpStore"), std::string::npos) << own.log;
+  // And what stopped the translation, which the invalidity need not explain.
+  const size_t then = own.log.find("and translating it failed with:\n");
+  ASSERT_NE(then, std::string::npos) << own.log;
+  EXPECT_GT(own.log.size(), then + 40) << own.log;
 }
 
 }  // namespace

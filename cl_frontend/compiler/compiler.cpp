@@ -244,13 +244,6 @@ void keep_inline_definitions(llvm::Module& module) {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
-bool is_image(llvm::Type* type) {
-  auto* pointer = llvm::dyn_cast<llvm::PointerType>(type);
-  auto* s = pointer ? llvm::dyn_cast<llvm::StructType>(pointer->getNonOpaquePointerElementType())
-                    : nullptr;
-  return s && s->hasName() && s->getName().startswith("opencl.image");
-}
-
 // A Vulkan image is a binding, not a value: the translator follows each image parameter to
 // the one kernel argument it comes from, so a helper called with two different images
 // (darktable's blend and colour-space helpers) cannot stay a function. Such helpers are
@@ -258,7 +251,7 @@ bool is_image(llvm::Type* type) {
 void inline_image_helpers(llvm::Module& module) {
   for (llvm::Function& f : module) {
     if (f.isDeclaration() || f.getCallingConv() == llvm::CallingConv::SPIR_KERNEL) continue;
-    if (std::none_of(f.arg_begin(), f.arg_end(), [](const llvm::Argument& a) { return is_image(a.getType()); }))
+    if (std::none_of(f.arg_begin(), f.arg_end(), [](const llvm::Argument& a) { return is_opencl_image(a.getType()); }))
       continue;
     f.removeFnAttr(llvm::Attribute::NoInline);
     f.removeFnAttr(llvm::Attribute::OptimizeNone);

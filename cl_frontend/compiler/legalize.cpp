@@ -176,15 +176,8 @@ void forward_opaque_spills(llvm::Module& module) {
   for (llvm::Function& f : module)
     for (llvm::BasicBlock& block : f)
       for (llvm::Instruction& i : block)
-        if (auto* a = llvm::dyn_cast<llvm::AllocaInst>(&i)) {
-          auto* pointer = llvm::dyn_cast<llvm::PointerType>(a->getAllocatedType());
-          if (!pointer || pointer->isOpaque()) continue;
-          auto* pointee = llvm::dyn_cast<llvm::StructType>(pointer->getNonOpaquePointerElementType());
-          if (pointee && pointee->isOpaque() && pointee->hasName() &&
-              pointee->getName().startswith("opencl.") &&
-              (pointee->getName().contains("image") || pointee->getName() == "opencl.sampler_t"))
-            slots.push_back(a);
-        }
+        if (auto* a = llvm::dyn_cast<llvm::AllocaInst>(&i))
+          if (is_opencl_image(a->getAllocatedType(), /*or_sampler=*/true)) slots.push_back(a);
   for (llvm::AllocaInst* a : slots) {
     llvm::StoreInst* store = nullptr;
     std::vector<llvm::LoadInst*> loads;
@@ -222,7 +215,7 @@ void merge_repeated_edges(llvm::Module& module) {
     for (llvm::BasicBlock& block : f) blocks.push_back(&block);
     for (llvm::BasicBlock* block : blocks) {
       llvm::Instruction* term = block->getTerminator();
-      if (!term) continue;
+      if (!term || term->getNumSuccessors() < 2) continue;
       std::map<llvm::BasicBlock*, unsigned> edges;
       for (unsigned k = 0; k < term->getNumSuccessors(); ++k) ++edges[term->getSuccessor(k)];
       for (auto [target, count] : edges) {
@@ -239,6 +232,15 @@ void merge_repeated_edges(llvm::Module& module) {
       }
     }
   }
+}
+
+bool is_opencl_image(llvm::Type* type, bool or_sampler) {
+  auto* pointer = llvm::dyn_cast<llvm::PointerType>(type);
+  if (!pointer || pointer->isOpaque()) return false;
+  auto* pointee = llvm::dyn_cast<llvm::StructType>(pointer->getNonOpaquePointerElementType());
+  if (!pointee || !pointee->isOpaque() || !pointee->hasName()) return false;
+  return pointee->getName().startswith("opencl.image") ||
+         (or_sampler && pointee->getName() == "opencl.sampler_t");
 }
 
 bool legalize_for_translator(llvm::Module& module, std::string* log) {

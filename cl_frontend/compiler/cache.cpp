@@ -3,7 +3,7 @@
 #include "vkcl/common/byte_stream.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
+#include <link.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -32,28 +32,59 @@ namespace {
 
 constexpr char kMagic[8] = {'V', 'K', 'C', 'L', 'C', 'C', '0', '1'};
 
-// FNV-1a, 64 bits, from |seed|.
+// 64 bits from |seed|, eight bytes a step (byte by byte, FNV-1a, the checksum of a cold
+// process's precompiled header was a twentieth of its first build); the shift brings the
+// high bits of each product back down, which multiplying alone never does.
 uint64_t hash(const void* data, size_t size, uint64_t seed = 0xcbf29ce484222325ull) {
   const auto* p = static_cast<const uint8_t*>(data);
-  for (size_t i = 0; i < size; ++i) seed = (seed ^ p[i]) * 0x100000001b3ull;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    seed = (seed ^ word) * 0x9e3779b97f4a7c15ull;
+    seed ^= seed >> 32;
+  }
+  for (; i < size; ++i) seed = (seed ^ p[i]) * 0x100000001b3ull;
   return seed;
 }
 uint64_t hash(const std::string& s, uint64_t seed) { return hash(s.data(), s.size(), seed); }
 
-// The vkcl library (or test program) holding this code: its path, size and modification time,
-// so that a rebuilt vkcl never reads what an older one wrote.
-std::string library_identity() {
-  Dl_info info{};
-  std::string id = "unknown";
-  if (dladdr(reinterpret_cast<void*>(&library_identity), &info) && info.dli_fname) {
-    struct stat st{};
-    id = info.dli_fname;
-    if (stat(info.dli_fname, &st) == 0)
-      id += ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
-            std::to_string(st.st_mtim.tv_nsec);
-  }
+}  // namespace
+
+std::string library_identity(const void* address) {
+  // The loaded object whose segments hold |address| (dladdr also looks for the nearest symbol:
+  // most of a millisecond in clang's library).
+  struct Search {
+    uintptr_t address;
+    std::string path;
+    bool found = false;
+  } search{reinterpret_cast<uintptr_t>(address)};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+          const uintptr_t start = info->dlpi_addr + segment.p_vaddr;
+          if (segment.p_type != PT_LOAD || s->address < start ||
+              s->address >= start + segment.p_memsz)
+            continue;
+          s->path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+          s->found = true;
+          return 1;
+        }
+        return 0;
+      },
+      &search);
+  if (!search.found) return "unknown";
+  std::string id = search.path;
+  struct stat st{};
+  if (stat(search.path.c_str(), &st) == 0)
+    id += ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+          std::to_string(st.st_mtim.tv_nsec);
   return id;
 }
+
+namespace {
 
 bool read_file(const std::string& path, std::string* out) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -186,7 +217,7 @@ std::string folder() {
 }
 
 std::string key(const std::vector<std::string>& parts) {
-  static const std::string identity = library_identity();
+  static const std::string identity = library_identity(reinterpret_cast<const void*>(&key));
   uint64_t a = hash(identity, 0xcbf29ce484222325ull), b = hash(identity, 0x84222325cbf29ce4ull);
   for (const std::string& p : parts) {
     // The length first, so that ("ab", "c") and ("a", "bc") differ.

@@ -22,6 +22,10 @@ namespace vkcl::compiler::cache {
 // The folder in use, or empty when the cache is off.
 std::string folder();
 
+// The shared library (or program) holding |address|: its path, size and modification time,
+// so that a rebuilt library never reads what an older one wrote.
+std::string library_identity(const void* address);
+
 // The entry's key: a hash of |parts| (the compiler's arguments, the source, in-memory headers)
 // and of the library that holds this code.
 std::string key(const std::vector<std::string>& parts);

@@ -143,12 +143,18 @@ bool acceptable(const std::vector<std::string>& args, const std::shared_ptr<cons
                                                /*RequireStrictOptionMatches=*/true);
 }
 
-// The arguments, the clang library and the header it reads: a header clang was changed since
-// is another key, never one clang refuses (its diagnostics for that are unsafe too).
+// The arguments, the clang library (its version and its file: Debian rebuilds it under the
+// same version) and the header it reads: a header clang was changed since is another key, never
+// one clang refuses (its diagnostics for that are unsafe too). So a header read back whole from
+// the cache under its own key is taken without asking clang again (acceptable() was a tenth of
+// a cold process's first build); it was asked when the header was made.
 std::string key_of(const std::vector<std::string>& args) {
+  static const std::string clang_library =
+      cache::library_identity(reinterpret_cast<const void*>(&clang::getClangFullVersion));
   std::vector<std::string> parts = args;
   parts.push_back("precompiled default header");
   parts.push_back(clang::getClangFullVersion());
+  parts.push_back(clang_library);
   struct stat st{};
   if (stat(default_header_path().c_str(), &st) == 0)
     parts.push_back(std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
@@ -174,20 +180,20 @@ std::shared_ptr<const std::string> find(const std::vector<std::string>& args) {
   if (e.state == State::Known) return e.bytes;
   if (e.state == State::Refused) return nullptr;
   if (std::optional<std::string> kept = cache::read_blob(k)) {
-    auto bytes = std::make_shared<const std::string>(std::move(*kept));
-    if (!acceptable(args, bytes)) {
+    // Kept under its key, after the key: an entry holding another key's header is refused.
+    if (kept->compare(0, k.size(), k) != 0) {
       e.state = State::Refused;
       cache::remove_blob(k);
       return nullptr;
     }
     e.state = State::Known;
-    e.bytes = std::move(bytes);
+    e.bytes = std::make_shared<const std::string>(kept->substr(k.size()));
     return e.bytes;
   }
   if (++e.asks < 2) return nullptr;
   e.bytes = make(args);
   e.state = e.bytes && acceptable(args, e.bytes) ? State::Known : State::Refused;
-  if (e.state == State::Known) cache::write_blob(k, *e.bytes);
+  if (e.state == State::Known) cache::write_blob(k, k + *e.bytes);
   return nullptr;  // this build has read the header once already
 }
 

@@ -139,6 +139,17 @@ VkResult make_view(VkDevice d, const Image& image, VkFormat format, VkImageUsage
   return vkCreateImageView(d, &view, nullptr, out);
 }
 
+// The view of |image| as |format| for kernels (|view|), and where its swizzle is not the
+// identity and the format has storage, one without it for storage descriptors (|storage|).
+VkResult make_views(VkDevice d, const Image& image, VkFormat format, VkImageUsageFlags usage,
+                    VkComponentMapping components, VkImageView* view, VkImageView* storage) {
+  VkResult r = make_view(d, image, format, usage, components, view);
+  const bool identity = components.r == VK_COMPONENT_SWIZZLE_IDENTITY && components.g == VK_COMPONENT_SWIZZLE_IDENTITY &&
+                        components.b == VK_COMPONENT_SWIZZLE_IDENTITY && components.a == VK_COMPONENT_SWIZZLE_IDENTITY;
+  if (r != VK_SUCCESS || identity || !(usage & VK_IMAGE_USAGE_STORAGE_BIT)) return r;
+  return make_view(d, image, format, VK_IMAGE_USAGE_STORAGE_BIT, VkComponentMapping{}, storage);
+}
+
 }  // namespace
 
 namespace {
@@ -331,7 +342,7 @@ VkResult Image::make(std::shared_ptr<Device> device, VkFormat format, ImageType 
     r = device->setup([&image](VkCommandBuffer cb) { record_general(cb, *image); }, &image->setup_point_);
   if (r != VK_SUCCESS) return r;
   if (own_usage) {
-    r = make_view(d, *image, format, own_usage, components, &image->view_);
+    r = make_views(d, *image, format, own_usage, components, &image->view_, &image->storage_view_);
     if (r != VK_SUCCESS) return r;
   }
   image->usage_ = (usage & ~(VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT)) | own_usage;
@@ -354,7 +365,8 @@ VkResult Image::alias(const Image& base, VkFormat format, VkComponentMapping com
   image->extent_ = base.extent_;
   image->layers_ = base.layers_;
   if (own_usage) {
-    VkResult r = make_view(base.device_->handle(), *image, format, own_usage, components, &image->view_);
+    VkResult r = make_views(base.device_->handle(), *image, format, own_usage, components, &image->view_,
+                            &image->storage_view_);
     if (r != VK_SUCCESS) return r;
   }
   *out = std::move(image);
@@ -365,6 +377,7 @@ Image::~Image() {
   if (!device_ || !vulkan_usable()) return;
   VkDevice d = device_->handle();
   if (view_) vkDestroyImageView(d, view_, nullptr);
+  if (storage_view_) vkDestroyImageView(d, storage_view_, nullptr);
   if (!owns_image_) return;
   if (setup_point_) device_->wait_setup(setup_point_);  // never used: made ready meanwhile?
   if (image_) vkDestroyImage(d, image_, nullptr);
@@ -468,7 +481,8 @@ void describe_writes(const std::vector<ImageDescriptor>& descriptors, VkDescript
       (*views)[k] = d.texel_buffer;
       w.pTexelBufferView = &(*views)[k];
     } else {
-      (*infos)[k] = {VK_NULL_HANDLE, d.image->view(), VK_IMAGE_LAYOUT_GENERAL};
+      const bool storage = d.type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+      (*infos)[k] = {VK_NULL_HANDLE, storage ? d.image->storage_view() : d.image->view(), VK_IMAGE_LAYOUT_GENERAL};
       w.pImageInfo = &(*infos)[k];
     }
   }

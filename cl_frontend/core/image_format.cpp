@@ -252,7 +252,13 @@ bool format_supported(const vk::DeviceInfo& device, cl_mem_flags flags, cl_mem_o
     usage |= VK_IMAGE_USAGE_SAMPLED_BIT;
   }
   if (writes || read_write) {
-    if (vf.swizzled || !s.storage) return false;
+    // A storage view has no swizzle: a swizzled format is written only where its one channel
+    // takes the colour's first component, as Vulkan's R does: "CL_INTENSITY (I, I, I, I)",
+    // "CL_LUMINANCE (L, L, L, 1.0)" (OpenCL C 6.15.15.7). Read through storage, they would
+    // read as (I, 0, 0, 1): not read_write.
+    const bool written_as_red = format.image_channel_order == CL_INTENSITY ||
+                                format.image_channel_order == CL_LUMINANCE;
+    if ((vf.swizzled && (read_write || !written_as_red)) || !s.storage) return false;
     if (!read_write && !s.storage_write_without_format) return false;
     // read_write images without the device's formatless storage reads name their format.
     if (read_write && !read_write_runs(device, type, vf.format)) return false;

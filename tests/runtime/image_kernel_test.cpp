@@ -835,8 +835,18 @@ TEST_P(ImageKernels, PackedAndSrgbReads) {
 // write_image{f,i,ui} of every texel, read back with clEnqueueReadImage; then sampler-less
 // reads of the written image in a second kernel.
 TEST_P(ImageKernels, WriteThenReadBack) {
+  // And the swizzled orders whose one channel takes the colour's first component, written
+  // through a view without the swizzle: "CL_INTENSITY (I, I, I, I)", "CL_LUMINANCE (L, L, L,
+  // 1.0)" (OpenCL C 6.15.15.7). Every Vulkan device stores R32_SFLOAT images; reading them
+  // through storage would lose the swizzle, so they are not read_write.
+  const Format intensity{CL_INTENSITY, CL_FLOAT, "intensity_float"};
+  EXPECT_TRUE(supported(intensity, CL_MEM_WRITE_ONLY, CL_MEM_OBJECT_IMAGE2D));
+  EXPECT_FALSE(supported(intensity, CL_MEM_KERNEL_READ_AND_WRITE, CL_MEM_OBJECT_IMAGE2D));
+  std::vector<Format> formats(std::begin(kFormats), std::end(kFormats));
+  formats.push_back(intensity);
+  formats.push_back({CL_LUMINANCE, CL_UNORM_INT8, "luminance_unorm8"});
   for (const Shape& shape : kShapes)
-    for (const Format& format : kFormats) {
+    for (const Format& format : formats) {
       if (!supported(format, CL_MEM_WRITE_ONLY, shape.type) || !supported(format, CL_MEM_READ_ONLY, shape.type))
         continue;
       SCOPED_TRACE(std::string(shape.cl_type) + " " + format.name);

@@ -103,6 +103,9 @@ class Image {
   // for kernels (VK_NULL_HANDLE when the format is neither sampled nor storage; only
   // sampled when the swizzle is not the identity).
   VkImageView view() const { return view_; }
+  // The view a storage image descriptor takes: view() itself, or, where view() has a swizzle
+  // (which storage descriptors may not have), one of the same image without it.
+  VkImageView storage_view() const { return storage_view_ ? storage_view_ : view_; }
 
  private:
   Image() = default;
@@ -114,6 +117,7 @@ class Image {
   VkImage image_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   VkImageView view_ = VK_NULL_HANDLE;
+  VkImageView storage_view_ = VK_NULL_HANDLE;  // identity swizzle, where view_ has another
   bool owns_image_ = true;  // false for an alias: image_ and memory_ are the base's
   uint64_t setup_point_ = 0;  // its first layout and zeroed texels: Device::setup
   detail::Block* block_ = nullptr;  // where |memory_| is a block's, not the image's own

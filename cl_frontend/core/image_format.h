@@ -44,7 +44,8 @@ struct VulkanFormat {
   VkFormat format = VK_FORMAT_UNDEFINED;
   // The Vulkan format's channels are not the order's (CL_A, CL_ARGB, CL_INTENSITY, padding
   // channels read as 1, ...): a kernel reads such an image through a view's component
-  // swizzle, and cannot write it (storage views take no swizzle).
+  // swizzle, and writes it (storage views take no swizzle) only where the one channel is the
+  // colour's x (CL_INTENSITY, CL_LUMINANCE), never as read_write.
   bool swizzled = false;
 };
 // VK_FORMAT_UNDEFINED when vkcl has no Vulkan format for |format|.

@@ -204,11 +204,16 @@ cl::Result<void> _cl_kernel::set_arg(cl_uint index, size_t size, const void* val
       if (arg.image_texel_used && texel_of(m->image->format.image_channel_data_type) != arg.image_texel)
         return cl::Error{CL_INVALID_ARG_VALUE};
       // A read_write image is a storage image of its format where the devices cannot read
-      // format Unknown: one SPIR-V has no name for (CL_BGRA, ...) cannot be one.
-      if (arg.image_access == k2s::ImageAccess::ReadWrite && arg.image_texel_used)
+      // format Unknown: one SPIR-V has no name for (CL_BGRA, ...) cannot be one. Nor can one
+      // read through a swizzle (CL_INTENSITY, ...): storage views have none, and such formats
+      // are not listed for CL_MEM_KERNEL_READ_AND_WRITE.
+      if (arg.image_access == k2s::ImageAccess::ReadWrite && arg.image_texel_used) {
+        const cl::VulkanFormat vf = cl::vulkan_format(m->image->format);
+        if (vf.swizzled) return cl::Error{CL_INVALID_ARG_VALUE};
         for (const auto& d : program->context->devices)
-          if (!cl::read_write_runs(d->vk_info(), m->image->desc.image_type, cl::vulkan_format(m->image->format).format))
+          if (!cl::read_write_runs(d->vk_info(), m->image->desc.image_type, vf.format))
             return cl::Error{CL_INVALID_ARG_VALUE};
+      }
       // The view must be what the descriptor needs (a 1D buffer image's format was checked
       // for both kinds of texel buffer its flags allow).
       VkImageUsageFlags usage = m->image->storage ? m->image->storage->usage() : 0;

@@ -253,6 +253,23 @@ TEST_P(ReadWriteImages, FormatsWithoutASpirvNameAreRefusedWhereTheyCannotRun) {
   EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 0, sizeof h, &h));
 }
 
+// CL_INTENSITY, written through a view without its swizzle: listed for CL_MEM_READ_WRITE (a
+// kernel writes it, or reads it through the swizzle) but not for CL_MEM_KERNEL_READ_AND_WRITE,
+// and refused as a read_write argument, whose reads would lose the swizzle (I, 0, 0, 1).
+TEST_P(ReadWriteImages, SwizzledFormatsAreNotReadWriteArguments) {
+  if (!read_write_args()) GTEST_SKIP() << "no read_write images";
+  Format intensity{CL_INTENSITY, CL_FLOAT, Kind::Float, 4};
+  EXPECT_FALSE(listed(intensity, CL_MEM_KERNEL_READ_AND_WRITE, CL_MEM_OBJECT_IMAGE2D));
+  ASSERT_TRUE(listed(intensity, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D));
+  const Shape& s = kShapes[3];
+  Mem backing;
+  Mem img = image(s, intensity, std::vector<uint8_t>(s.texels() * 4), &backing);
+  Program p = build(kernel_source(s, kFormats[1]), "-cl-std=CL3.0");
+  Kernel k = kernel(p, "k");
+  cl_mem h = img.get();
+  EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 0, sizeof h, &h));
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, ReadWriteImages, ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);
 

@@ -132,6 +132,17 @@ class ReadWriteImages : public KernelTest {
     return false;
   }
   // An image of |s| and |f| holding |data|; a 1D buffer image over |backing|, made here.
+  // clSetKernelArg's answer for a 2D image of |f| (4-byte texels) given to a read_write
+  // argument of kernel_source's kernel for |kernel_format|.
+  cl_int set_as_read_write_arg(const Format& f, const Format& kernel_format) {
+    const Shape& s = kShapes[3];
+    Mem backing;
+    Mem img = image(s, f, std::vector<uint8_t>(s.texels() * 4), &backing);
+    Program p = build(kernel_source(s, kernel_format), "-cl-std=CL3.0");
+    Kernel k = kernel(p, "k");
+    cl_mem h = img.get();
+    return clSetKernelArg(k, 0, sizeof h, &h);
+  }
   Mem image(const Shape& s, const Format& f, const std::vector<uint8_t>& data, Mem* backing) {
     cl_image_desc d{};
     d.image_type = s.type;
@@ -244,13 +255,7 @@ TEST_P(ReadWriteImages, FormatsWithoutASpirvNameAreRefusedWhereTheyCannotRun) {
   Format bgra{CL_BGRA, CL_UNORM_INT8, Kind::Unorm, 1};
   if (listed(bgra, CL_MEM_KERNEL_READ_AND_WRITE, CL_MEM_OBJECT_IMAGE2D)) GTEST_SKIP() << "read_write CL_BGRA runs here";
   if (!listed(bgra, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D)) GTEST_SKIP() << "no CL_BGRA images";
-  const Shape& s = kShapes[3];
-  Mem backing;
-  Mem img = image(s, bgra, std::vector<uint8_t>(s.texels() * 4), &backing);
-  Program p = build(kernel_source(s, kFormats[0]), "-cl-std=CL3.0");
-  Kernel k = kernel(p, "k");
-  cl_mem h = img.get();
-  EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 0, sizeof h, &h));
+  EXPECT_EQ(CL_INVALID_ARG_VALUE, set_as_read_write_arg(bgra, kFormats[0]));
 }
 
 // CL_INTENSITY, written through a view without its swizzle: listed for CL_MEM_READ_WRITE (a
@@ -261,13 +266,7 @@ TEST_P(ReadWriteImages, SwizzledFormatsAreNotReadWriteArguments) {
   Format intensity{CL_INTENSITY, CL_FLOAT, Kind::Float, 4};
   EXPECT_FALSE(listed(intensity, CL_MEM_KERNEL_READ_AND_WRITE, CL_MEM_OBJECT_IMAGE2D));
   ASSERT_TRUE(listed(intensity, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D));
-  const Shape& s = kShapes[3];
-  Mem backing;
-  Mem img = image(s, intensity, std::vector<uint8_t>(s.texels() * 4), &backing);
-  Program p = build(kernel_source(s, kFormats[1]), "-cl-std=CL3.0");
-  Kernel k = kernel(p, "k");
-  cl_mem h = img.get();
-  EXPECT_EQ(CL_INVALID_ARG_VALUE, clSetKernelArg(k, 0, sizeof h, &h));
+  EXPECT_EQ(CL_INVALID_ARG_VALUE, set_as_read_write_arg(intensity, kFormats[1]));
 }
 
 INSTANTIATE_TEST_SUITE_P(Options, ReadWriteImages, ::testing::Values(std::string(""), std::string("-cl-opt-disable")),

@@ -171,7 +171,7 @@ void Device::drop_spares(uint64_t owner) {
   {
     std::lock_guard<std::mutex> lock(spares_mutex_);
     for (size_t i = spares_.size(); i-- > 0;) {
-      if (spares_[i].owner != owner) continue;
+      if ((spares_[i].owner & ~kInternalOwner) != owner) continue;
       freed.add(spares_[i]);
       spare_bytes_ -= spares_[i].size;
       spares_.erase(spares_.begin() + i);
@@ -180,6 +180,7 @@ void Device::drop_spares(uint64_t owner) {
   for (size_t i = 0; i < freed.count; ++i) free_spare(freed.spares[i]);
   blocks_->drop(owner);
   blocks_->drop(owner | detail::kImageOwner);
+  blocks_->drop(owner | kInternalOwner);
 }
 
 void Device::free_all_spares() {

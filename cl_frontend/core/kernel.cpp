@@ -21,7 +21,7 @@ cl::Result<_cl_kernel*> _cl_kernel::create(_cl_program* program, const std::stri
   auto k = cl::Ref<_cl_kernel>::adopt(new _cl_kernel());
   k->program = cl::Ref<_cl_program>(program);
   k->name = name;
-  k->status_words_ = std::make_shared<cl::StatusWordPool>(name);
+  k->status_words_ = std::make_shared<cl::StatusWordPool>(name, program->context->spare_owner);
   k->interface_ = found;
   k->args.resize(found->args.size());
   program->kernels_attached++;
@@ -706,8 +706,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     auto vk_device = program->context->vk_device(device);
     if (!vk_device) return cl::Error{vk_device.error()};
     VkResult r = VK_SUCCESS;
-    cl::ResumeArea area = resume_pool_->take(
-        *vk_device, items, ki.resume_record_size, groups,
+    cl::ResumeArea area = cl::take_resume_area(
+        *vk_device, program->context->spare_owner, items, ki.resume_record_size, groups,
         ki.resume_group_records ? 16 + 4 * (words + 1) : 0, 4,
         uint32_t(plan.regions.size()), &r);
     if (!area.buffer) return cl::Error{cl::cl_error_from(r)};
@@ -722,7 +722,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     }
     plan.resume_arguments = area.buffer;
     plan.resume_arguments_offset = area.arguments;
-    plan.loop_limit_status->set_resume(std::move(area), resume_pool_);
+    plan.loop_limit_status->set_resume(std::move(area));
   }
   return plan;
 }

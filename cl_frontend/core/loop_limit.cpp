@@ -25,7 +25,8 @@ StatusWordPool::Word StatusWordPool::take(const std::shared_ptr<vk::Device>& dev
     std::lock_guard<std::mutex> lock(mutex_);
     if (free_.empty()) {
       std::unique_ptr<vk::Buffer> fresh;
-      *result = vk::Buffer::create(device, kWordsPerBuffer * 4, vk::MemoryPlacement::HostVisible, &fresh);
+      *result = vk::Buffer::create(device, kWordsPerBuffer * 4, vk::MemoryPlacement::HostVisible, &fresh,
+                                   /*reusable=*/true, owner_ | vk::kInternalOwner);
       if (*result != VK_SUCCESS) return {};
       if (!fresh->mapped()) {
         *result = VK_ERROR_MEMORY_MAP_FAILED;
@@ -66,51 +67,49 @@ void ResumeArea::carry_over() const {
   }
 }
 
-ResumeArea ResumePool::take(const std::shared_ptr<vk::Device>& device, uint64_t items,
-                            uint32_t record, uint64_t groups, uint32_t group_record,
-                            uint32_t counters, uint32_t regions, VkResult* result) {
+namespace {
+
+// |size| rounded up to a multiple of a quarter of its largest power of two (at most a quarter
+// more), so that launches of about one size find each other's areas among the spares, which
+// are taken by exact size. Pieces of blocks (Blocks::kLargestPiece) need no rounding.
+uint64_t area_size_class(uint64_t size) {
+  if (size <= (uint64_t(4) << 20)) return size;
+  uint64_t top = uint64_t(1) << (63 - __builtin_clzll(size));
+  uint64_t step = top / 4;
+  return (size + step - 1) / step * step;
+}
+
+}  // namespace
+
+ResumeArea take_resume_area(const std::shared_ptr<vk::Device>& device, uint64_t owner, uint64_t items,
+                            uint32_t record, uint64_t groups, uint32_t group_record, uint32_t counters,
+                            uint32_t regions, VkResult* result) {
   ResumeArea area;
   area.regions = regions;
   area.arguments = 0;
   area.counters = (uint64_t(regions) * (kResumeRounds + 1) * 16 + 255) / 256 * 256;
   area.groups = (area.counters + groups * counters + 255) / 256 * 256;
   area.items = (area.groups + groups * group_record + 255) / 256 * 256;
-  uint64_t size = area.items + items * record;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (size_t i = 0; i < free_.size(); ++i)
-      if (free_[i]->size() >= size) {
-        area.buffer = std::move(free_[i]);
-        free_.erase(free_.begin() + i);
-        break;
-      }
-  }
-  if (!area.buffer) {
-    std::unique_ptr<vk::Buffer> fresh;
-    *result = vk::Buffer::create(device, size, vk::MemoryPlacement::HostVisible, &fresh);
-    if (*result != VK_SUCCESS) return {};
-    if (!fresh->mapped()) {
-      *result = VK_ERROR_MEMORY_MAP_FAILED;
-      return {};
-    }
-    area.buffer = std::move(fresh);
+  const uint64_t size = area.items + items * record;
+  std::unique_ptr<vk::Buffer> buffer;
+  *result = vk::Buffer::create(device, area_size_class(size), vk::MemoryPlacement::HostVisible, &buffer,
+                               /*reusable=*/true, owner | vk::kInternalOwner);
+  if (*result != VK_SUCCESS) return {};
+  if (!buffer->mapped()) {
+    *result = VK_ERROR_MEMORY_MAP_FAILED;
+    return {};
   }
   // Records of earlier launches carry other epochs and are read as empty, and each batch
-  // zeroes its counter when it starts: only the indirect arguments must start at zero.
-  std::memset(area.buffer->mapped(), 0, area.counters);
+  // zeroes its counter when it starts: only the indirect arguments must start at zero, where
+  // the memory held areas before. Memory fresh from the driver may hold anything, epochs
+  // too.
+  std::memset(buffer->mapped(), 0, buffer->fresh() ? size : area.counters);
+  area.buffer = std::move(buffer);
   static std::atomic<uint32_t> launches{0};
   do area.epoch = ++launches;
   while (area.epoch == 0);
   *result = VK_SUCCESS;
   return area;
-}
-
-void ResumePool::give_back(std::shared_ptr<vk::Buffer> buffer) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  free_.push_back(std::move(buffer));
-  // A few of the largest are worth keeping.
-  std::sort(free_.begin(), free_.end(), [](const auto& a, const auto& b) { return a->size() > b->size(); });
-  if (free_.size() > 4) free_.resize(4);
 }
 
 cl_int LoopLimitStatus::command_status() {
@@ -142,7 +141,6 @@ LoopLimitStatus::~LoopLimitStatus() {
   try {
     (void)command_status();
     pool_->give_back(std::move(word_));
-    if (resume_pool_ && resume_.buffer) resume_pool_->give_back(std::move(resume_.buffer));
   } catch (const std::bad_alloc&) {
   }
 }

@@ -21,9 +21,11 @@ constexpr uint32_t kDriverLoopIterationLimit = 65535;
 
 // Status words of one kernel's launches, taken from host-visible buffers of many words (a
 // launch must not allocate device memory of its own) and reused once a launch completes.
+// The buffers are pieces of blocks of |owner| | vk::kInternalOwner (|owner|: the kernel's
+// context's spare owner), not allocations of their own.
 class StatusWordPool {
  public:
-  explicit StatusWordPool(std::string kernel) : kernel_(std::move(kernel)) {}
+  StatusWordPool(std::string kernel, uint64_t owner) : kernel_(std::move(kernel)), owner_(owner) {}
   struct Word {
     std::shared_ptr<vk::Buffer> buffer;
     uint32_t offset = 0;
@@ -37,6 +39,7 @@ class StatusWordPool {
 
  private:
   const std::string kernel_;
+  const uint64_t owner_;
   std::mutex mutex_;
   std::vector<Word> free_;
 };
@@ -53,7 +56,7 @@ class StatusWordPool {
 constexpr uint32_t kResumeRounds = 16;
 
 // Where a launch of such a kernel keeps its work-items' saved state: byte offsets in a
-// host-visible buffer of the kernel's ResumePool.
+// host-visible buffer of its own.
 struct ResumeArea {
   std::shared_ptr<vk::Buffer> buffer;
   uint64_t items = 0, groups = 0, arguments = 0, counters = 0;
@@ -71,20 +74,17 @@ struct ResumeArea {
   void carry_over() const;
 };
 
-class ResumePool {
- public:
-  // An area for |items| records of |record| bytes, |groups| group records of |group_record|
-  // bytes (none where |group_record| is 0) and as many counter blocks of |counters| bytes,
-  // for |regions| dispatch regions, with its indirect arguments zeroed.
-  ResumeArea take(const std::shared_ptr<vk::Device>& device, uint64_t items, uint32_t record,
-                  uint64_t groups, uint32_t group_record, uint32_t counters, uint32_t regions,
-                  VkResult* result);
-  void give_back(std::shared_ptr<vk::Buffer> buffer);
-
- private:
-  std::mutex mutex_;
-  std::vector<std::shared_ptr<vk::Buffer>> free_;
-};
+// An area for |items| records of |record| bytes, |groups| group records of |group_record|
+// bytes (none where |group_record| is 0) and as many counter blocks of |counters| bytes, for
+// |regions| dispatch regions, with its indirect arguments zeroed. Its memory is the device's
+// spare memory of |owner| | vk::kInternalOwner (|owner|: the kernel's context's spare owner)
+// once the area goes: kept for the next launch of about the size (areas are rounded up to a
+// quarter of a power of two), freed when memory runs short or the context goes. A pool in
+// each kernel kept its largest areas for as long as the kernel lived, and the kernels
+// applications keep, or leak, held hundreds of MiB.
+ResumeArea take_resume_area(const std::shared_ptr<vk::Device>& device, uint64_t owner, uint64_t items,
+                            uint32_t record, uint64_t groups, uint32_t group_record, uint32_t counters,
+                            uint32_t regions, VkResult* result);
 
 // One launch's status word, shared by the command (until it retires) and its event (until
 // the event sees the command complete); the last of them to let go returns the word.
@@ -92,11 +92,8 @@ class LoopLimitStatus {
  public:
   LoopLimitStatus(StatusWordPool::Word word, std::shared_ptr<StatusWordPool> pool)
       : word_(std::move(word)), pool_(std::move(pool)) {}
-  // The launch resumes its work-items from |area| (returned to |pool| with the word).
-  void set_resume(ResumeArea area, std::shared_ptr<ResumePool> pool) {
-    resume_ = std::move(area);
-    resume_pool_ = std::move(pool);
-  }
+  // The launch resumes its work-items from |area| (let go with the word).
+  void set_resume(ResumeArea area) { resume_ = std::move(area); }
   const ResumeArea& resume() const { return resume_; }
   ~LoopLimitStatus();
   LoopLimitStatus(const LoopLimitStatus&) = delete;
@@ -114,7 +111,6 @@ class LoopLimitStatus {
   StatusWordPool::Word word_;
   std::shared_ptr<StatusWordPool> pool_;
   ResumeArea resume_;
-  std::shared_ptr<ResumePool> resume_pool_;
   std::once_flag read_;
   cl_int status_ = CL_COMPLETE;
 };

@@ -149,6 +149,44 @@ TEST_P(MemoryBudget, CommandsWhoseMemoryFailsFailAndTheQueueGoesOn) {
   }
 }
 
+// Kernel objects the application keeps (or leaks: PyOpenCL 2022's create_kernels_in_program
+// retains the kernels it is handed, so they are never released) do not keep what their past
+// launches needed: on a driver that cuts loops short each launch of a loop whose trip count
+// is read from memory has an area for its work-items' saved state (tens of MiB for a large
+// NDRange), and silx's convolution tests on lavapipe once ran out of memory holding one per
+// kernel. Here eight kernels launched over 2^18 work-items are kept, and then a buffer of
+// two-thirds of the budget is still had; each launch's results are checked.
+TEST_P(MemoryBudget, KernelsKeptDoNotHoldTheirLaunchesMemory) {
+  Program p = build(R"(
+    __kernel void steps(__global const uint* a, __global uint* out) {
+      uint x = a[get_global_id(0)], s = 0;
+      while (x != 1u) { x = (x & 1u) ? 3u * x + 1u : x / 2u; s++; }
+      out[get_global_id(0)] = s;
+    })");
+  const size_t n = size_t(1) << 18;
+  std::vector<cl_uint> a(n);
+  for (size_t i = 0; i < n; ++i) a[i] = cl_uint(i % 1000 + 1);
+  std::vector<cl_uint> want(n);
+  for (size_t i = 0; i < n; ++i) {
+    cl_uint x = a[i], s = 0;
+    while (x != 1u) x = (x & 1u) ? 3u * x + 1u : x / 2u, ++s;
+    want[i] = s;
+  }
+  std::vector<Kernel> kept;
+  for (int round = 0; round < 8; ++round) {
+    Mem da = buffer(n * 4, a.data()), dout = poisoned(n * 4);
+    kept.push_back(kernel(p, "steps"));
+    set_mem_arg(kept.back(), 0, da);
+    set_mem_arg(kept.back(), 1, dout);
+    run(kept.back(), 1, &n, nullptr);
+    auto got = read<cl_uint>(dout, n);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(want[i], got[i]) << "launch " << round << " work-item " << i;
+  }
+  cl_int err = CL_SUCCESS;
+  Mem big(clCreateBuffer(context_, CL_MEM_READ_WRITE, size_t(64) << 20, nullptr, &err));
+  EXPECT_EQ(CL_SUCCESS, err) << "the kept kernels hold memory";
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, MemoryBudget, ::testing::Values(std::string("")), options_name);
 
 }  // namespace

@@ -187,7 +187,8 @@ class Device {
   void keep_spare(const Spare& spare);  // frees the oldest spares beyond the limit
   // The most memory kept unused for later buffers: in spares, and apart in empty blocks.
   VkDeviceSize spare_limit() const;
-  void drop_spares(uint64_t owner);     // frees the owner's
+  // Frees the owner's, and those of owner | kInternalOwner.
+  void drop_spares(uint64_t owner);
 
   // Device memory within the budget of its heap (memory_budget()), so that asking for more
   // than the device has fails with VK_ERROR_OUT_OF_DEVICE_MEMORY instead of growing the
@@ -275,6 +276,11 @@ class CommandStream;
 
 // The usage flags of every buffer vkcl makes.
 VkBufferUsageFlags buffer_usage();
+
+// Set in an owner (Device::Spare::owner, Buffer::create) for memory the frontend keeps for
+// its own use on behalf of that owner (the state of its launches), apart from the owner's
+// buffers, whose contents it must never show.
+constexpr uint64_t kInternalOwner = uint64_t(1) << 62;
 
 class Buffer {
  public:

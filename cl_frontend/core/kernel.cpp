@@ -616,12 +616,13 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     auto vk_device = program->context->vk_device(device);
     if (!vk_device) return cl::Error{vk_device.error()};
     VkResult r = VK_SUCCESS;
-    auto buffer = printf_pool_->take(*vk_device, 8 + cl::kPrintfBufferSize + ki.printf_max_record, &r);
+    auto buffer = cl::take_printf_buffer(*vk_device, program->context->spare_owner,
+                                         8 + cl::kPrintfBufferSize + ki.printf_max_record, &r);
     if (!buffer) return cl::Error{cl::cl_error_from(r)};
     uint64_t address = buffer->address();
     std::memcpy(&plan.arguments[ki.printf_buffer_address_offset], &address, 8);
     plan.printf_output =
-        std::make_shared<cl::PrintfOutput>(std::move(buffer), ki.printf_calls, printf_pool_);
+        std::make_shared<cl::PrintfOutput>(std::move(buffer), ki.printf_calls);
   }
   if (ki.loop_limit_status_offset != UINT32_MAX) {
     auto vk_device = program->context->vk_device(device);

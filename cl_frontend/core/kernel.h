@@ -144,7 +144,6 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   std::mutex mutex_;
   std::vector<std::shared_ptr<vkcl::cl::SvmAllocation>> svm_pointers_;
   std::vector<vkcl::cl::WeakMem> device_pointer_buffers_;
-  std::shared_ptr<vkcl::cl::PrintfPool> printf_pool_ = std::make_shared<vkcl::cl::PrintfPool>();
   std::shared_ptr<vkcl::cl::StatusWordPool> status_words_;
   // loops_fit's last answer, and the device, NDRange and argument values it was for.
   bool fit_counted_ = false, fit_ = false;

@@ -146,44 +146,28 @@ std::string format_printf_buffer(const uint8_t* buffer, const std::vector<k2s::P
   return out;
 }
 
-std::shared_ptr<vk::Buffer> PrintfPool::take(const std::shared_ptr<vk::Device>& device,
-                                              size_t bytes, VkResult* result) {
-  std::shared_ptr<vk::Buffer> buffer;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = free_.begin(); it != free_.end(); ++it)
-      if ((*it)->size() >= bytes) {
-        buffer = std::move(*it);
-        free_.erase(it);
-        break;
-      }
-  }
-  if (!buffer) {
-    std::unique_ptr<vk::Buffer> fresh;
-    *result = vk::Buffer::create(device, bytes, vk::MemoryPlacement::HostVisible, &fresh);
-    if (*result != VK_SUCCESS) return nullptr;
-    buffer = std::move(fresh);
+std::shared_ptr<vk::Buffer> take_printf_buffer(const std::shared_ptr<vk::Device>& device, uint64_t owner,
+                                               size_t bytes, VkResult* result) {
+  std::unique_ptr<vk::Buffer> buffer;
+  *result = vk::Buffer::create(device, bytes, vk::MemoryPlacement::HostVisible, &buffer, /*reusable=*/true,
+                               owner | vk::kInternalOwner);
+  if (*result != VK_SUCCESS) return nullptr;
+  if (!buffer->mapped()) {
+    *result = VK_ERROR_MEMORY_MAP_FAILED;
+    return nullptr;
   }
   uint32_t header[2] = {0, uint32_t(kPrintfBufferSize)};
   std::memcpy(buffer->mapped(), header, sizeof header);
-  *result = VK_SUCCESS;
   return buffer;
-}
-
-void PrintfPool::give_back(std::shared_ptr<vk::Buffer> buffer) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  free_.push_back(std::move(buffer));
 }
 
 PrintfOutput::~PrintfOutput() {
   if (!buffer_ || !buffer_->mapped()) return;
-  // A destructor must not throw: without the memory to format it, the output is lost (and
-  // the buffer freed rather than kept).
+  // A destructor must not throw: without the memory to format it, the output is lost.
   try {
     std::string text = format_printf_buffer(static_cast<const uint8_t*>(buffer_->mapped()), calls_);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
-    if (pool_) pool_->give_back(std::move(buffer_));
   } catch (const std::bad_alloc&) {
   }
 }

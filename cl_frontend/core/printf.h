@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,28 +21,19 @@ constexpr size_t kPrintfBufferSize = 1024 * 1024;
 std::string format_printf_buffer(const uint8_t* buffer,
                                  const std::vector<k2s::PrintfCall>& calls);
 
-// printf buffers of one kernel, reused from launch to launch (a launch must not allocate
-// a megabyte of device memory each time).
-class PrintfPool {
- public:
-  // A buffer of at least |bytes| with its header reset, or nullptr with |*result| set.
-  std::shared_ptr<vk::Buffer> take(const std::shared_ptr<vk::Device>& device, size_t bytes,
-                                   VkResult* result);
-  void give_back(std::shared_ptr<vk::Buffer> buffer);
-
- private:
-  std::mutex mutex_;
-  std::vector<std::shared_ptr<vk::Buffer>> free_;
-};
+// A printf buffer of at least |bytes| with its header reset, or nullptr with |*result| set.
+// Its memory is a piece of a block of |owner| | vk::kInternalOwner (|owner|: the kernel's
+// context's spare owner), back there once the launch has printed, so that a launch costs no
+// allocation of its own, and a burst of launches leaves nothing behind with the kernel.
+std::shared_ptr<vk::Buffer> take_printf_buffer(const std::shared_ptr<vk::Device>& device, uint64_t owner,
+                                               size_t bytes, VkResult* result);
 
 // Owns one launch's printf buffer; prints its records to stdout when destroyed, which the
-// queue does when the command has completed (commands retire in order), then returns the
-// buffer to its pool.
+// queue does when the command has completed (commands retire in order).
 class PrintfOutput {
  public:
-  PrintfOutput(std::shared_ptr<vk::Buffer> buffer, std::vector<k2s::PrintfCall> calls,
-               std::shared_ptr<PrintfPool> pool)
-      : buffer_(std::move(buffer)), calls_(std::move(calls)), pool_(std::move(pool)) {}
+  PrintfOutput(std::shared_ptr<vk::Buffer> buffer, std::vector<k2s::PrintfCall> calls)
+      : buffer_(std::move(buffer)), calls_(std::move(calls)) {}
   ~PrintfOutput();
   PrintfOutput(const PrintfOutput&) = delete;
   PrintfOutput& operator=(const PrintfOutput&) = delete;
@@ -51,7 +41,6 @@ class PrintfOutput {
  private:
   std::shared_ptr<vk::Buffer> buffer_;
   std::vector<k2s::PrintfCall> calls_;
-  std::shared_ptr<PrintfPool> pool_;
 };
 
 }  // namespace vkcl::cl

@@ -187,6 +187,28 @@ TEST_P(MemoryBudget, KernelsKeptDoNotHoldTheirLaunchesMemory) {
   EXPECT_EQ(CL_SUCCESS, err) << "the kept kernels hold memory";
 }
 
+// The same for printf: each launch in flight has a buffer of a MiB, and 48 launches enqueued
+// before one clFinish once left 48 MiB with the kernel for as long as it lived.
+TEST_P(MemoryBudget, AKernelKeptDoesNotHoldItsPrintfBuffers) {
+  Program p = build(R"(
+    __kernel void k(__global uint* out, uint never) {
+      if (get_global_id(0) == never) printf("%u\n", never);
+      out[get_global_id(0)] += 1;
+    })");
+  Kernel k = kernel(p, "k");
+  const size_t n = 256;
+  Mem out = buffer(n * 4, std::vector<cl_uint>(n, 0).data());
+  set_mem_arg(k, 0, out);
+  set_arg(k, 1, cl_uint(0xffffffffu));
+  for (int i = 0; i < 48; ++i)
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr)) << i;
+  ASSERT_EQ(CL_SUCCESS, clFinish(queue_));
+  for (cl_uint v : read<cl_uint>(out, n)) ASSERT_EQ(48u, v);
+  cl_int err = CL_SUCCESS;
+  Mem big(clCreateBuffer(context_, CL_MEM_READ_WRITE, size_t(64) << 20, nullptr, &err));
+  EXPECT_EQ(CL_SUCCESS, err) << "the kernel holds its printf buffers";
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, MemoryBudget, ::testing::Values(std::string("")), options_name);
 
 }  // namespace

@@ -98,6 +98,11 @@ class Resumer {
     for (ir::Function& f : m_.functions)
       if (library.count(f.id()) && has_retreating_edge(m_, f)) library_looping_.insert(f.id());
     fixpoint(&library_looping_, by_id);
+    // The fixpoint also reached the user functions and kernels that call them, which are not
+    // library functions: they are inlined and resume like any with loops of their own (left
+    // in, a kernel calling a looping library function, sasmodels' float pow, never resumed).
+    for (auto it = library_looping_.begin(); it != library_looping_.end();)
+      it = library.count(*it) ? std::next(it) : library_looping_.erase(it);
     // User functions with loops, and those that call them or looping library functions:
     // inlined into the kernels, so that every loop of the kernel's own is a place to stop.
     std::unordered_set<uint32_t> looping;

@@ -5,7 +5,10 @@
 //                  [--text]
 //
 // --pass NAME runs that single pass and writes the module it produces (no validation);
-// without it the whole translation runs and one <out-prefix>.<kernel>.spv is written per kernel.
+// --until NAME runs every pass up to and including NAME, as a translation's first attempt
+// does (what a pass knows from the ones before it, such as which functions are the library's,
+// holds), and writes the module after NAME; without either the whole translation runs and
+// one <out-prefix>.<kernel>.spv is written per kernel.
 #include <cstdio>
 #include <fstream>
 #include <algorithm>
@@ -59,11 +62,12 @@ const char* kind_name(vkcl::k2s::ArgKind k) {
 
 int main(int argc, char** argv) {
   std::string input, out = "out", pass, options, without;
-  bool text = false, loop_limit = false, resume = true;
+  bool text = false, loop_limit = false, resume = true, until = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-o" && i + 1 < argc) out = argv[++i];
     else if (a == "--pass" && i + 1 < argc) pass = argv[++i];
+    else if (a == "--until" && i + 1 < argc) pass = argv[++i], until = true;
     else if (a == "--build-options" && i + 1 < argc) options = argv[++i];
     else if (a == "--text") text = true;
     else if (a == "--loop-limit") loop_limit = true;
@@ -73,7 +77,7 @@ int main(int argc, char** argv) {
     else input = a;
   }
   if (input.empty()) {
-    std::cerr << "usage: vkcl-translate input.{spv,cl} [-o out-prefix] [--pass NAME] "
+    std::cerr << "usage: vkcl-translate input.{spv,cl} [-o out-prefix] [--pass NAME | --until NAME] "
                  "[--build-options \"...\"] [--text] [--loop-limit [--no-resume]]\n"
                  "  [--without int8,int16,storage8,storage16,float16,float64] (device features to lack)\npasses:";
     for (const auto& n : vkcl::k2s::pass_names()) std::cerr << " " << n;
@@ -144,8 +148,9 @@ int main(int argc, char** argv) {
                            vkcl::k2s::kSubgroupBallot | vkcl::k2s::kSubgroupShuffle |
                            vkcl::k2s::kSubgroupShuffleRelative | vkcl::k2s::kSubgroupClustered;
   if (!pass.empty()) {
-    auto p = vkcl::k2s::create_pass(pass);
-    if (!p) {
+    const std::vector<std::string> all = vkcl::k2s::pass_names();
+    auto last = std::find(all.begin(), all.end(), pass);
+    if (last == all.end()) {
       std::cerr << "unknown pass " << pass << "\n";
       return 2;
     }
@@ -158,7 +163,10 @@ int main(int argc, char** argv) {
     vkcl::k2s::PassContext context;
     context.caps = caps;
     context.resumable_loops = true;
-    auto status = p->Process(module, context);
+    context.rotate_resumed_loops = until;
+    auto status = vkcl::k2s::PassStatus::SuccessWithoutChange;
+    for (auto name = until ? all.begin() : last; name != last + 1 && status != vkcl::k2s::PassStatus::Failure; ++name)
+      status = vkcl::k2s::create_pass(*name)->Process(module, context);
     std::cerr << context.log;
     if (status == vkcl::k2s::PassStatus::Failure) return 1;
     std::cout << (status == vkcl::k2s::PassStatus::SuccessWithChange ? "changed\n" : "unchanged\n");

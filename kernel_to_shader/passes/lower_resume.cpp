@@ -154,7 +154,13 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
       return !failed_;
     }
     case ResumeOp::BudgetStep: {
-      uint32_t count = emit(Op::OpIAdd, u32, {emit(Op::OpLoad, u32, {budget_var()}), c_u32(1)});
+      uint32_t step = 1;
+      if (i.operands.size() > 2) {
+        bool ok = false;
+        step = uint32_t(constant_value(i.operands[2], &ok));
+        if (!ok) return fail("budget step that is not a constant");
+      }
+      uint32_t count = emit(Op::OpIAdd, u32, {emit(Op::OpLoad, u32, {budget_var()}), c_u32(step)});
       emit_void(Op::OpStore, {budget_var(), count});
       return result(u32, count);
     }

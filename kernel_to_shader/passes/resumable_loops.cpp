@@ -89,7 +89,7 @@ class Resumer {
   Resumer(ir::Module& m, PassContext& ctx) : m_(m), ctx_(ctx) {}
 
   bool run() {
-    std::unordered_map<uint32_t, ir::Function*> by_id;
+    std::unordered_map<uint32_t, ir::Function*>& by_id = by_id_;
     for (ir::Function& f : m_.functions) by_id[f.id()] = &f;
     // Library functions with loops (and those that call them) keep their frames: their
     // loops are short, and inlining them everywhere would make large kernels of math code
@@ -307,6 +307,63 @@ class Resumer {
           i.operands[0] = counted(i.operands[0], by_id);
   }
 
+  // The loops a call of library function |id| runs through at least once, its callees'
+  // included. gallivm runs code whose work-items are all elsewhere too, with none active,
+  // and a loop there still takes one pass from the batch's limiter (its back edge decrements
+  // it before the loop sees that no work-item is left), which no work-item counts.
+  uint32_t masked_loops(uint32_t id) {
+    auto known = masked_loops_.find(id);
+    if (known != masked_loops_.end()) return known->second;
+    masked_loops_[id] = 0;  // (the library does not recurse)
+    auto f = by_id_.find(id);
+    if (f == by_id_.end() || f->second->blocks.empty()) return 0;
+    uint32_t n = 0;
+    {
+      Cfg cfg(m_, *f->second);
+      std::set<int> headers;
+      for (int u : cfg.rpo())
+        for (int v : cfg.successors(u))
+          if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
+      n = uint32_t(headers.size());
+    }
+    for (const Block& b : f->second->blocks)
+      for (const Instruction& i : b.instructions)
+        if (i.opcode == Op::OpFunctionCall && library_looping_.count(i.operands[0])) n += masked_loops(i.operands[0]);
+    masked_loops_[id] = n;
+    return n;
+  }
+
+  // What one pass of |f|'s loops costs the driver's limiter beyond the pass itself, where
+  // all work-items are elsewhere: the loops of the library calls inside its loops (blocks
+  // that a loop header reaches and that reach one back).
+  uint32_t masked_loops_per_pass(ir::Function& f, const std::set<uint32_t>& headers) {
+    Cfg cfg(m_, f);
+    auto reach = [&](int from, bool forward) {
+      std::vector<bool> seen(f.blocks.size(), false);
+      std::vector<int> work = {from};
+      while (!work.empty()) {
+        int b = work.back();
+        work.pop_back();
+        for (int n : forward ? cfg.successors(b) : cfg.predecessors(b))
+          if (!seen[n]) seen[n] = true, work.push_back(n);
+      }
+      return seen;
+    };
+    std::vector<bool> in_loop(f.blocks.size(), false);
+    for (uint32_t h : headers) {
+      int hi = cfg.index(h);
+      if (hi < 0) continue;
+      std::vector<bool> after = reach(hi, true), before = reach(hi, false);
+      for (size_t b = 0; b < f.blocks.size(); ++b) in_loop[b] = in_loop[b] || (after[b] && before[b]) || int(b) == hi;
+    }
+    uint32_t n = 0;
+    for (size_t b = 0; b < f.blocks.size(); ++b)
+      if (in_loop[b])
+        for (const Instruction& i : f.blocks[b].instructions)
+          if (i.opcode == Op::OpFunctionCall && library_looping_.count(i.operands[0])) n += masked_loops(i.operands[0]);
+    return n;
+  }
+
   // A copy of library function |id| that counts every pass through its loops' headers in
   // its sub-group's budget (it never stops there: its loops are short).
   uint32_t counted(uint32_t id, const std::unordered_map<uint32_t, ir::Function*>& by_id) {
@@ -459,6 +516,12 @@ class Resumer {
     operands.insert(operands.end(), args.begin(), args.end());
     out.emplace_back(Op::OpExtInst, type ? type : t_void(), id, operands);
     return id;
+  }
+  // A pass of the kernel's loops: one, and |masked| more for the loops of library calls that
+  // the driver runs with no work-item active (masked_loops_per_pass).
+  uint32_t budget_step(std::vector<Instruction>& out, uint32_t masked) {
+    return masked ? ext(out, t_int(32), ResumeOp::BudgetStep, {c_u32(1 + masked)})
+                  : ext(out, t_int(32), ResumeOp::BudgetStep);
   }
   uint32_t emit(std::vector<Instruction>& out, Op op, uint32_t type, std::vector<uint32_t> operands) {
     uint32_t id = m_.take_id();
@@ -1031,6 +1094,7 @@ class Resumer {
     for (const Edge& e : edges)
       if (std::find(targets.begin(), targets.end(), e.to) == targets.end()) targets.push_back(e.to);
     std::set<uint32_t> target_set(targets.begin(), targets.end());
+    const uint32_t masked = masked_loops_per_pass(f, target_set);
     demote_live_values(f, target_set, hoisted);
 
     // Only what a header may still read: saving the rest would keep it alive around the
@@ -1092,7 +1156,8 @@ class Resumer {
     f.blocks.insert(f.blocks.begin(), std::move(entry));
     for (Block& b : added) f.blocks.push_back(std::move(b));
     if (targets.size() == 1) {
-      single_loop(f, targets[0], back_from, hub, hub_entries, returned, slots, rec, epoch, grec, group_records);
+      single_loop(f, targets[0], back_from, hub, hub_entries, returned, slots, rec, epoch, grec, group_records,
+                  masked);
       ctx_.resumable[f.id()] = {record, group_records};
       return true;
     }
@@ -1123,7 +1188,7 @@ class Resumer {
     Block h{hub, {}};
     uint32_t selector = m_.take_id(), go = m_.take_id(), stop = m_.take_id();
     h.instructions.emplace_back(Op::OpPhi, u32, selector, hub_entries);
-    uint32_t passes = ext(h.instructions, u32, ResumeOp::BudgetStep);
+    uint32_t passes = budget_step(h.instructions, masked);
     uint32_t low = emit(h.instructions, Op::OpUGreaterThanEqual, boolean, {passes, c_u32(kYieldAt)});
     h.instructions.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, stop, go});
     f.blocks.push_back(std::move(h));
@@ -1163,11 +1228,12 @@ class Resumer {
   // (8 chains) slower than the plain one.
   void single_loop(ir::Function& f, uint32_t header, const std::set<uint32_t>& back_from, uint32_t hub,
                    std::vector<uint32_t> hub_entries, uint32_t returned, const std::vector<Slot>& slots,
-                   uint32_t rec, uint32_t epoch, uint32_t grec, bool group_records) {
+                   uint32_t rec, uint32_t epoch, uint32_t grec, bool group_records, uint32_t masked) {
     uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
     uint32_t stop = m_.take_id();
     CountedLoop counted;
-    bool is_counted = counted_loop(f, header, back_from, &counted);
+    // (A bound from the loop's count takes one limiter pass per iteration.)
+    bool is_counted = masked == 0 && counted_loop(f, header, back_from, &counted);
     size_t blocks = f.blocks.size();
     for (size_t b = 0; b < blocks; ++b) {
       std::vector<uint32_t> succ = ir::successor_labels(m_, f, f.blocks[b]);
@@ -1178,7 +1244,7 @@ class Resumer {
       ir::retarget(m_, f, f.blocks[b], header, via);
       Block v{via, {}};
       if (back) {
-        uint32_t passes = ext(v.instructions, u32, ResumeOp::BudgetStep);
+        uint32_t passes = budget_step(v.instructions, masked);
         uint32_t low = emit(v.instructions, Op::OpUGreaterThanEqual, boolean, {passes, c_u32(kYieldAt)});
         v.instructions.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, stop, header});
       } else {
@@ -1496,6 +1562,8 @@ class Resumer {
   uint32_t resume_set_ = 0;
   std::unordered_set<uint32_t> converging_;
   std::unordered_set<uint32_t> library_looping_;
+  std::unordered_map<uint32_t, ir::Function*> by_id_;
+  std::unordered_map<uint32_t, uint32_t> masked_loops_;  // memo of masked_loops()
   std::unordered_map<uint32_t, uint32_t> counted_;  // library function -> its counting copy
   std::vector<ir::Function> counted_functions_;     // added to the module at the end
 };

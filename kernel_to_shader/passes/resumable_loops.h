@@ -59,7 +59,8 @@ enum class ResumeOp : uint32_t {
   SaveLocal = 5,    // void (u64 address, u32 constant cooperative): copies local memory out;
                     // cooperative: each work-item of the group copies its share, else all
   RestoreLocal = 6,  // void (u64 address): copies local memory back, the group together
-  BudgetStep = 7,   // u32: counts a loop iteration of this work-item; returns its count
+  BudgetStep = 7,   // u32 (u32 constant step, 1 where absent): counts a loop iteration of
+                    // this work-item; returns its count
   BudgetReset = 8,  // void
   FlagSet = 9,      // void: asks the work-group to stop at its next barrier
   FlagRead = 10,    // u32, right after a barrier: the flag; also brings the sub-group's

@@ -225,6 +225,45 @@ TEST_P(LoopLimit, LongLoopsCallingBuiltinsWithLoops) {
   }
 }
 
+// The same built-in called outside the long loop but inside a loop around it: in every pass
+// of the long loop the driver also runs tgamma's loops with no work-item in them, each taking
+// a pass from its limiter, and the kernel counts those too (sasmodels' superball in single
+// precision, whose form volume calls tgamma in its polydispersity loop, was cut short).
+TEST_P(LoopLimit, LongLoopsBesideBuiltinsWithLoops) {
+  Program p = build(R"(
+    __kernel void beside(__global float* out, __global const int* outer, int n) {
+      int g = get_global_id(0);
+      float acc = 0.0f;
+      for (int k = 0; k < outer[0]; k++) {
+        float v = tgamma(1.5f + k);
+        for (int a = 0; a < n; a++) acc += (a ^ g) & 3;
+        acc += v;
+      }
+      out[g] = acc;
+    })");
+  const size_t items = 8;
+  const cl_int outer = 2, n = 70000;
+  Kernel k = kernel(p, "beside");
+  Mem dout = poisoned(items * 4);
+  Mem douter = buffer(4, &outer);
+  set_mem_arg(k, 0, dout);
+  set_mem_arg(k, 1, douter);
+  set_arg(k, 2, n);
+  CapturedStderr captured;
+  run(k, 1, &items, nullptr);
+  std::string said = captured.text();
+  EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
+  std::vector<float> out = read<float>(dout, items);
+  for (size_t g = 0; g < items; ++g) {
+    double want = 0;
+    for (int kk = 0; kk < outer; ++kk) {
+      for (int a = 0; a < n; ++a) want += (a ^ int(g)) & 3;
+      want += std::tgamma(1.5 + kk);
+    }
+    ASSERT_NEAR(out[g], want, want * 1e-5) << "work-item " << g;
+  }
+}
+
 // A loop with barriers around local memory (the shape of a scan over many chunks): the
 // work-group stops together after a barrier and its local memory comes back with it. With
 // VKCL_RESUMABLE_LOOPS=0 such a kernel past the limit fails loudly.

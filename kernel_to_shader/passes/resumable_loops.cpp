@@ -75,6 +75,15 @@ std::vector<std::set<uint32_t>> live_into_blocks(const Cfg& cfg, const std::vect
   return live_in;
 }
 
+// Targets of retreating edges of a depth-first order: every cycle has one.
+std::set<int> loop_headers(const Cfg& cfg) {
+  std::set<int> headers;
+  for (int u : cfg.rpo())
+    for (int v : cfg.successors(u))
+      if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
+  return headers;
+}
+
 bool has_retreating_edge(const ir::Module& m, ir::Function& f) {
   if (f.blocks.empty()) return false;
   Cfg cfg(m, f);
@@ -100,7 +109,7 @@ class Resumer {
     fixpoint(&library_looping_, by_id);
     // The fixpoint also reached the user functions and kernels that call them, which are not
     // library functions: they are inlined and resume like any with loops of their own (left
-    // in, a kernel calling a looping library function, sasmodels' float pow, never resumed).
+    // in, a kernel calling a looping library function such as tgamma never resumed).
     for (auto it = library_looping_.begin(); it != library_looping_.end();)
       it = library.count(*it) ? std::next(it) : library_looping_.erase(it);
     // User functions with loops, and those that call them or looping library functions:
@@ -317,15 +326,7 @@ class Resumer {
     masked_loops_[id] = 0;  // (the library does not recurse)
     auto f = by_id_.find(id);
     if (f == by_id_.end() || f->second->blocks.empty()) return 0;
-    uint32_t n = 0;
-    {
-      Cfg cfg(m_, *f->second);
-      std::set<int> headers;
-      for (int u : cfg.rpo())
-        for (int v : cfg.successors(u))
-          if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
-      n = uint32_t(headers.size());
-    }
+    uint32_t n = uint32_t(loop_headers(Cfg(m_, *f->second)).size());
     for (const Block& b : f->second->blocks)
       for (const Instruction& i : b.instructions)
         if (i.opcode == Op::OpFunctionCall && library_looping_.count(i.operands[0])) n += masked_loops(i.operands[0]);
@@ -373,10 +374,7 @@ class Resumer {
     counted_[id] = c.id();
     {
       Cfg cfg(m_, c);
-      std::set<int> headers;
-      for (int u : cfg.rpo())
-        for (int v : cfg.successors(u))
-          if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
+      const std::set<int> headers = loop_headers(cfg);
       std::vector<std::pair<uint32_t, uint32_t>> edges;
       for (int v : headers)
         for (int u : cfg.predecessors(v))
@@ -793,10 +791,7 @@ class Resumer {
     std::vector<std::pair<size_t, size_t>> barriers;  // (block, instruction) inside loops
     {
       Cfg cfg(m_, f);
-      std::set<int> headers;
-      for (int u : cfg.rpo())
-        for (int v : cfg.successors(u))
-          if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
+      const std::set<int> headers = loop_headers(cfg);
       for (int v : headers)
         for (int u : cfg.predecessors(v))
           if (cfg.reachable(u)) edges.push_back({f.blocks[u].label, f.blocks[v].label});
@@ -1073,10 +1068,7 @@ class Resumer {
     std::set<uint32_t> back_from;  // blocks with a retreating edge into a header
     {
       Cfg cfg(m_, f);
-      std::set<int> headers;
-      for (int u : cfg.rpo())
-        for (int v : cfg.successors(u))
-          if (cfg.rpo_number(v) <= cfg.rpo_number(u)) headers.insert(v);
+      const std::set<int> headers = loop_headers(cfg);
       for (int v : headers)
         for (int u : cfg.predecessors(v))
           if (cfg.reachable(u)) {

@@ -153,7 +153,9 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
       emit(Op::OpFunctionCall, t_void(), {resume_local_copy_helper(save), value(i.operands[2]), first, step});
       return !failed_;
     }
-    case ResumeOp::BudgetStep: {
+    case ResumeOp::BudgetStep:
+    case ResumeOp::GroupBudgetStep: {
+      // (GroupBudgetStep's is a register too: FlagRead brings the sub-group's counts together.)
       uint32_t step = 1;
       if (i.operands.size() > 2) {
         bool ok = false;
@@ -167,12 +169,6 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
     case ResumeOp::BudgetReset:
       emit_void(Op::OpStore, {budget_var(), c_u32(0)});
       return !failed_;
-    case ResumeOp::GroupBudgetStep: {
-      // A register, as BudgetStep's: FlagRead brings the sub-group's counts together.
-      uint32_t count = emit(Op::OpIAdd, u32, {emit(Op::OpLoad, u32, {budget_var()}), c_u32(1)});
-      emit_void(Op::OpStore, {budget_var(), count});
-      return result(u32, count);
-    }
     case ResumeOp::GroupBudgetReset:
       emit_void(Op::OpStore, {budget_var(), c_u32(0)});
       return !failed_;

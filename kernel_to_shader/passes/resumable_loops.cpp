@@ -788,6 +788,7 @@ class Resumer {
       uint32_t from, to;
     };
     std::vector<Edge> edges;
+    uint32_t masked = 0;  // masked_loops_per_pass
     std::vector<std::pair<size_t, size_t>> barriers;  // (block, instruction) inside loops
     {
       Cfg cfg(m_, f);
@@ -795,6 +796,9 @@ class Resumer {
       for (int v : headers)
         for (int u : cfg.predecessors(v))
           if (cfg.reachable(u)) edges.push_back({f.blocks[u].label, f.blocks[v].label});
+      std::set<uint32_t> header_labels;
+      for (int v : headers) header_labels.insert(f.blocks[v].label);
+      masked = masked_loops_per_pass(f, header_labels);
       auto reaches = [&](int from, int to, int avoid = -1) { return Resumer::reaches(cfg, from, to, avoid); };
       // Only the barriers of one cycle (the first one's): a resume path into two loops one
       // after the other would need a merge the structurizer cannot find.
@@ -920,7 +924,8 @@ class Resumer {
     for (const Edge& edge : edges) {
       uint32_t check = m_.take_id(), raise = m_.take_id();
       auto& c = start(check);
-      uint32_t count = ext(c, u32, ResumeOp::GroupBudgetStep);
+      uint32_t count = masked ? ext(c, u32, ResumeOp::GroupBudgetStep, {c_u32(1 + masked)})
+                              : ext(c, u32, ResumeOp::GroupBudgetStep);
       uint32_t low = emit(c, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kFlagAt)});
       c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, raise, edge.to});
       auto& r = start(raise);

@@ -66,8 +66,9 @@ enum class ResumeOp : uint32_t {
   FlagRead = 10,    // u32, right after a barrier: the flag; also brings the sub-group's
                     // GroupBudgetStep counts to their largest
   FlagReset = 11,   // void
-  GroupBudgetStep = 12,   // u32: counts a loop-header pass of this work-item (a register;
-                          // FlagRead makes it the sub-group's); returns its count
+  GroupBudgetStep = 12,   // u32 (u32 constant step, 1 where absent): counts a loop-header
+                          // pass of this work-item (a register; FlagRead makes it the
+                          // sub-group's); returns its count
   GroupBudgetReset = 13,  // void
 };
 

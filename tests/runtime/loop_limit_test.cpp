@@ -67,9 +67,9 @@ class LoopLimit : public KernelTest {
     return e;
   }
   // Runs |k| over |items| work-items (1D) and expects no report of a cut on stderr.
-  void run_uncut(const Kernel& k, size_t items) {
+  void run_uncut(const Kernel& k, size_t items, const size_t* local = nullptr) {
     CapturedStderr captured;
-    run(k, 1, &items, nullptr);
+    run(k, 1, &items, local);
     std::string said = captured.text();
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
   }
@@ -261,6 +261,48 @@ TEST_P(LoopLimit, LongLoopsBesideBuiltinsWithLoops) {
       for (int a = 0; a < n; ++a) want += (a ^ int(g)) & 3;
       want += std::tgamma(1.5 + kk);
     }
+    ASSERT_NEAR(out[g], want, want * 1e-5) << "work-item " << g;
+  }
+}
+
+// And with barriers in the long loop, where the work-group stops together: the same kernel
+// with the values rotating through local memory.
+TEST_P(LoopLimit, BarrierLoopsBesideBuiltinsWithLoops) {
+  const char* resumable = std::getenv("VKCL_RESUMABLE_LOOPS");
+  if (resumable && std::string(resumable) == "0") GTEST_SKIP() << "not resuming";
+  Program p = build(R"(
+    __kernel void beside(__global float* out, __global const int* outer, int n, __local int* ring) {
+      int l = get_local_id(0), size = get_local_size(0);
+      float acc = 0.0f;
+      for (int k = 0; k < outer[0]; k++) {
+        float v = tgamma(1.5f + k);
+        ring[l] = l + k;
+        for (int a = 0; a < n; a++) {
+          barrier(CLK_LOCAL_MEM_FENCE);
+          int x = ring[(l + 1) % size];
+          barrier(CLK_LOCAL_MEM_FENCE);
+          ring[l] = x;
+          acc += (x ^ a) & 3;
+        }
+        acc += v;
+      }
+      out[get_global_id(0)] = acc;
+    })");
+  const size_t items = 8, local = 8;
+  const cl_int outer = 1, n = 150000;
+  Kernel k = kernel(p, "beside");
+  Mem dout = poisoned(items * 4);
+  Mem douter = buffer(4, &outer);
+  set_mem_arg(k, 0, dout);
+  set_mem_arg(k, 1, douter);
+  set_arg(k, 2, n);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 3, local * 4, nullptr));
+  run_uncut(k, items, &local);
+  std::vector<float> out = read<float>(dout, items);
+  for (size_t g = 0; g < items; ++g) {
+    double want = std::tgamma(1.5);
+    // After a steps, work-item l holds the value work-item l + a + 1 started with.
+    for (int a = 0; a < n; ++a) want += (int((g + a + 1) % local) ^ a) & 3;
     ASSERT_NEAR(out[g], want, want * 1e-5) << "work-item " << g;
   }
 }

@@ -73,6 +73,19 @@ class LoopLimit : public KernelTest {
     std::string said = captured.text();
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
   }
+  // A "beside" kernel (out, outer, n, ...) set for |outer| passes of the loop around and |n|
+  // of the long loop, and its buffers.
+  struct Beside {
+    Kernel k;
+    Mem out, outer;
+  };
+  Beside beside(const Program& p, size_t items, cl_int outer, cl_int n) {
+    Beside b{kernel(p, "beside"), poisoned(items * 4), buffer(4, &outer)};
+    set_mem_arg(b.k, 0, b.out);
+    set_mem_arg(b.k, 1, b.outer);
+    set_arg(b.k, 2, n);
+    return b;
+  }
   cl_int status_of(cl_event e) {
     cl_int s = CL_QUEUED;
     EXPECT_EQ(CL_SUCCESS, clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr));
@@ -247,14 +260,9 @@ TEST_P(LoopLimit, LongLoopsBesideBuiltinsWithLoops) {
     })");
   const size_t items = 8;
   const cl_int outer = 2, n = 70000;
-  Kernel k = kernel(p, "beside");
-  Mem dout = poisoned(items * 4);
-  Mem douter = buffer(4, &outer);
-  set_mem_arg(k, 0, dout);
-  set_mem_arg(k, 1, douter);
-  set_arg(k, 2, n);
-  run_uncut(k, items);
-  std::vector<float> out = read<float>(dout, items);
+  Beside b = beside(p, items, outer, n);
+  run_uncut(b.k, items);
+  std::vector<float> out = read<float>(b.out, items);
   for (size_t g = 0; g < items; ++g) {
     double want = 0;
     for (int kk = 0; kk < outer; ++kk) {
@@ -290,15 +298,10 @@ TEST_P(LoopLimit, BarrierLoopsBesideBuiltinsWithLoops) {
     })");
   const size_t items = 8, local = 8;
   const cl_int outer = 1, n = 150000;
-  Kernel k = kernel(p, "beside");
-  Mem dout = poisoned(items * 4);
-  Mem douter = buffer(4, &outer);
-  set_mem_arg(k, 0, dout);
-  set_mem_arg(k, 1, douter);
-  set_arg(k, 2, n);
-  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 3, local * 4, nullptr));
-  run_uncut(k, items, &local);
-  std::vector<float> out = read<float>(dout, items);
+  Beside b = beside(p, items, outer, n);
+  ASSERT_EQ(CL_SUCCESS, clSetKernelArg(b.k, 3, local * 4, nullptr));
+  run_uncut(b.k, items, &local);
+  std::vector<float> out = read<float>(b.out, items);
   for (size_t g = 0; g < items; ++g) {
     double want = std::tgamma(1.5);
     // After a steps, work-item l holds the value work-item l + a + 1 started with.

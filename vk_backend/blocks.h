@@ -38,7 +38,7 @@ constexpr uint64_t kImageOwner = uint64_t(1) << 63;
 class Blocks {
  public:
   // The largest buffer placed in a block; larger ones get an allocation of their own.
-  static constexpr VkDeviceSize kLargestPiece = VkDeviceSize(4) << 20;
+  static constexpr VkDeviceSize kLargestPiece = kLargestBufferPiece;
   static constexpr VkDeviceSize kGranule = 256;  // pieces start and end at multiples of it
 
   explicit Blocks(Device& device);

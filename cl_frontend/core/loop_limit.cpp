@@ -71,9 +71,9 @@ namespace {
 
 // |size| rounded up to a multiple of a quarter of its largest power of two (at most a quarter
 // more), so that launches of about one size find each other's areas among the spares, which
-// are taken by exact size. Pieces of blocks (Blocks::kLargestPiece) need no rounding.
+// are taken by exact size. Pieces of blocks need no rounding.
 uint64_t area_size_class(uint64_t size) {
-  if (size <= (uint64_t(4) << 20)) return size;
+  if (size <= vk::kLargestBufferPiece) return size;
   uint64_t top = uint64_t(1) << (63 - __builtin_clzll(size));
   uint64_t step = top / 4;
   return (size + step - 1) / step * step;

@@ -282,6 +282,10 @@ VkBufferUsageFlags buffer_usage();
 // buffers, whose contents it must never show.
 constexpr uint64_t kInternalOwner = uint64_t(1) << 62;
 
+// The largest reusable buffer made a piece of a shared block (Blocks::kLargestPiece); larger
+// ones get an allocation of their own, which goes back to the spares by its exact size.
+constexpr VkDeviceSize kLargestBufferPiece = VkDeviceSize(4) << 20;
+
 class Buffer {
  public:
   // VK_ERROR_OUT_OF_DEVICE_MEMORY / VK_ERROR_OUT_OF_HOST_MEMORY when |size| cannot be had.

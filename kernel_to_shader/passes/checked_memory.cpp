@@ -156,8 +156,9 @@ uint32_t Lowering::local_check_limit() {
 
 // The end of private memory before its sink; defined by finish_module.
 uint32_t Lowering::private_check_limit() {
-  if (!private_check_limit_) private_check_limit_ = take_id();
-  return private_check_limit_;
+  uint32_t& limit = private_memory_[private_arena_].check_limit;
+  if (!limit) limit = take_id();
+  return limit;
 }
 
 // The kernel argument input pointer |pointer| derives from, where the function being lowered

@@ -306,7 +306,7 @@ uint32_t Lowering::float_atomic_loop(Op op, AddressFormat af, uint32_t address, 
     uint32_t bits = wide_atomic32(op, address, scope, semantics, emit(Op::OpBitcast, u32, {v}), 0);
     return emit(Op::OpBitcast, t_float(32), {bits});
   }
-  std::vector<uint32_t> key = {kFloatLoop, uint32_t(op), uint32_t(af), scope, semantics};
+  std::vector<uint32_t> key = {kFloatLoop, uint32_t(op), uint32_t(af), scope, semantics, private_arena_};
   auto cached = atomic_helpers_.find(key);
   uint32_t helper = 0;
   uint32_t f32 = t_float(32), u32 = t_uint(32), bt = t_bool();

@@ -69,7 +69,7 @@ uint32_t Lowering::word_pointer_at(AddressFormat f, uint32_t index, uint32_t wor
   if (local && byte_arena_) fail("internal: 32-bit word access to the byte local arena");
   auto storage = local ? spv::StorageClass::Workgroup : spv::StorageClass::Private;
   return emit(Op::OpAccessChain, t_ptr(storage, t_uint(32)),
-              {local ? local_memory_var_ : private_memory_var_, index});
+              {local ? local_memory_var_ : private_memory_[private_arena_].variable, index});
 }
 
 // A scalar of 32 or 64 bits from the words at |index| (a 64-bit one little-endian).

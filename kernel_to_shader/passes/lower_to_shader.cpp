@@ -596,6 +596,15 @@ bool Lowering::classify_variables(const ir::Function& f) {
   return true;
 }
 
+uint32_t Lowering::place_private(uint32_t size, uint32_t alignment) {
+  uint32_t& bytes = private_memory_[private_arena_].bytes;
+  uint32_t a = std::max<uint32_t>(alignment, 4);
+  bytes = (bytes + a - 1) / a * a;
+  uint32_t at = bytes;
+  bytes += (size + 3) / 4 * 4;
+  return at;
+}
+
 bool Lowering::lower_function(const ir::Function& f) {
   if (!classify_variables(f)) return false;
   wide_arena_ = wide_functions_.count(f.id()) > 0;
@@ -626,6 +635,7 @@ bool Lowering::lower_function(const ir::Function& f) {
     }
     first_block = false;
     for (const auto& i : b.instructions) {
+      private_arena_ = private_arenas_.of_access(i);
       if (!lower_instruction(i)) {
         if (!failed_) fail("cannot translate " + describe(i));
         ctx_.log += "  in function " + (names_.count(f.id()) ? names_[f.id()]
@@ -634,6 +644,7 @@ bool Lowering::lower_function(const ir::Function& f) {
       }
     }
   }
+  private_arena_ = PrivateArenas::kMain;
   // Vulkan wants every OpVariable at the top of the entry block.
   auto& entry = out.blocks.front().instructions;
   entry.insert(entry.begin(), variables_.begin(), variables_.end());
@@ -700,9 +711,7 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
       }
       const Layout& l = layout_.of(pointee(i.type_id));
       uint32_t a = std::max<uint32_t>(l.alignment, 4);
-      private_bytes_ = (private_bytes_ + a - 1) / a * a;
-      bind(i.result_id, t_uint(32), c_u32(private_bytes_));
-      private_bytes_ += (l.size + 3) / 4 * 4;
+      bind(i.result_id, t_uint(32), c_u32(place_private(l.size, a)));
       if (i.operands.size() > 1)
         store(AddressFormat::Private32, value(i.result_id), pointee(i.type_id),
               value(i.operands[1]), a);
@@ -1171,11 +1180,11 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
     if (byval) {
       // The kernel receives a private copy of the struct.
       const Layout& l = layout_.of(arg_type);
-      private_bytes_ = (private_bytes_ + 7) / 8 * 8;
-      uint32_t copy = c_u32(private_bytes_);
-      private_bytes_ += (l.size + 3) / 4 * 4;
+      private_arena_ = private_arenas_.of_value(p.result_id);
+      uint32_t copy = c_u32(place_private(l.size, 8));
       uint32_t v = load(from, address, arg_type, l.alignment);
       store(AddressFormat::Private32, copy, arg_type, v, l.alignment);
+      private_arena_ = PrivateArenas::kMain;
       call.push_back(copy);
     } else if (arg.kind == ArgKind::LocalPointer || arg.kind == ArgKind::Sampler) {
       call.push_back(load_out(from, address, t_uint(32), 4));
@@ -1323,11 +1332,12 @@ bool Lowering::run(ir::Module* result) {
   }
 
   // Private memory: its size is known once every function is lowered; ids are reserved now.
-  private_array_length_ = take_id();
-  private_array_type_ = take_id();
-  private_pointer_type_ = take_id();
-  private_memory_var_ = take_id();
-  interface_.push_back(private_memory_var_);
+  private_arenas_.analyze(in_);
+  for (uint32_t a = 0; a < private_arenas_.count(); ++a) {
+    PrivateArena arena{take_id(), take_id(), take_id(), take_id(), a == PrivateArenas::kMain ? 64u : 4u};
+    private_memory_.push_back(arena);
+    interface_.push_back(arena.variable);
+  }
 
   workgroup_size();  // every kernel declares its local size as specialization constants
 
@@ -1357,7 +1367,8 @@ bool Lowering::run(ir::Module* result) {
   ctx_.local_base = static_local_bytes_;
   for (auto& k : kernels_) {
     k.static_local_memory_size = (local_bytes + 15) / 16 * 16;
-    k.private_memory_size = private_bytes_;
+    k.private_memory_size = 0;
+    for (const PrivateArena& a : private_memory_) k.private_memory_size += a.bytes;
     k.check_sites = check_sites_;
     k.check_site_arguments = check_site_arguments_;
   }
@@ -1377,21 +1388,19 @@ bool Lowering::run(ir::Module* result) {
 }
 
 void Lowering::finish_module() {
-  if (private_check_limit_) {
-    private_bytes_ = (private_bytes_ + 3) / 4 * 4;
-    out_.globals.emplace_back(Op::OpConstant, t_uint(32), private_check_limit_,
-                              std::vector<uint32_t>{private_bytes_});
-    private_bytes_ += kCheckSinkBytes;
+  for (PrivateArena& a : private_memory_) {
+    a.bytes = (a.bytes + 3) / 4 * 4;
+    if (a.check_limit) {
+      out_.globals.emplace_back(Op::OpConstant, t_uint(32), a.check_limit, std::vector<uint32_t>{a.bytes});
+      a.bytes += kCheckSinkBytes;
+    }
+    out_.globals.emplace_back(Op::OpConstant, t_uint(32), a.length, std::vector<uint32_t>{a.bytes / 4});
+    out_.globals.emplace_back(Op::OpTypeArray, 0, a.array_type, std::vector<uint32_t>{t_uint(32), a.length});
+    out_.globals.emplace_back(Op::OpTypePointer, 0, a.pointer_type,
+                              std::vector<uint32_t>{uint32_t(spv::StorageClass::Private), a.array_type});
+    out_.globals.emplace_back(Op::OpVariable, a.pointer_type, a.variable,
+                              std::vector<uint32_t>{uint32_t(spv::StorageClass::Private)});
   }
-  out_.globals.emplace_back(Op::OpConstant, t_uint(32), private_array_length_,
-                            std::vector<uint32_t>{(private_bytes_ + 3) / 4});
-  out_.globals.emplace_back(Op::OpTypeArray, 0, private_array_type_,
-                            std::vector<uint32_t>{t_uint(32), private_array_length_});
-  out_.globals.emplace_back(Op::OpTypePointer, 0, private_pointer_type_,
-                            std::vector<uint32_t>{uint32_t(spv::StorageClass::Private),
-                                                  private_array_type_});
-  out_.globals.emplace_back(Op::OpVariable, private_pointer_type_, private_memory_var_,
-                            std::vector<uint32_t>{uint32_t(spv::StorageClass::Private)});
 
   // Doubles keep signed zeros, infinities and NaNs too (without the mode lavapipe folds
   // x + 0.0 to x, turning -0 + 0 into -0).

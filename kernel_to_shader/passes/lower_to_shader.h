@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "passes/pass.h"
+#include "passes/private_arenas.h"
 #include "passes/type_layout.h"
 
 namespace vkcl::k2s {
@@ -323,7 +324,6 @@ class Lowering {
   std::vector<ir::Instruction> annotations_;
   std::vector<uint32_t> interface_;  // global variables every entry point lists
   std::vector<ir::Instruction> ep_instructions_;
-  uint32_t private_array_length_ = 0, private_array_type_ = 0, private_pointer_type_ = 0;
   uint32_t glsl_ = 0;
 
  public:
@@ -350,8 +350,19 @@ class Lowering {
   uint32_t local_bytes_ = 0;         // its length, spec * 4
   std::unordered_set<uint32_t> byte_functions_;  // input functions lowered with the byte arena
   bool byte_arena_ = false;          // the function being lowered uses the byte arena
-  uint32_t private_memory_var_ = 0;  // Private u32[N] word array
-  uint32_t private_bytes_ = 64;      // first 64 bytes are scratch for generic accesses
+  // Private memory: u32 word arrays, the arenas of private_arenas.h. Arena 0's first 64
+  // bytes are scratch for generic accesses; the others leave offset 0 to null pointers.
+  struct PrivateArena {
+    uint32_t variable, length, array_type, pointer_type;  // ids taken up front
+    uint32_t bytes;            // laid out so far
+    uint32_t check_limit = 0;  // checked mode: the constant where the sink starts
+  };
+  PrivateArenas private_arenas_;
+  std::vector<PrivateArena> private_memory_;
+  uint32_t private_arena_ = 0;  // the arena the instruction being lowered reaches
+  // Lays out |size| bytes aligned to |alignment| in the arena of the instruction being
+  // lowered; returns their offset.
+  uint32_t place_private(uint32_t size, uint32_t alignment);
   static constexpr uint32_t kLocalScratch = 64;
   uint32_t static_local_bytes_ = 0;  // kLocalScratch where needed (index_input)
   // A region of |size| bytes of local memory: the output u32 holding its byte offset, which
@@ -392,7 +403,6 @@ class Lowering {
   uint32_t local_check_limit();
   uint32_t private_check_limit();
   uint32_t check_global_helper_ = 0, check_local_helper_ = 0, check_private_helper_ = 0;
-  uint32_t private_check_limit_ = 0;
   std::vector<std::string> check_sites_;
   std::vector<uint32_t> check_site_arguments_;
   uint32_t stores_function_ = 0;  // stored_once()'s cache: of which function

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 
 #include <spirv/unified1/spirv.hpp11>
 
@@ -1004,6 +1005,54 @@ TEST(ResumableLoops, WhichKernelsResume) {
   k2s::TranslateResult plain = k2s::translate(compiled.spirv, k2s::TargetCaps{});
   ASSERT_TRUE(plain.ok) << plain.log;
   for (const auto& k : plain.kernels) EXPECT_EQ(k.interface.resume_area_offset, UINT32_MAX);
+}
+
+}  // namespace
+}  // namespace vkcl::test
+
+namespace vkcl::test {
+namespace {
+
+// Private word arrays in |shader|: OpVariables in the Private storage class whose type
+// points to an array.
+int private_arrays(const std::vector<uint32_t>& shader) {
+  std::set<uint32_t> arrays, pointers;
+  int count = 0;
+  for (size_t at = 5; at < shader.size() && (shader[at] >> 16);) {
+    auto op = spv::Op(shader[at] & 0xffff);
+    const uint32_t* w = &shader[at];
+    if (op == spv::Op::OpTypeArray) arrays.insert(w[1]);
+    if (op == spv::Op::OpTypePointer && spv::StorageClass(w[2]) == spv::StorageClass::Private &&
+        arrays.count(w[3]))
+      pointers.insert(w[1]);
+    if (op == spv::Op::OpVariable && pointers.count(w[1])) ++count;
+    at += shader[at] >> 16;
+  }
+  return count;
+}
+
+// Arrays whose pointers never meet get arrays of their own (a driver keeps those with
+// constant indices in registers); arrays that meet in a parameter share one.
+TEST(PrivateArenas, ArraysWhosePointersNeverMeetAreApart) {
+  compiler::DeviceFeatures features = kernel_features();
+  auto compiled = compiler::compile(R"(
+    __attribute__((noinline)) void twist(uint* w, int n) { w[n & 3] ^= w[0] << 3; }
+    __kernel void k(__global uint* o, int n) {
+      uint a[4], b[4], c[4];
+      for (int j = 0; j < 4; ++j) { a[j] = o[j]; b[j] = o[j + 4]; c[j] = o[j + 8]; }
+      twist(a, n);
+      twist(b, n);   // meets a
+      uint* p = n ? c : c + 1;
+      p[n & 1] = 9;  // c alone
+      for (int j = 0; j < 4; ++j) o[j] = a[j] + b[j] + c[j];
+    })", "", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TargetCaps caps;
+  caps.int8 = caps.int16 = caps.storage8 = caps.storage16 = true;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+  ASSERT_TRUE(r.ok) << r.log;
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(private_arrays(r.kernels[0].shader), 3);  // arena 0, {a, b}, {c}
 }
 
 }  // namespace

@@ -287,6 +287,13 @@ const Case kCases[] = {
 };
 
 // What the kernels may use: the OpenCL C 3.0 features and extensions a lavapipe device has.
+// A device with 8- and 16-bit integers in arithmetic and storage.
+k2s::TargetCaps narrow_caps() {
+  k2s::TargetCaps caps;
+  caps.int8 = caps.int16 = caps.storage8 = caps.storage16 = true;
+  return caps;
+}
+
 compiler::DeviceFeatures kernel_features() {
   compiler::DeviceFeatures features;
   features.features = {"__opencl_c_int64", "__opencl_c_program_scope_global_variables",
@@ -404,9 +411,7 @@ TEST(TranslateSize, ShortCircuitLadderStaysSmall) {
   for (const char* rungs : {"-DRUNGS=8", "-DRUNGS=16", "-DRUNGS=32"}) {
     auto compiled = compiler::compile(source, rungs, features);
     ASSERT_TRUE(compiled.ok) << compiled.log;
-    k2s::TargetCaps caps;
-    caps.int8 = caps.int16 = caps.storage8 = caps.storage16 = true;
-    k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+    k2s::TranslateResult r = k2s::translate(compiled.spirv, narrow_caps());
     ASSERT_TRUE(r.ok) << r.log;
     ASSERT_EQ(r.kernels.size(), 1u);
     EXPECT_LT(r.kernels[0].shader.size(), 8 * compiled.spirv.size()) << rungs;
@@ -1047,9 +1052,7 @@ TEST(PrivateArenas, ArraysWhosePointersNeverMeetAreApart) {
       for (int j = 0; j < 4; ++j) o[j] = a[j] + b[j] + c[j];
     })", "", features);
   ASSERT_TRUE(compiled.ok) << compiled.log;
-  k2s::TargetCaps caps;
-  caps.int8 = caps.int16 = caps.storage8 = caps.storage16 = true;
-  k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, narrow_caps());
   ASSERT_TRUE(r.ok) << r.log;
   ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_EQ(private_arrays(r.kernels[0].shader), 3);  // arena 0, {a, b}, {c}

@@ -564,35 +564,14 @@ bool Lowering::constant_address(uint32_t c, uint64_t* offset) {
 // ---------------------------------------------------------------- functions
 
 // A Function variable stays a real variable when its address never escapes: every use is a
-// direct load or store of the whole variable. Everything else lives in the private word array.
+// direct load or store of the whole variable (private_arenas.h). Everything else lives in
+// the private word arrays.
 bool Lowering::classify_variables(const ir::Function& f) {
   logical_vars_.clear();
-  std::unordered_set<uint32_t> candidates;
   for (const auto& b : f.blocks)
     for (const auto& i : b.instructions)
-      if (i.opcode == Op::OpVariable) candidates.insert(i.result_id);
-  for (const auto& b : f.blocks) {
-    for (const auto& i : b.instructions) {
-      if (i.opcode == Op::OpVariable) continue;
-      auto check = [&](size_t first) {
-        for (size_t k = first; k < i.operands.size(); ++k) candidates.erase(i.operands[k]);
-      };
-      switch (i.opcode) {
-        case Op::OpLoad: check(1); break;     // pointer operand 0 is a direct use
-        case Op::OpStore: check(1); break;    // the stored value escapes, the pointer does not
-        case Op::OpLifetimeStart:
-        case Op::OpLifetimeStop: break;
-        default: check(0); break;
-      }
-      if (i.opcode == Op::OpStore) {
-        // A variable stored as a value escapes.
-        candidates.erase(i.operands.size() > 1 ? i.operands[1] : 0);
-      }
-    }
-  }
-  // Aggregates loaded whole are fine; but a variable whose loads/stores use another type
-  // (reinterpreting casts never reach here: those go through OpBitcast) stays logical.
-  logical_vars_ = candidates;
+      if (i.opcode == Op::OpVariable && private_arenas_.kept_whole(i.result_id))
+        logical_vars_.insert(i.result_id);
   return true;
 }
 
@@ -710,11 +689,10 @@ bool Lowering::lower_instruction(const ir::Instruction& i) {
         return !failed_;
       }
       const Layout& l = layout_.of(pointee(i.type_id));
-      uint32_t a = std::max<uint32_t>(l.alignment, 4);
-      bind(i.result_id, t_uint(32), c_u32(place_private(l.size, a)));
+      bind(i.result_id, t_uint(32), c_u32(place_private(l.size, l.alignment)));
       if (i.operands.size() > 1)
         store(AddressFormat::Private32, value(i.result_id), pointee(i.type_id),
-              value(i.operands[1]), a);
+              value(i.operands[1]), std::max<uint32_t>(l.alignment, 4));
       return !failed_;
     }
     case Op::OpSRem:

@@ -39,8 +39,7 @@ class Finder {
           if (i.opcode == Op::OpVariable) cells_[i.result_id] = 0;
         }
     }
-    // As lower_to_shader's classify_variables: a variable used otherwise, or stored as a
-    // value, is no cell.
+    // A variable used otherwise, or stored as a value, is no cell.
     for (const auto& f : m.functions)
       for (const auto& b : f.blocks)
         for (const auto& i : b.instructions) {
@@ -56,7 +55,9 @@ class Finder {
     }
   }
 
-  void run(std::unordered_map<uint32_t, uint32_t>* arena, uint32_t* count) {
+  void run(std::unordered_map<uint32_t, uint32_t>* arena, uint32_t* count,
+           std::unordered_set<uint32_t>* whole) {
+    for (const auto& cell : cells_) whole->insert(cell.first);
     for (const auto& g : m_.globals)  // module-scope private variables: not followed
       if (g.opcode == Op::OpVariable && is_private(g.result_id)) unite(g.result_id, PrivateArenas::kMain);
     for (const auto& f : m_.functions)
@@ -201,7 +202,8 @@ class Finder {
 
 void PrivateArenas::analyze(const ir::Module& m) {
   arena_.clear();
-  Finder(m).run(&arena_, &count_);
+  whole_.clear();
+  Finder(m).run(&arena_, &count_, &whole_);
 }
 
 uint32_t PrivateArenas::of_value(uint32_t id) const {

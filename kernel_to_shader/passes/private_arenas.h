@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/module.h"
 
@@ -32,9 +33,13 @@ class PrivateArenas {
   uint32_t of_access(const ir::Instruction& i) const;
   // Arenas 1..count()-1 hold at least one variable; 0 always exists.
   uint32_t count() const { return count_; }
+  // Whether Function variable |id| is only ever loaded and stored whole: it stays a real
+  // variable, in no arena.
+  bool kept_whole(uint32_t id) const { return whole_.count(id) > 0; }
 
  private:
   std::unordered_map<uint32_t, uint32_t> arena_;  // private pointer id -> arena
+  std::unordered_set<uint32_t> whole_;
   uint32_t count_ = 1;
 };
 

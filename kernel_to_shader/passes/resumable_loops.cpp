@@ -600,25 +600,41 @@ class Resumer {
     return emit(out, Op::OpINotEqual, s.type, {v, zero});
   }
 
-  // Pointers into module-scope variables at constant places (built-in variables'
-  // components above all, which the lowering follows by their definitions) are computed
-  // before anything else, where every path, resuming ones too, passes.
-  std::unordered_set<uint32_t> hoist_global_chains(ir::Function& f) {
+  // Addresses at constant places in module-scope variables (built-in variables' components
+  // above all, which the lowering follows by their definitions) and in |f|'s own variables
+  // are computed before anything else, where every path, resuming ones too, passes. Such an
+  // address is the same in every round, so it is never saved; kept in a variable instead, it
+  // would reach the loop headers through phis whose other input is undefined (the hub's way
+  // in), which Mesa 22.3's NIR does not fold: lavapipe then indexes the whole private array
+  // behind it dynamically, every access a gather, and LLVM's coroutine frame spends minutes
+  // on them (hashcat's MD5 kernel).
+  std::unordered_set<uint32_t> hoist_fixed_addresses(ir::Function& f) {
+    std::unordered_set<uint32_t> fixed;
+    for (const Instruction& g : m_.globals)
+      if (g.result_id) fixed.insert(g.result_id);
+    for (const Instruction& i : f.blocks.front().instructions)
+      if (i.opcode == Op::OpVariable) fixed.insert(i.result_id);
     std::unordered_set<uint32_t> hoisted;
-    auto is_global = [&](uint32_t id) { return global(id) != nullptr; };
-    auto& entry_ins = f.blocks.front().instructions;
-    std::vector<Instruction> early, rest;
-    for (Instruction& i : entry_ins) {
-      bool chain = i.opcode == Op::OpAccessChain || i.opcode == Op::OpInBoundsAccessChain ||
-                   i.opcode == Op::OpPtrAccessChain || i.opcode == Op::OpInBoundsPtrAccessChain;
-      if (chain && std::all_of(i.operands.begin(), i.operands.end(), is_global)) {
-        hoisted.insert(i.result_id);
-        early.push_back(std::move(i));
-      } else {
-        rest.push_back(std::move(i));
+    std::vector<Instruction> early;
+    for (Block& b : f.blocks) {
+      std::vector<Instruction> rest;
+      for (Instruction& i : b.instructions) {
+        bool address = i.opcode == Op::OpAccessChain || i.opcode == Op::OpInBoundsAccessChain ||
+                       i.opcode == Op::OpPtrAccessChain || i.opcode == Op::OpInBoundsPtrAccessChain ||
+                       i.opcode == Op::OpPtrCastToGeneric || i.opcode == Op::OpBitcast ||
+                       i.opcode == Op::OpCopyObject;
+        std::vector<size_t> ids = address ? id_operands(m_, f, i) : std::vector<size_t>{};
+        if (address && std::all_of(ids.begin(), ids.end(), [&](size_t k) { return fixed.count(i.operands[k]) > 0; })) {
+          fixed.insert(i.result_id);
+          hoisted.insert(i.result_id);
+          early.push_back(std::move(i));
+        } else {
+          rest.push_back(std::move(i));
+        }
       }
+      b.instructions = std::move(rest);
     }
-    entry_ins = std::move(rest);
+    auto& entry_ins = f.blocks.front().instructions;
     size_t at = 0;
     while (at < entry_ins.size() && entry_ins[at].opcode == Op::OpVariable) ++at;
     entry_ins.insert(entry_ins.begin() + at, early.begin(), early.end());
@@ -783,7 +799,7 @@ class Resumer {
   bool transform_together(ir::Function& f) {
     remat_.clear();  // its work-groups restore all they saved
     demote_phis(f);
-    std::unordered_set<uint32_t> hoisted = hoist_global_chains(f);
+    std::unordered_set<uint32_t> hoisted = hoist_fixed_addresses(f);
     struct Edge {
       uint32_t from, to;
     };
@@ -1060,7 +1076,7 @@ class Resumer {
         if (is_converging(i) || (i.opcode == Op::OpFunctionCall && converging_.count(i.operands[0])))
           return ctx_.caps.resumable_barrier_loops && transform_together(f);
     demote_phis(f);
-    std::unordered_set<uint32_t> hoisted = hoist_global_chains(f);
+    std::unordered_set<uint32_t> hoisted = hoist_fixed_addresses(f);
 
     // Edges into loop headers (targets of retreating edges of a depth-first order: every
     // cycle has one). The driver counts every pass through a loop's header, the first one

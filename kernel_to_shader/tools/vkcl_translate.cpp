@@ -181,6 +181,8 @@ int main(int argc, char** argv) {
     std::cout << "kernel " << ki.name << ": argument block " << ki.argument_block_size
               << " bytes, static local " << ki.static_local_memory_size << " bytes, private "
               << ki.private_memory_size << " bytes\n";
+    if (ki.resume_area_offset != UINT32_MAX)
+      std::cout << "  resumes: record " << ki.resume_record_size << " bytes per work-item\n";
     for (size_t a = 0; a < ki.args.size(); ++a)
       std::cout << "  arg " << a << ": " << kind_name(ki.args[a].kind) << " at "
                 << ki.args[a].offset << ", " << ki.args[a].size << " bytes\n";

@@ -217,6 +217,62 @@ TEST_P(LoopLimit, NestedLoopsOfEveryKind) {
   for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(out[g], reference(g, seeds[g], n)) << "work-item " << g;
 }
 
+// Addresses at constant places in a private array, taken before a long loop and passed to a
+// helper in it (as hashcat's MD5 code passes its 16-byte blocks): computed again when the
+// work-item resumes, not saved, they still reach what the loop changes.
+TEST_P(LoopLimit, FixedAddressesIntoPrivateArrays) {
+  Program p = build(R"(
+    __attribute__((noinline)) void mix(uint* b, uint x) { b[x & 3] += x; b[0] ^= b[3] >> 1; }
+    __kernel void fixed(__global const uint* seeds, __global uint* out, uint n) {
+      uint g = get_global_id(0);
+      uint w[12];
+      for (int k = 0; k < 12; k++) w[k] = seeds[g] + k;
+      uint* high = w + 8;
+      uint x = seeds[g];
+      for (uint i = 0; i < n + g * 31; i++) {
+        x = x * 1103515245u + 12345u;
+        mix(w + 4, x >> 7);
+        mix(high, x >> 3);
+      }
+      uint h = 0;
+      for (int k = 0; k < 12; k++) h = h * 31 + w[k];
+      out[g] = h;
+    })");
+  auto reference = [](uint32_t g, uint32_t seed, uint32_t n) {
+    auto mix = [](uint32_t* b, uint32_t x) {
+      b[x & 3] += x;
+      b[0] ^= b[3] >> 1;
+    };
+    uint32_t w[12];
+    for (uint32_t k = 0; k < 12; k++) w[k] = seed + k;
+    uint32_t x = seed;
+    for (uint32_t i = 0; i < n + g * 31; i++) {
+      x = x * 1103515245u + 12345u;
+      mix(w + 4, x >> 7);
+      mix(w + 8, x >> 3);
+    }
+    uint32_t h = 0;
+    for (int k = 0; k < 12; k++) h = h * 31 + w[k];
+    return h;
+  };
+  const size_t items = 16, local = 8;
+  const uint32_t n = 80000;
+  std::vector<uint32_t> seeds(items);
+  for (auto& s : seeds) s = uint32_t(rng_());
+  Kernel k = kernel(p, "fixed");
+  Mem ds = buffer(items * 4, seeds.data());
+  Mem dout = poisoned(items * 4);
+  set_mem_arg(k, 0, ds);
+  set_mem_arg(k, 1, dout);
+  set_arg(k, 2, n);
+  CapturedStderr captured;
+  run(k, 1, &items, &local);
+  std::string said = captured.text();
+  EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
+  std::vector<uint32_t> out = read<uint32_t>(dout, items);
+  for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(out[g], reference(g, seeds[g], n)) << "work-item " << g;
+}
+
 // A long loop that calls a built-in with loops of its own (tgamma's polyfill): the kernel
 // resumes like any other and the library's loops count in the budget. Such kernels once
 // never resumed and failed (sasmodels' superball in single precision).

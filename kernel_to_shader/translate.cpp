@@ -113,9 +113,9 @@ uint32_t lay_out_local_memory(std::vector<uint32_t>& words,
   return (end + 15) / 16 * 16;
 }
 
-// Drops the functions that |entry| does not call, directly or not, with the names and
+// Drops the functions that none of |entries| calls, directly or not, with the names and
 // decorations of everything they define.
-void remove_unreached_functions(ir::Module& m, uint32_t entry) {
+void remove_unreached_functions(ir::Module& m, const std::vector<uint32_t>& entries) {
   std::unordered_map<uint32_t, size_t> index;
   for (size_t i = 0; i < m.functions.size(); ++i) index[m.functions[i].id()] = i;
   std::vector<bool> reached(m.functions.size());
@@ -126,7 +126,7 @@ void remove_unreached_functions(ir::Module& m, uint32_t entry) {
     reached[it->second] = true;
     work.push_back(it->second);
   };
-  reach(entry);
+  for (uint32_t entry : entries) reach(entry);
   while (!work.empty()) {
     const ir::Function& f = m.functions[work.back()];
     work.pop_back();
@@ -187,7 +187,7 @@ bool extract_kernel(const ir::Module& shader, size_t index, const PassContext& c
   for (const auto& mode : m.execution_modes)
     if (mode.operands[0] == ep.operands[1]) modes.push_back(mode);
   m.execution_modes = modes;
-  remove_unreached_functions(m, ep.operands[1]);
+  remove_unreached_functions(m, {ep.operands[1]});
   *out = ir::serialize(m);
   *local_bytes = lay_out_local_memory(*out, context.local_regions, context.local_base);
   return true;
@@ -492,6 +492,12 @@ TranslateResult translate_module(const std::vector<uint32_t>& kernel_spirv, cons
       return result;
     }
   }
+  // The passes see only what some kernel calls: a program's sources may hold many more
+  // functions (hashcat's hold the helpers of every hash type; its MD5 program is 12.5 MB
+  // of SPIR-V, most of it never called).
+  std::vector<uint32_t> kernels;
+  for (const ir::Instruction& ep : module.entry_points) kernels.push_back(ep.operands[1]);
+  remove_unreached_functions(module, kernels);
   std::string bad_index = non_integer_index(module);
   if (!bad_index.empty()) {
     result.log = "error: access chain " + bad_index + " has an index that is not an integer\n";

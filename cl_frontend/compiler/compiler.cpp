@@ -244,6 +244,26 @@ void keep_inline_definitions(llvm::Module& module) {
       f.setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
+// A program built in one step is linked already: only its kernels can be called from outside,
+// so its other functions become its own (internal), and those no kernel reaches are dropped
+// before the optimiser runs. hashcat's sources hold the helpers of hundreds of hash types;
+// kept, its two MD5 kernels came with 12.5 MB of SPIR-V to optimise, translate and validate.
+void drop_unreached_functions(llvm::Module& module) {
+  for (llvm::Function& f : module)
+    if (!f.isDeclaration() && f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL && f.hasExternalLinkage())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (auto it = module.begin(); it != module.end();) {
+      llvm::Function& f = *it++;
+      if (f.hasLocalLinkage() && f.use_empty()) {
+        f.eraseFromParent();
+        dropped = true;
+      }
+    }
+  }
+}
+
 // A Vulkan image is a binding, not a value: the translator follows each image parameter to
 // the one kernel argument it comes from, so a helper called with two different images
 // (darktable's blend and colour-space helpers) cannot stay a function. Such helpers are
@@ -267,7 +287,7 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
                                         std::string* log, bool* bad_options,
                                         const Headers& headers,
                                         const std::shared_ptr<const std::string>& header,
-                                        std::vector<std::string>* files) {
+                                        std::vector<std::string>* files, bool whole_program) {
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::string text;
@@ -345,6 +365,7 @@ std::unique_ptr<llvm::Module> run_clang(const std::vector<std::string>& args,
     return nullptr;
   }
   keep_inline_definitions(*module);
+  if (whole_program) drop_unreached_functions(*module);
   inline_image_helpers(*module);
   // The optimiser's own warnings (a loop that cannot be unrolled as asked) go to the build
   // log, not to the application's stderr; only while it runs, since |log| may not outlive
@@ -501,7 +522,7 @@ static void keep_convergent_calls_in_place() {
 
 CompileResult compile(const std::string& source, const std::string& options,
                       const DeviceFeatures& features, bool* invalid_options,
-                      const Headers& headers) {
+                      const Headers& headers, bool whole_program) {
   keep_convergent_calls_in_place();
   CompileResult result;
   if (invalid_options) *invalid_options = false;
@@ -645,6 +666,7 @@ CompileResult compile(const std::string& source, const std::string& options,
   // Everything the result depends on but the library and the files read from disk (which the
   // entry records): a program built before comes from the cache.
   std::vector<std::string> key_parts = args;
+  key_parts.push_back(whole_program ? "whole program" : "object");
   key_parts.push_back(source);
   for (const auto& [name, text] : all_headers) {
     key_parts.push_back(name);
@@ -665,7 +687,7 @@ CompileResult compile(const std::string& source, const std::string& options,
   std::shared_ptr<const std::string> header =
       pch::allowed(t.macro_names) ? pch::find(header_args) : nullptr;
   std::unique_ptr<llvm::Module> module =
-      run_clang(args, source, *context, &result.log, &bad_options, all_headers, header, &files);
+      run_clang(args, source, *context, &result.log, &bad_options, all_headers, header, &files, whole_program);
   // Each attempt after the first starts from a new context: in the old one the types an
   // earlier attempt made keep their names, and the new module's image and sampler types
   // would be renamed (opencl.image2d_ro_t.0), which SPIRV-LLVM-Translator does not recognise
@@ -674,7 +696,7 @@ CompileResult compile(const std::string& source, const std::string& options,
     module.reset();
     context = std::make_unique<llvm::LLVMContext>();
     files.clear();
-    return run_clang(args, source, *context, log, &bad_options, all_headers, with_header, &files);
+    return run_clang(args, source, *context, log, &bad_options, all_headers, with_header, &files, whole_program);
   };
   if (!module && header && result.log.find(pch::kFile) != std::string::npos) {
     // The precompiled header did not load (clang changed since it was made): without it.

@@ -62,9 +62,12 @@ struct CompileResult {
 // Thread-safe.
 // |headers| (name, text) are files `#include "name"` finds (clCompileProgram's
 // input_headers).
+// |whole_program|: nothing will be linked to the result (clBuildProgram), so functions no
+// kernel calls are dropped and the others are the program's own (clCompileProgram keeps them
+// for clLinkProgram).
 using Headers = std::vector<std::pair<std::string, std::string>>;
 CompileResult compile(const std::string& source, const std::string& options,
                       const DeviceFeatures& features, bool* invalid_options = nullptr,
-                      const Headers& headers = {});
+                      const Headers& headers = {}, bool whole_program = false);
 
 }  // namespace vkcl::compiler

@@ -16,7 +16,7 @@ bool run_probe(const std::shared_ptr<vk::Device>& device, const k2s::TargetCaps&
                const compiler::DeviceFeatures& features, const char* source, uint32_t items,
                std::vector<std::vector<uint8_t>>* data, uint32_t repeats,
                std::vector<uint64_t>* device_ns) {
-  compiler::CompileResult c = compiler::compile(source, "", features);
+  compiler::CompileResult c = compiler::compile(source, "", features, nullptr, {}, /*whole_program=*/true);
   if (!c.ok) return false;
   k2s::TranslateResult t = k2s::translate(c.spirv, caps, k2s::InputOrigin::OwnCompiler);
   if (!t.ok || t.kernels.size() != 1 || t.kernels[0].interface.args.size() != data->size()) return false;

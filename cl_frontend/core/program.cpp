@@ -98,7 +98,7 @@ cl::Result<void> _cl_program::build(const std::vector<_cl_device_id*>& on,
     if (origin == Origin::Source) {
       bool invalid_options = false;
       compiler::CompileResult c = compiler::compile(source, options, device->compiler_features(),
-                                                    &invalid_options);
+                                                    &invalid_options, {}, /*whole_program=*/true);
       b.log = c.log;
       if (!c.ok) {
         b.status = CL_BUILD_ERROR;

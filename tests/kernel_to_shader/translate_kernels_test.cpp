@@ -832,6 +832,20 @@ TEST(TranslateErrors, RecursionIsABuildErrorNamingTheFunction) {
   EXPECT_NE(r.log.find("function fib calls itself"), std::string::npos) << r.log;
 }
 
+// Functions no kernel calls are no part of any entry point (SPIR-V forbids recursion only
+// in an entry point's call graph): the translator drops them before its passes, so one that
+// calls itself does not fail the build, and a large program's unused helpers cost nothing.
+TEST(TranslateErrors, FunctionsNoKernelCallsAreDropped) {
+  compiler::DeviceFeatures features = kernel_features();
+  auto compiled = compiler::compile(
+      "int fib(int n) { return n <= 1 ? 1 : fib(n - 1) + fib(n - 2); }\n"
+      "__kernel void k(__global int* o) { o[0] = o[1] * 2; }", "-cl-opt-disable", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, {});
+  ASSERT_TRUE(r.ok) << r.log;
+  ASSERT_EQ(r.kernels.size(), 1u);
+}
+
 TEST(TranslateErrors, GarbageIsABuildErrorNotACrash) {
   std::vector<uint32_t> words = {0x07230203, 0x00010000, 0, 100, 0, 0xdeadbeef, 1, 2, 3};
   k2s::TranslateResult r = k2s::translate(words, {});

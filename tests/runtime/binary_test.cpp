@@ -2,6 +2,7 @@
 // records whether it is a compiled object, a library or an executable, objects and libraries
 // loaded from binaries link with clLinkProgram, executables build and run, and damaged
 // binaries are CL_INVALID_BINARY.
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -122,6 +123,25 @@ TEST_P(Binaries, ExecutableBuildsAfterReload) {
   for (int i = 0; i < 64; ++i) ASSERT_EQ(v[i], i * 5 + 7) << i;
   // And the rebuilt program's binary is again an executable binary.
   EXPECT_EQ(binary_type(load(binary_of(exe_bin))), cl_program_binary_type(CL_PROGRAM_BINARY_TYPE_EXECUTABLE));
+}
+
+// A program built in one step links nothing more: the functions none of its kernels calls
+// are not in its executable (hashcat's sources carry the helpers of every hash type), while a
+// compiled object keeps them all for clLinkProgram.
+TEST_P(Binaries, BuiltProgramsKeepOnlyWhatTheirKernelsCall) {
+  const char* text = R"(
+    int helper_nobody_calls(int x) { return x * 11; }
+    int scale(int x) { return x * 5; }
+    __kernel void k(__global int* out) { int i = (int)get_global_id(0); out[i] = scale(i) + 7; })";
+  auto holds = [](const std::vector<unsigned char>& binary, const std::string& name) {
+    return std::search(binary.begin(), binary.end(), name.begin(), name.end()) != binary.end();
+  };
+  Program built = source(text);
+  ASSERT_EQ(CL_SUCCESS, clBuildProgram(built, 1, &device_, GetParam().c_str(), nullptr, nullptr)) << log_of(built);
+  EXPECT_FALSE(holds(binary_of(built), "helper_nobody_calls"));
+  auto v = run_64(built, "k");
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(v[i], i * 5 + 7) << i;
+  EXPECT_TRUE(holds(binary_of(compiled(text)), "helper_nobody_calls"));
 }
 
 TEST_P(Binaries, ObjectBinaryBuildsWhenSelfContained) {

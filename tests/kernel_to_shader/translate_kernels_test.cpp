@@ -956,17 +956,18 @@ TEST(CopyByValArguments, CopiesWhatTheCallerStillSees) {
 // without barriers, and those whose loop holds a barrier; a kernel whose loop cannot reach
 // a barrier it must stop at (barriers only outside its loop) does not, nor does one without
 // loops. Resuming kernels take 32 more bytes of argument block, after the arguments' own.
-// A loop that keeps 240 values, each with a branch of its own.
+// A loop that keeps 360 values, each with a branch of its own.
 std::string large_kernel() {
+  const int n = 360;
   std::string s = "\n__kernel void large(__global float* o, int n) {\n";
-  for (int k = 0; k < 240; ++k) s += "  float a" + std::to_string(k) + " = o[" + std::to_string(k) + "];\n";
+  for (int k = 0; k < n; ++k) s += "  float a" + std::to_string(k) + " = o[" + std::to_string(k) + "];\n";
   s += "  for (int i = 0; i < n; i++) {\n";
-  for (int k = 0; k < 240; ++k) {
+  for (int k = 0; k < n; ++k) {
     std::string a = "a" + std::to_string(k);
     s += "    " + a + " = " + a + " * 0.5f + i;\n    if (" + a + " > 100.0f) o[" + std::to_string(k) + "] = " + a + ";\n";
   }
   s += "  }\n";
-  for (int k = 0; k < 240; ++k) s += "  o[" + std::to_string(240 + k) + "] = a" + std::to_string(k) + ";\n";
+  for (int k = 0; k < n; ++k) s += "  o[" + std::to_string(n + k) + "] = a" + std::to_string(k) + ";\n";
   return s + "}\n";
 }
 

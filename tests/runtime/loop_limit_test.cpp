@@ -73,6 +73,23 @@ class LoopLimit : public KernelTest {
     std::string said = captured.text();
     EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
   }
+  // Runs kernel |name| of |p| (seeds, out, n) over 16 work-items in groups of 8, each with a
+  // random seed, and compares each work-item's result with |reference|(g, seed, n).
+  void check_seeded(const Program& p, const char* name, uint32_t n,
+                    const std::function<uint32_t(uint32_t, uint32_t, uint32_t)>& reference) {
+    const size_t items = 16, local = 8;
+    std::vector<uint32_t> seeds(items);
+    for (auto& s : seeds) s = uint32_t(rng_());
+    Kernel k = kernel(p, name);
+    Mem ds = buffer(items * 4, seeds.data());
+    Mem dout = poisoned(items * 4);
+    set_mem_arg(k, 0, ds);
+    set_mem_arg(k, 1, dout);
+    set_arg(k, 2, n);
+    run_uncut(k, items, &local);
+    std::vector<uint32_t> out = read<uint32_t>(dout, items);
+    for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(out[g], reference(g, seeds[g], n)) << "work-item " << g;
+  }
   // A "beside" kernel (out, outer, n, ...) set for |outer| passes of the loop around and |n|
   // of the long loop, and its buffers.
   struct Beside {
@@ -199,22 +216,7 @@ TEST_P(LoopLimit, NestedLoopsOfEveryKind) {
     for (int k = 0; k < 8; k++) h = h * 31 + hist[k];
     return total ^ h;
   };
-  const size_t items = 16, local = 8;
-  const uint32_t n = 30000;
-  std::vector<uint32_t> seeds(items);
-  for (auto& s : seeds) s = uint32_t(rng_());
-  Kernel k = kernel(p, "nested");
-  Mem ds = buffer(items * 4, seeds.data());
-  Mem dout = poisoned(items * 4);
-  set_mem_arg(k, 0, ds);
-  set_mem_arg(k, 1, dout);
-  set_arg(k, 2, n);
-  CapturedStderr captured;
-  run(k, 1, &items, &local);
-  std::string said = captured.text();
-  EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
-  std::vector<uint32_t> out = read<uint32_t>(dout, items);
-  for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(out[g], reference(g, seeds[g], n)) << "work-item " << g;
+  check_seeded(p, "nested", 30000, reference);
 }
 
 // Addresses at constant places in a private array, taken before a long loop and passed to a
@@ -255,22 +257,7 @@ TEST_P(LoopLimit, FixedAddressesIntoPrivateArrays) {
     for (int k = 0; k < 12; k++) h = h * 31 + w[k];
     return h;
   };
-  const size_t items = 16, local = 8;
-  const uint32_t n = 80000;
-  std::vector<uint32_t> seeds(items);
-  for (auto& s : seeds) s = uint32_t(rng_());
-  Kernel k = kernel(p, "fixed");
-  Mem ds = buffer(items * 4, seeds.data());
-  Mem dout = poisoned(items * 4);
-  set_mem_arg(k, 0, ds);
-  set_mem_arg(k, 1, dout);
-  set_arg(k, 2, n);
-  CapturedStderr captured;
-  run(k, 1, &items, &local);
-  std::string said = captured.text();
-  EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
-  std::vector<uint32_t> out = read<uint32_t>(dout, items);
-  for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(out[g], reference(g, seeds[g], n)) << "work-item " << g;
+  check_seeded(p, "fixed", 80000, reference);
 }
 
 // A long loop that calls a built-in with loops of its own (tgamma's polyfill): the kernel

@@ -820,14 +820,17 @@ TEST(LoopLimitProbe, CountsMatchTheLoopsStepByStep) {
   EXPECT_GT(counted, 50);  // long loops, not only ones that leave at once
 }
 
+// |kernel| after a recursive fib, compiled unoptimised (so fib stays) and translated.
+k2s::TranslateResult translate_beside_fib(const std::string& kernel) {
+  auto compiled = compiler::compile("int fib(int n) { return n <= 1 ? 1 : fib(n - 1) + fib(n - 2); }\n" + kernel,
+                                    "-cl-opt-disable", kernel_features());
+  EXPECT_TRUE(compiled.ok) << compiled.log;
+  return k2s::translate(compiled.spirv, {});
+}
+
 // OpenCL C forbids recursion and Vulkan has none: a build error that names the function.
 TEST(TranslateErrors, RecursionIsABuildErrorNamingTheFunction) {
-  compiler::DeviceFeatures features = kernel_features();
-  auto compiled = compiler::compile(
-      "int fib(int n) { return n <= 1 ? 1 : fib(n - 1) + fib(n - 2); }\n"
-      "__kernel void k(__global int* o) { o[0] = fib(o[1]); }", "-cl-opt-disable", features);
-  ASSERT_TRUE(compiled.ok) << compiled.log;
-  k2s::TranslateResult r = k2s::translate(compiled.spirv, {});
+  k2s::TranslateResult r = translate_beside_fib("__kernel void k(__global int* o) { o[0] = fib(o[1]); }");
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.log.find("function fib calls itself"), std::string::npos) << r.log;
 }
@@ -836,12 +839,7 @@ TEST(TranslateErrors, RecursionIsABuildErrorNamingTheFunction) {
 // in an entry point's call graph): the translator drops them before its passes, so one that
 // calls itself does not fail the build, and a large program's unused helpers cost nothing.
 TEST(TranslateErrors, FunctionsNoKernelCallsAreDropped) {
-  compiler::DeviceFeatures features = kernel_features();
-  auto compiled = compiler::compile(
-      "int fib(int n) { return n <= 1 ? 1 : fib(n - 1) + fib(n - 2); }\n"
-      "__kernel void k(__global int* o) { o[0] = o[1] * 2; }", "-cl-opt-disable", features);
-  ASSERT_TRUE(compiled.ok) << compiled.log;
-  k2s::TranslateResult r = k2s::translate(compiled.spirv, {});
+  k2s::TranslateResult r = translate_beside_fib("__kernel void k(__global int* o) { o[0] = o[1] * 2; }");
   ASSERT_TRUE(r.ok) << r.log;
   ASSERT_EQ(r.kernels.size(), 1u);
 }

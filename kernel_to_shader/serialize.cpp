@@ -169,7 +169,8 @@ std::string describe_caps(const TargetCaps& c) {
                  c.close_sqrt, c.exact_float64, c.exact_fma64, c.exact_sqrt64, c.vulkan_memory_model,
                  c.images, c.storage_image_write_without_format, c.read_write_images, c.checked_memory})
     o.u32(b);
-  for (uint32_t v : {c.subgroup_features, c.max_push_constant_size, c.max_work_group_size, c.subgroup_size})
+  for (uint32_t v : {c.subgroup_features, c.max_push_constant_size, c.max_work_group_size, c.subgroup_size,
+                     c.constant_buffer_words, c.max_constant_buffers})
     o.u32(v);
   return o.bytes;
 }

@@ -33,6 +33,9 @@ std::string validate(const std::vector<uint32_t>& words, spv_target_env env) {
   // module that fails.
   spvtools::ValidatorOptions options;
   options.SetFriendlyNames(false);
+  // The only uniform buffers are __constant arguments' word arrays (stride 4), made only for
+  // devices with uniformBufferStandardLayout (TargetCaps::constant_buffer_words).
+  options.SetUniformBufferStandardLayout(true);
   if (tools.Validate(words.data(), words.size(), options)) return "";
   messages.clear();
   options.SetFriendlyNames(true);

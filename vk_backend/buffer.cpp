@@ -16,6 +16,8 @@ constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                       VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
                                       VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                      // __constant arguments are read as uniform buffers.
+                                      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                                       // OpenCL 1D buffer images view buffers as texels.
                                       VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                       VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;

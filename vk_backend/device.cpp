@@ -28,6 +28,7 @@ VkResult Device::create(const DeviceInfo& info, std::shared_ptr<Device>* out) {
   f12.hostQueryReset = VK_TRUE;
   f12.vulkanMemoryModel = info.vulkan_memory_model;
   f12.vulkanMemoryModelDeviceScope = info.vulkan_memory_model;
+  f12.uniformBufferStandardLayout = info.uniform_buffer_standard_layout;
   VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, &f12};
   f11.storageBuffer16BitAccess = info.storage_buffer_16bit;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f11};

@@ -463,21 +463,25 @@ VkResult copy_image(CommandStream& stream, const Image& src, const ImageRegion& 
 
 namespace {
 
-void describe_writes(const std::vector<ImageDescriptor>& descriptors, VkDescriptorSet set,
+void describe_writes(const std::vector<Descriptor>& descriptors, VkDescriptorSet set,
                      std::vector<VkDescriptorImageInfo>* infos, std::vector<VkBufferView>* views,
-                     std::vector<VkWriteDescriptorSet>* writes) {
+                     std::vector<VkDescriptorBufferInfo>* buffers, std::vector<VkWriteDescriptorSet>* writes) {
   infos->resize(descriptors.size());
   views->resize(descriptors.size());
+  buffers->resize(descriptors.size());
   writes->resize(descriptors.size());
   for (size_t k = 0; k < descriptors.size(); ++k) {
-    const ImageDescriptor& d = descriptors[k];
+    const Descriptor& d = descriptors[k];
     VkWriteDescriptorSet& w = (*writes)[k];
     w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     w.dstSet = set;
     w.dstBinding = d.binding;
     w.descriptorCount = 1;
     w.descriptorType = d.type;
-    if (d.texel_buffer) {
+    if (d.type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER) {
+      (*buffers)[k] = {d.buffer, d.offset, d.range};
+      w.pBufferInfo = &(*buffers)[k];
+    } else if (d.texel_buffer) {
       (*views)[k] = d.texel_buffer;
       w.pTexelBufferView = &(*views)[k];
     } else {
@@ -491,14 +495,14 @@ void describe_writes(const std::vector<ImageDescriptor>& descriptors, VkDescript
 }  // namespace
 
 VkResult DescriptorSet::create(std::shared_ptr<Device> device, const ComputePipeline& pipeline,
-                               const std::vector<ImageDescriptor>& descriptors,
+                               const std::vector<Descriptor>& descriptors,
                                std::unique_ptr<DescriptorSet>* out) {
   if (!vulkan_usable()) return VK_ERROR_DEVICE_LOST;
   std::unique_ptr<DescriptorSet> s(new DescriptorSet());
   s->device_ = device;
   VkDevice d = device->handle();
   std::vector<VkDescriptorPoolSize> sizes;
-  for (const ImageDescriptor& i : descriptors) {
+  for (const Descriptor& i : descriptors) {
     auto same = std::find_if(sizes.begin(), sizes.end(), [&](const VkDescriptorPoolSize& p) { return p.type == i.type; });
     if (same == sizes.end()) sizes.push_back({i.type, 1});
     else same->descriptorCount++;
@@ -520,8 +524,9 @@ VkResult DescriptorSet::create(std::shared_ptr<Device> device, const ComputePipe
   if (r != VK_SUCCESS) return r;
   std::vector<VkDescriptorImageInfo> infos;
   std::vector<VkBufferView> views;
+  std::vector<VkDescriptorBufferInfo> buffers;
   std::vector<VkWriteDescriptorSet> writes;
-  describe_writes(descriptors, s->set_, &infos, &views, &writes);
+  describe_writes(descriptors, s->set_, &infos, &views, &buffers, &writes);
   vkUpdateDescriptorSets(d, uint32_t(writes.size()), writes.data(), 0, nullptr);
   *out = std::move(s);
   return VK_SUCCESS;
@@ -532,9 +537,9 @@ DescriptorSet::~DescriptorSet() {
   if (pool_) vkDestroyDescriptorPool(device_->handle(), pool_, nullptr);
 }
 
-VkResult bind_image_descriptors(CommandStream& stream, std::shared_ptr<Device> device,
+VkResult bind_descriptors(CommandStream& stream, std::shared_ptr<Device> device,
                                 const ComputePipeline& pipeline,
-                                const std::vector<ImageDescriptor>& descriptors,
+                                const std::vector<Descriptor>& descriptors,
                                 std::unique_ptr<DescriptorSet>* set) {
   if (descriptors.empty()) return VK_SUCCESS;
   if (!pipeline.push_descriptors() && !*set) {
@@ -551,8 +556,9 @@ VkResult bind_image_descriptors(CommandStream& stream, std::shared_ptr<Device> d
   }
   std::vector<VkDescriptorImageInfo> infos;
   std::vector<VkBufferView> views;
+  std::vector<VkDescriptorBufferInfo> buffers;
   std::vector<VkWriteDescriptorSet> writes;
-  describe_writes(descriptors, VK_NULL_HANDLE, &infos, &views, &writes);
+  describe_writes(descriptors, VK_NULL_HANDLE, &infos, &views, &buffers, &writes);
   vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0,
                             uint32_t(writes.size()), writes.data());
   return VK_SUCCESS;

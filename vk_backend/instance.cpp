@@ -213,6 +213,7 @@ DeviceInfo describe(VkPhysicalDevice physical) {
   info.buffer_device_address = f12.bufferDeviceAddress;
   info.timeline_semaphore = f12.timelineSemaphore;
   info.vulkan_memory_model = f12.vulkanMemoryModel && f12.vulkanMemoryModelDeviceScope;
+  info.uniform_buffer_standard_layout = f12.uniformBufferStandardLayout;
   info.shader_buffer_int64_atomics = f12.shaderBufferInt64Atomics;
   info.shader_shared_int64_atomics = f12.shaderSharedInt64Atomics;
   info.subgroup_extended_types = f12.shaderSubgroupExtendedTypes;

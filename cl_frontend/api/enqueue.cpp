@@ -497,8 +497,8 @@ struct Push {
 cl_int record_rounds(_cl_command_queue& queue, LaunchPlan& plan, const LaunchRegion& region,
                      uint32_t number, bool bind) {
   VkResult vr;
-  if (bind && (vr = vk::bind_image_descriptors(*queue.stream, queue.vk, *region.pipeline, plan.images,
-                                               &plan.image_set)) != VK_SUCCESS)
+  if (bind && (vr = vk::bind_descriptors(*queue.stream, queue.vk, *region.pipeline, plan.descriptors,
+                                               &plan.descriptor_set)) != VK_SUCCESS)
     return cl::cl_error_from(vr);
   Push push(plan);
   k2s::DispatchBlock next = region.dispatch;
@@ -564,7 +564,7 @@ cl_int record_launch(_cl_command_queue& queue, LaunchPlan& plan) {
     region.dispatch.argument_block_address = *address;
     push.set(region.dispatch);
     const vk::ComputePipeline& first = region.first_round ? *region.first_round : *region.pipeline;
-    VkResult vr = vk::bind_image_descriptors(*queue.stream, queue.vk, first, plan.images, &plan.image_set);
+    VkResult vr = vk::bind_descriptors(*queue.stream, queue.vk, first, plan.descriptors, &plan.descriptor_set);
     if (vr != VK_SUCCESS) return cl::cl_error_from(vr);
     vr = queue.stream->dispatch(first, push.bytes, push.size, region.groups[0], region.groups[1],
                                 region.groups[2]);

@@ -53,6 +53,9 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   // Whether launches with local memory zero it first in each work-group (LeftoverLocals):
   // on GPUs, unless VKCL_ZERO_LOCAL_MEMORY says otherwise.
   bool zeroes_local_memory() const;
+  // The largest __constant argument buffer kernels read as a uniform buffer
+  // (k2s::TargetCaps::constant_buffer_words), 0 where they never do.
+  uint32_t constant_buffer_bytes() const;
   // CL_DEVICE_SVM_CAPABILITIES: coarse- and fine-grained buffers where host and kernels see
   // host-visible memory at one address (core/svm.h), else none.
   cl_device_svm_capabilities svm_capabilities() const;

@@ -332,31 +332,36 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
                                                       uint32_t words, bool zero_local, bool first_round,
                                                       bool plain,
                                                       const std::map<uint32_t, uint32_t>& typed_images,
-                                                      RegionFacts facts) {
+                                                      RegionFacts facts, uint64_t constant_buffers) {
   const _cl_program::Build* b = program->build_for(device);
   const k2s::TranslatedKernel* t = translated(device, plain);
   if (!b || !t) return cl::Error{CL_INVALID_PROGRAM_EXECUTABLE};
   _cl_program::Build::Pipelines& cache = *b->pipelines;
   std::lock_guard<std::mutex> lock(cache.mutex);
   auto key = std::make_tuple(name, local[0], local[1], local[2], packed, words, zero_local, first_round, plain,
-                             typed_images, facts.tuple());
+                             typed_images, facts.tuple(), constant_buffers);
   auto it = cache.by_kernel.find(key);
   if (it != cache.by_kernel.end()) return it->second.get();
   auto vkdev = program->context->vk_device(device);
   if (!vkdev) return cl::Error{vkdev.error()};
   std::vector<vk::DescriptorBinding> descriptors;
+  std::vector<vk::SpecConstant> specialization = {
+      {k2s::kSpecLocalSizeX, local[0]}, {k2s::kSpecLocalSizeY, local[1]},
+      {k2s::kSpecLocalSizeZ, local[2]}, {k2s::kSpecLocalMemoryWords, words},
+      {k2s::kSpecFirstRound, first_round ? 1u : 0u}, {k2s::kSpecZeroLocalMemory, zero_local ? 1u : 0u},
+      {k2s::kSpecPackedGroups, packed}, {k2s::kSpecNoGlobalOffset, facts.no_global_offset ? 1u : 0u},
+      {k2s::kSpecRegionAtOrigin, facts.at_origin ? 1u : 0u}, {k2s::kSpecWholeGroups, facts.whole_groups ? 1u : 0u}};
   for (const k2s::KernelArg& a : t->interface.args)
-    if (a.kind == k2s::ArgKind::Image && a.binding != UINT32_MAX)
+    if (a.kind == k2s::ArgKind::Image && a.binding != UINT32_MAX) {
       descriptors.push_back({a.binding, descriptor_type(a)});
+    } else if (a.kind == k2s::ArgKind::GlobalPointer && a.binding != UINT32_MAX) {
+      descriptors.push_back({a.binding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER});
+      specialization.push_back({k2s::kSpecConstantBuffer + a.binding, uint32_t(constant_buffers >> a.binding & 1)});
+    }
   std::unique_ptr<vk::ComputePipeline> p;
   VkResult r = vk::ComputePipeline::create(
       *vkdev, typed_images.empty() ? t->shader : k2s::type_storage_images(t->shader, typed_images),
-      {{k2s::kSpecLocalSizeX, local[0]}, {k2s::kSpecLocalSizeY, local[1]},
-       {k2s::kSpecLocalSizeZ, local[2]}, {k2s::kSpecLocalMemoryWords, words},
-       {k2s::kSpecFirstRound, first_round ? 1u : 0u}, {k2s::kSpecZeroLocalMemory, zero_local ? 1u : 0u},
-       {k2s::kSpecPackedGroups, packed}, {k2s::kSpecNoGlobalOffset, facts.no_global_offset ? 1u : 0u},
-       {k2s::kSpecRegionAtOrigin, facts.at_origin ? 1u : 0u}, {k2s::kSpecWholeGroups, facts.whole_groups ? 1u : 0u}},
-      t->interface.push_constant_size, descriptors, &p);
+      specialization, t->interface.push_constant_size, descriptors, &p);
   if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
   p->print_statistics(name + " local " + std::to_string(local[0]) + "x" + std::to_string(local[1]) + "x" +
                       std::to_string(local[2]) + (packed > 1 ? " (" + std::to_string(packed) + " groups)" : ""));
@@ -478,6 +483,32 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   plan.arguments.assign(ki.argument_block_size, 0);
   uint64_t local_bytes = ki.static_local_memory_size;
   std::map<uint32_t, uint32_t> typed_images;  // binding -> spv::ImageFormat
+  // Bit k: __constant argument k's uniform buffer is its buffer (k2s::kSpecConstantBuffer).
+  uint64_t constant_buffers = 0;
+  // Binds the uniform buffer of __constant argument |a| (where the kernel reads one) to
+  // |mem| where the whole buffer fits one, else to bytes of the launch's own: its loads then
+  // read the device address.
+  auto bind_constant_buffer = [&](const k2s::KernelArg& a, _cl_mem* mem) -> cl_int {
+    if (a.binding == UINT32_MAX) return CL_SUCCESS;
+    const VkPhysicalDeviceLimits& limits = device->vk_info().properties.limits;
+    if (mem && mem->size <= device->constant_buffer_bytes() && mem->offset % limits.minUniformBufferOffsetAlignment == 0) {
+      plan.descriptors.push_back({a.binding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, VK_NULL_HANDLE,
+                                  mem->buffer_on(device).handle(), mem->offset, mem->size});
+      constant_buffers |= uint64_t(1) << a.binding;
+      return CL_SUCCESS;
+    }
+    if (!plan.unused_uniforms) {
+      auto vk_device = program->context->vk_device(device);
+      if (!vk_device) return vk_device.error();
+      std::unique_ptr<vk::Buffer> b;
+      VkResult r = vk::Buffer::create(*vk_device, 16, vk::MemoryPlacement::DeviceLocal, &b, true, vk::kInternalOwner);
+      if (r != VK_SUCCESS) return cl::cl_error_from(r);
+      plan.unused_uniforms = std::move(b);
+    }
+    plan.descriptors.push_back({a.binding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, VK_NULL_HANDLE,
+                                plan.unused_uniforms->handle(), 0, 16});
+    return CL_SUCCESS;
+  };
   const bool checked = ki.check_table_offset != UINT32_MAX;
   cl::CheckReport::Launch check{name, ki.check_sites, ki.check_site_arguments, {}, {}, 0,
                                 ki.private_memory_size};
@@ -512,6 +543,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         cl::Ref<_cl_mem> mem = v.mem.lock();
         // The buffer was released since: the argument no longer has a value.
         if (v.mem && !mem) return cl::Error{CL_INVALID_KERNEL_ARGS};
+        if (cl_int e = bind_constant_buffer(a, nullptr)) return cl::Error{e};  // may point inside it
         if (!mem) continue;
         if (ki.rerunnable_restoring_buffers && !a.read_only) plan.written_buffers.push_back(mem.get());
         if (checked) {
@@ -522,6 +554,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         plan.buffers.push_back(std::move(mem));
       } else if (a.kind == k2s::ArgKind::GlobalPointer && v.svm) {
         std::memcpy(&plan.arguments[a.offset], &v.svm_address, 8);
+        if (cl_int e = bind_constant_buffer(a, nullptr)) return cl::Error{e};
         if (v.svm_allocation) plan.svm.push_back(v.svm_allocation);
         if (checked && v.svm_allocation)
           check.global.push_back({arg_name(i) + " (an SVM allocation)",
@@ -537,6 +570,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
           if (cl_int e = mem->ensure_on(device)) return cl::Error{e};
         uint64_t address = mem ? mem->device_address(device) : 0;
         std::memcpy(&plan.arguments[a.offset], &address, 8);
+        if (cl_int e = bind_constant_buffer(a, mem.get())) return cl::Error{e};
         if (mem && ki.rerunnable_restoring_buffers && !a.read_only) plan.written_buffers.push_back(mem.get());
         if (checked && mem) check.global.push_back({arg_name(i) + " (a buffer)", address, address + mem->size, uint32_t(i)});
         if (mem) plan.buffer_uses.push_back({mem.get(), !a.read_only});
@@ -556,7 +590,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         if (mem->image->storage)
           if (cl_int e = mem->image->ensure_on(*program->context, device)) return cl::Error{e};
         if (a.binding != UINT32_MAX)
-          plan.images.push_back({a.binding, descriptor_type(a),
+          plan.descriptors.push_back({a.binding, descriptor_type(a),
                                  mem->image->storage ? &mem->image->on(*program->context, device) : nullptr,
                                  mem->image->texel_view_on(*program->context, device)});
         plan.buffer_uses.push_back({mem.get(), a.image_access != k2s::ImageAccess::ReadOnly});
@@ -669,7 +703,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         facts.at_origin = x.first_group == 0 && y.first_group == 0 && z.first_group == 0;
         facts.whole_groups = x.local == l[0] && y.local == l[1] && z.local == l[2];
         auto p = pipeline(device, {x.local * pack, y.local, z.local}, pack, words, zero_local, false, plain,
-                          typed_images, facts);
+                          typed_images, facts, constant_buffers);
         if (!p) return cl::Error{p.error()};
         r.pipeline = *p;
         // A second pipeline costs a second build in the driver: only for small kernels
@@ -678,7 +712,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         constexpr size_t kTwiceBuiltWords = 40000;
         if (ki.resume_area_offset != UINT32_MAX && plan.loop_limit_status && t->shader.size() < kTwiceBuiltWords) {
           auto first = pipeline(device, {x.local * pack, y.local, z.local}, pack, words, zero_local, true,
-                                false, typed_images, facts);
+                                false, typed_images, facts, constant_buffers);
           if (!first) return cl::Error{first.error()};
           r.first_round = *first;
         }

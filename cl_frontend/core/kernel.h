@@ -45,9 +45,13 @@ struct LaunchPlan {
   std::vector<std::shared_ptr<vkcl::cl::SvmAllocation>> svm;  // SVM the kernel may reach
   // The kernel may write SVM memory through an argument: a first attempt cannot be undone.
   bool writes_svm = false;
-  // The kernel's image arguments, bound as descriptors before each dispatch (and the set
-  // holding them on devices without push descriptors, made when the command is recorded).
-  std::vector<vkcl::vk::ImageDescriptor> images;
+  // The kernel's image arguments and the uniform buffers of its __constant arguments, bound
+  // as descriptors before each dispatch (and the set holding them on devices without push
+  // descriptors, made when the command is recorded).
+  std::vector<vkcl::vk::Descriptor> descriptors;
+  // Where a __constant argument's uniform buffer is bound to nothing of the application's
+  // (its buffer does not fit, or it is NULL or SVM): 16 bytes of the launch's own.
+  std::shared_ptr<vkcl::vk::Buffer> unused_uniforms;
   // Its 2D images from buffers (in |buffers| too), and whether the kernel may write each:
   // their copies are made current before the launch and written back after it.
   std::vector<std::pair<_cl_mem*, bool>> images_from_buffers;
@@ -56,7 +60,7 @@ struct LaunchPlan {
   std::vector<_cl_mem*> written_images;
   std::vector<_cl_mem*> written_buffers;  // where the kernel is rerunnable restoring buffers
   std::vector<std::unique_ptr<vkcl::vk::Buffer>> snapshots;
-  std::unique_ptr<vkcl::vk::DescriptorSet> image_set;
+  std::unique_ptr<vkcl::vk::DescriptorSet> descriptor_set;
   std::shared_ptr<vkcl::vk::Buffer> program_data;
   std::shared_ptr<vkcl::cl::PrintfOutput> printf_output;  // printed when the command retires
   // Set by the kernel when the driver cut its loops short (KernelInterface::
@@ -134,7 +138,7 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
                                                         const std::array<uint32_t, 3>& local, uint32_t packed,
                                                         uint32_t local_words, bool zero_local,
                                                         bool first_round, bool plain, const std::map<uint32_t, uint32_t>& typed_images,
-                                                        RegionFacts facts);
+                                                        RegionFacts facts, uint64_t constant_buffers);
   // How many of a launch's work-groups of |local| size each Vulkan workgroup runs
   // (k2s::kSpecPackedGroups): 1, or a power of two where the kernel is packable and the launch
   // has no __local memory (|local_bytes|).

@@ -43,10 +43,10 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
     struct Pipelines {
       std::mutex mutex;
       // (name, Vulkan local size, work-groups packed, local memory words, zeroed, first round
-      // only, plain, read_write images' formats, what the regions run have in common:
-      // _cl_kernel::plan_launch)
+      // only, plain, read_write images' formats, what the regions run have in common, which
+      // __constant arguments are uniform buffers: _cl_kernel::plan_launch)
       std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, bool, bool, bool,
-                          std::map<uint32_t, uint32_t>, std::tuple<bool, bool, bool>>,
+                          std::map<uint32_t, uint32_t>, std::tuple<bool, bool, bool>, uint64_t>,
                std::unique_ptr<vkcl::vk::ComputePipeline>>
           by_kernel;
     };

@@ -286,7 +286,8 @@ uint32_t Lowering::checked(AddressFormat f, uint32_t address, uint32_t bytes, co
       uint32_t rest = emit(Op::OpSelect, u64, {p.is_local, l, emit(Op::OpSelect, u64, {p.is_private, v, address})});
       return emit(Op::OpSelect, u64, {p.is_global, g, rest});
     }
-    case AddressFormat::Push32: break;
+    case AddressFormat::Push32:
+    case AddressFormat::Uniform32: break;
   }
   return address;
 }

@@ -64,6 +64,9 @@ uint32_t Lowering::word_pointer_at(AddressFormat f, uint32_t index, uint32_t wor
   if (f == AddressFormat::Push32)
     return emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, t_uint(32)),
                 {push_var_, c_u32(2), index});
+  if (f == AddressFormat::Uniform32)
+    return emit(Op::OpAccessChain, t_ptr(spv::StorageClass::Uniform, t_uint(32)),
+                {constant_buffer(constant_argument_).variable, c_u32(0), index});
   bool local = f == AddressFormat::Local32;
   if (local && wide_arena_) fail("internal: 32-bit word access to the wide local arena");
   if (local && byte_arena_) fail("internal: 32-bit word access to the byte local arena");
@@ -263,11 +266,13 @@ uint32_t Lowering::load_out(AddressFormat f, uint32_t address, uint32_t out_type
       require_storage_access(shape_of(out_type).width);
       uint32_t ptr = emit(Op::OpConvertUToPtr,
                           t_ptr(spv::StorageClass::PhysicalStorageBuffer, out_type), {address});
-      return emit(Op::OpLoad, out_type, {ptr, kAligned, std::max<uint32_t>(alignment, 1)});
+      uint32_t v = emit(Op::OpLoad, out_type, {ptr, kAligned, std::max<uint32_t>(alignment, 1)});
+      return constant_argument_ == UINT32_MAX ? v : read_constant_buffer(address, out_type, alignment, v);
     }
     case AddressFormat::Local32:
     case AddressFormat::Private32:
     case AddressFormat::Push32:
+    case AddressFormat::Uniform32:
       return load_words_unaligned(f, address, out_type, alignment);
     case AddressFormat::Generic64: {
       GenericParts p = split_generic(*this, address);
@@ -296,7 +301,8 @@ void Lowering::store_out(AddressFormat f, uint32_t address, uint32_t out_type, u
       store_words_unaligned(f, address, out_type, v, alignment);
       return;
     case AddressFormat::Push32:
-      fail("internal: store to push constants");
+    case AddressFormat::Uniform32:
+      fail("internal: store to push constants or a uniform buffer");
       return;
     case AddressFormat::Generic64: {
       GenericParts p = split_generic(*this, address);
@@ -441,7 +447,9 @@ bool Lowering::lower_load(const ir::Instruction& i) {
   uint32_t a = memory_alignment(i, 1);
   if (!a) a = layouts().of(i.type_id).alignment;
   uint32_t address = checked(f, value(pointer), c_u32(layouts().of(i.type_id).size), "load", pointer);
+  constant_argument_ = constant_argument_of(pointer);
   bind(i.result_id, lower_type(i.type_id), load(f, address, i.type_id, a));
+  constant_argument_ = UINT32_MAX;
   return !failed_;
 }
 
@@ -838,6 +846,54 @@ bool Lowering::lower_copy_memory(const ir::Instruction& i) {
     if (failed_) return false;
   }
   return true;
+}
+
+}  // namespace vkcl::k2s
+
+namespace vkcl::k2s {
+
+uint32_t Lowering::constant_argument_of(uint32_t in_pointer) const {
+  if (!ctx_.caps.constant_buffer_words || ctx_.caps.checked_memory) return UINT32_MAX;
+  auto it = constant_pointers_.find(in_pointer);
+  return it == constant_pointers_.end() ? UINT32_MAX : it->second;
+}
+
+const Lowering::ConstantBuffer& Lowering::constant_buffer(uint32_t argument) {
+  auto it = constant_buffers_.find(argument);
+  if (it != constant_buffers_.end()) return it->second;
+  // { u32 words[N]; } at set 0, binding |argument|: fresh types, so that no other array of
+  // as many words shares the stride decoration.
+  uint32_t array = take_id(), block = take_id();
+  out_.globals.emplace_back(Op::OpTypeArray, 0, array,
+                            std::vector<uint32_t>{t_uint(32), c_u32(ctx_.caps.constant_buffer_words)});
+  decorate(array, spv::Decoration::ArrayStride, {4});
+  out_.globals.emplace_back(Op::OpTypeStruct, 0, block, std::vector<uint32_t>{array});
+  decorate(block, spv::Decoration::Block);
+  annotations_.emplace_back(Op::OpMemberDecorate, 0, 0,
+                            std::vector<uint32_t>{block, 0, uint32_t(spv::Decoration::Offset), 0});
+  ConstantBuffer b{take_id(), take_id(), take_id()};
+  out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Uniform, block), b.variable,
+                            std::vector<uint32_t>{uint32_t(spv::StorageClass::Uniform)});
+  decorate(b.variable, spv::Decoration::DescriptorSet, {0});
+  decorate(b.variable, spv::Decoration::Binding, {argument});
+  decorate(b.variable, spv::Decoration::NonWritable);
+  out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Private, t_uint(64)), b.base,
+                            std::vector<uint32_t>{uint32_t(spv::StorageClass::Private)});
+  out_.globals.emplace_back(Op::OpSpecConstantFalse, t_bool(), b.bound, std::vector<uint32_t>{});
+  decorate(b.bound, spv::Decoration::SpecId, {kSpecConstantBuffer + argument});
+  interface_.push_back(b.variable);
+  interface_.push_back(b.base);
+  return constant_buffers_.emplace(argument, b).first->second;
+}
+
+// Both loads are made; the driver keeps the one the pipeline's specialization selects.
+uint32_t Lowering::read_constant_buffer(uint32_t address, uint32_t out_type, uint32_t alignment,
+                                        uint32_t global) {
+  const ConstantBuffer& b = constant_buffer(constant_argument_);
+  uint32_t base = emit(Op::OpLoad, t_uint(64), {b.base});
+  uint32_t offset = emit(Op::OpUConvert, t_uint(32), {emit(Op::OpISub, t_uint(64), {address, base})});
+  uint32_t uniform = load_words_unaligned(AddressFormat::Uniform32, offset, out_type, alignment);
+  return emit(Op::OpSelect, out_type, {b.bound, uniform, global});
 }
 
 }  // namespace vkcl::k2s

@@ -562,10 +562,12 @@ bool Lowering::lower_opencl_std(const ir::Instruction& i) {
       off = emit(Op::OpIMul, t_uint(address_width(f)), {off, c_offset(f, uint64_t(s.count) * bytes)});
       uint32_t base = checked(f, add_offset(f, arg(1), off), c_u32(s.count * bytes), "vload", i.operands[3]);
       std::vector<uint32_t> parts;
+      constant_argument_ = constant_argument_of(i.operands[3]);
       for (uint32_t c = 0; c < s.count; ++c) {
         uint32_t a = c ? add_offset(f, base, c_offset(f, c * bytes)) : base;
         parts.push_back(load_out(f, a, elem, bytes));
       }
+      constant_argument_ = UINT32_MAX;
       r = emit(Op::OpCompositeConstruct, rt, parts);
       break;
     }

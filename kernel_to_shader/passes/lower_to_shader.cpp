@@ -1103,6 +1103,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
   std::vector<uint32_t> call = {value(fn)};
   uint32_t pushed_end = 0;
   for (const auto& p : in_fn->parameters) {
+    const uint32_t index = uint32_t(&p - in_fn->parameters.data());
     const ir::Instruction* pt = def(p.type_id);
     KernelArg arg{};
     bool byval = false;
@@ -1146,6 +1147,9 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
       ki.args.push_back(arg);
       continue;
     }
+    const bool constant_buffer = arg.address_space == uint32_t(spv::StorageClass::UniformConstant) &&
+                                 arg.kind == ArgKind::GlobalPointer && constant_buffers_.count(index);
+    if (constant_buffer) arg.binding = index;
     ki.args.push_back(arg);
 
     // Arguments inside the pushed window are read from push constants.
@@ -1170,6 +1174,8 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
       call.push_back(load(from, address, arg_type,
                           arg.kind == ArgKind::GlobalPointer ? 8 : layout_.of(arg_type).alignment));
     }
+    // What its uniform buffer's offsets count from.
+    if (constant_buffer) emit_void(Op::OpStore, {constant_buffers_[index].base, call.back()});
     if (failed_) return false;
   }
   // Only a kernel with a loop that may run long can have one cut short; the others carry no
@@ -1324,6 +1330,8 @@ bool Lowering::run(ir::Module* result) {
       contraction_off_ = true;
 
   if (!lower_globals() || !analyze_images()) return false;
+  if (ctx_.caps.constant_buffer_words && !ctx_.caps.checked_memory)
+    constant_pointers_ = constant_argument_pointers(in_, kMaxConstantBufferArgument, ctx_.caps.max_constant_buffers);
   for (const auto& f : in_.functions)
     if (unused_image_functions_.count(f.id())) continue;
     else if (!f.blocks.empty() && !lower_function(f)) return false;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "passes/constant_buffers.h"
 #include "passes/pass.h"
 #include "passes/private_arenas.h"
 #include "passes/type_layout.h"
@@ -42,6 +43,8 @@ enum class AddressFormat {
   Private32,  // byte offset into the per-invocation word array
   Generic64,  // address with the space in bits 62-63 (0 global, 1 local, 2 private)
   Push32,     // byte offset into the arguments copied after the dispatch block (loads only)
+  Uniform32,  // byte offset into a __constant argument's uniform buffer (loads only; the
+              // argument is Lowering::constant_argument_)
 };
 
 class Lowering;
@@ -184,6 +187,11 @@ class Lowering {
   void wide_store(uint32_t offset32, uint32_t width, uint32_t bits);
   uint32_t load_words_unaligned(AddressFormat f, uint32_t offset32, uint32_t out_type,
                                 uint32_t alignment);
+  // __constant arguments read as uniform buffers (constant_buffers.h): the argument an input
+  // pointer points into (UINT32_MAX: none known), and a load of |out_type| at device address
+  // |address| in it: the uniform buffer's value where the launch binds one, else |global|.
+  uint32_t constant_argument_of(uint32_t in_pointer) const;
+  uint32_t read_constant_buffer(uint32_t address, uint32_t out_type, uint32_t alignment, uint32_t global);
   void store_words_unaligned(AddressFormat f, uint32_t offset32, uint32_t out_type,
                              uint32_t value, uint32_t alignment);
   uint32_t arg_block_address();
@@ -370,6 +378,16 @@ class Lowering {
   uint32_t local_region(uint32_t size, uint32_t alignment);
   std::vector<PassContext::LocalRegion> local_regions_;
   uint32_t push_var_ = 0;
+  // __constant arguments as uniform buffers: input pointer -> argument index; per argument
+  // its uniform buffer, the Private u64 where the kernel's wrapper keeps the argument's
+  // address (what offsets into the buffer count from) and its kSpecConstantBuffer bool.
+  std::unordered_map<uint32_t, uint32_t> constant_pointers_;
+  struct ConstantBuffer {
+    uint32_t variable, base, bound;
+  };
+  std::map<uint32_t, ConstantBuffer> constant_buffers_;
+  const ConstantBuffer& constant_buffer(uint32_t argument);
+  uint32_t constant_argument_ = UINT32_MAX;  // of the load being lowered
   uint32_t push_argument_words_ = 0;  // argument block words the push constants carry too
   std::unordered_map<uint32_t, uint32_t> builtin_vars_;  // spv::BuiltIn -> output Input variable
   uint32_t workgroup_size_ = 0;

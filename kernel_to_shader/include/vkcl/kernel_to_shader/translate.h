@@ -101,6 +101,12 @@ struct TargetCaps {
   // Checked mode (VKCL_CHECKED=1): every access through a pointer is checked against the
   // objects the launch may reach (KernelInterface::check_table_offset).
   bool checked_memory = false;
+  // Loads through a __constant argument may read a uniform buffer bound to its buffer, of at
+  // most this many 32-bit words (maxUniformBufferRange / 4, a word array of stride 4, which
+  // needs uniformBufferStandardLayout), in kernels with at most |max_constant_buffers| such
+  // arguments (passes/constant_buffers.h; KernelArg::binding, kSpecConstantBuffer). 0: never.
+  uint32_t constant_buffer_words = 0;
+  uint32_t max_constant_buffers = 0;
 
   bool operator==(const TargetCaps&) const = default;
 };
@@ -155,6 +161,11 @@ inline constexpr uint32_t kSpecPackedGroups = 6;
 inline constexpr uint32_t kSpecNoGlobalOffset = 7;
 inline constexpr uint32_t kSpecRegionAtOrigin = 8;
 inline constexpr uint32_t kSpecWholeGroups = 9;
+// Bools, false unless set: the launch binds a uniform buffer over all of __constant argument
+// k's buffer (KernelArg::binding), and loads through that argument read it (id this plus k,
+// for k below kMaxConstantBufferArgument). Where it is false the loads read device addresses.
+inline constexpr uint32_t kSpecConstantBuffer = 64;
+inline constexpr uint32_t kMaxConstantBufferArgument = 64;
 // Checked mode: bytes after the used local memory (and private memory) where checked accesses
 // that fail go instead.
 inline constexpr uint32_t kCheckSinkBytes = 32;
@@ -200,6 +211,8 @@ struct KernelArg {
   uint32_t address_space = 0;  // SPIR-V storage class of pointer arguments
   // Image arguments: the binding in descriptor set 0 (UINT32_MAX when the kernel only queries
   // the image: no descriptor), the image type the kernel declares and how it uses the image.
+  // __constant arguments some loads read as a uniform buffer: its binding (the argument's
+  // index), bound over the buffer whenever it fits (kSpecConstantBuffer).
   uint32_t binding = UINT32_MAX;
   ImageDim image_dim = ImageDim::k2D;
   ImageAccess image_access = ImageAccess::ReadOnly;

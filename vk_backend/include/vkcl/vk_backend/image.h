@@ -163,20 +163,23 @@ class TexelBufferView {
   VkBufferView view_ = VK_NULL_HANDLE;
 };
 
-// An image bound to a kernel: binding |binding| of set 0, as a sampled or storage image, or
-// (|texel_buffer| set, |image| null) a uniform or storage texel buffer.
-struct ImageDescriptor {
+// What a kernel reads through binding |binding| of set 0: an image, as a sampled or storage
+// image; (|texel_buffer| set, |image| null) a uniform or storage texel buffer; or (|type|
+// UNIFORM_BUFFER) |range| bytes of |buffer| from |offset|.
+struct Descriptor {
   uint32_t binding;
-  VkDescriptorType type;  // SAMPLED_IMAGE, STORAGE_IMAGE, UNIFORM_ or STORAGE_TEXEL_BUFFER
+  VkDescriptorType type;  // SAMPLED_IMAGE, STORAGE_IMAGE, UNIFORM_ or STORAGE_TEXEL_BUFFER, UNIFORM_BUFFER
   const Image* image;
   VkBufferView texel_buffer = VK_NULL_HANDLE;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0, range = 0;
 };
 // A descriptor set in a pool of its own, for devices without push descriptors. It must outlive
 // the commands that use it: its owner keeps it until they complete.
 class DescriptorSet {
  public:
   static VkResult create(std::shared_ptr<Device> device, const ComputePipeline& pipeline,
-                         const std::vector<ImageDescriptor>& descriptors,
+                         const std::vector<Descriptor>& descriptors,
                          std::unique_ptr<DescriptorSet>* out);
   ~DescriptorSet();
   DescriptorSet(const DescriptorSet&) = delete;
@@ -193,9 +196,9 @@ class DescriptorSet {
 // Records |descriptors| as set 0 of |pipeline|'s layout for the dispatches recorded after it:
 // push descriptors where the pipeline has them, else a DescriptorSet made into |*set| the
 // first time (pipelines of one kernel have compatible layouts, so later calls bind it again).
-VkResult bind_image_descriptors(CommandStream& stream, std::shared_ptr<Device> device,
+VkResult bind_descriptors(CommandStream& stream, std::shared_ptr<Device> device,
                                 const ComputePipeline& pipeline,
-                                const std::vector<ImageDescriptor>& descriptors,
+                                const std::vector<Descriptor>& descriptors,
                                 std::unique_ptr<DescriptorSet>* set);
 
 }  // namespace vkcl::vk

@@ -55,6 +55,7 @@ struct DeviceInfo {
   bool buffer_device_address = false;  // required
   bool timeline_semaphore = false;     // required
   bool vulkan_memory_model = false;   // vulkanMemoryModel with vulkanMemoryModelDeviceScope
+  bool uniform_buffer_standard_layout = false;  // uniformBufferStandardLayout
   bool shader_buffer_int64_atomics = false;
   bool shader_shared_int64_atomics = false;
   bool subgroup_extended_types = false;  // 8/16-bit integers and halves in subgroup operations
@@ -351,7 +352,8 @@ struct SpecConstant {
   uint32_t value;
 };
 
-// A binding of descriptor set 0 (kernels' images are their only descriptors).
+// A binding of descriptor set 0 (a kernel's images, and the uniform buffers of its __constant
+// arguments).
 struct DescriptorBinding {
   uint32_t binding;
   VkDescriptorType type;
@@ -359,7 +361,7 @@ struct DescriptorBinding {
 
 // A compute pipeline for one translated kernel with fixed specialization constants. The layout
 // has |push_constant_size| bytes of push constants and, when |descriptors| is not empty, a
-// descriptor set 0 written per enqueue (bind_image_descriptors, image.h): push descriptors
+// descriptor set 0 written per enqueue (bind_descriptors, image.h): push descriptors
 // where the device has VK_KHR_push_descriptor, else a set allocated per enqueue.
 class ComputePipeline {
  public:

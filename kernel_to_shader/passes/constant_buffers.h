@@ -1,0 +1,32 @@
+// Which __constant kernel argument a pointer reads.
+//
+// A __constant argument stays a device address, but where a load's pointer is known to point
+// into one argument's buffer, the load may instead read a uniform buffer bound to that buffer
+// (lower_memory.cpp, TargetCaps::constant_buffer_words). Drivers read uniform buffers better:
+// lavapipe (Mesa 22) loads a device address lane by lane inside any branch or loop, even
+// where every lane reads the same field, and a kernel such as mandelbulber's, which reads its
+// parameter block in hundreds of places, became thousands of LLVM loops (95 s to build); a
+// uniform buffer read at an offset every lane shares is one scalar load.
+//
+// The analysis follows pointers over the whole module: a kernel's UniformConstant pointer
+// parameter k is argument k; an access chain, bit cast or copy points where its base does; a
+// phi or select where all its operands agree; a function's parameter where all its calls'
+// arguments agree. Anything else (a pointer loaded from memory, made from an integer, a
+// program-scope __constant variable) is not followed.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "ir/module.h"
+
+namespace vkcl::k2s {
+
+// Input pointer id -> the index of the kernel argument it points into (the same index in
+// every kernel that reaches it). Only arguments below |max_index| count, and only kernels
+// with at most |max_arguments| __constant pointer arguments.
+std::unordered_map<uint32_t, uint32_t> constant_argument_pointers(const ir::Module& module,
+                                                                 uint32_t max_index,
+                                                                 uint32_t max_arguments);
+
+}  // namespace vkcl::k2s

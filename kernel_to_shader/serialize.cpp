@@ -52,7 +52,7 @@ void write_interface(ByteWriter& o, const KernelInterface& k) {
   }
   for (uint32_t v : {k.argument_block_size, k.push_constant_size, k.pushed_arguments_offset,
                      k.pushed_arguments_size, k.static_local_memory_size, k.private_memory_size,
-                     k.program_data_address_offset, k.printf_buffer_address_offset})
+                     k.program_data_address_offset, k.program_constants_binding, k.printf_buffer_address_offset})
     o.u32(v);
   o.u32(uint32_t(k.printf_calls.size()));
   for (const PrintfCall& c : k.printf_calls) {
@@ -112,6 +112,7 @@ KernelInterface read_interface(ByteReader& in) {
   k.static_local_memory_size = in.u32();
   k.private_memory_size = in.u32();
   k.program_data_address_offset = in.u32();
+  k.program_constants_binding = in.u32();
   k.printf_buffer_address_offset = in.u32();
   k.printf_calls.resize(in.count(12));
   for (PrintfCall& c : k.printf_calls) {

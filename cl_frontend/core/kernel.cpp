@@ -358,6 +358,10 @@ cl::Result<vk::ComputePipeline*> _cl_kernel::pipeline(_cl_device_id* device,
       descriptors.push_back({a.binding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER});
       specialization.push_back({k2s::kSpecConstantBuffer + a.binding, uint32_t(constant_buffers >> a.binding & 1)});
     }
+  if (uint32_t b = t->interface.program_constants_binding; b != UINT32_MAX) {
+    descriptors.push_back({b, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER});
+    specialization.push_back({k2s::kSpecConstantBuffer + b, uint32_t(constant_buffers >> b & 1)});
+  }
   std::unique_ptr<vk::ComputePipeline> p;
   VkResult r = vk::ComputePipeline::create(
       *vkdev, typed_images.empty() ? t->shader : k2s::type_storage_images(t->shader, typed_images),
@@ -485,16 +489,16 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
   std::map<uint32_t, uint32_t> typed_images;  // binding -> spv::ImageFormat
   // Bit k: __constant argument k's uniform buffer is its buffer (k2s::kSpecConstantBuffer).
   uint64_t constant_buffers = 0;
-  // Binds the uniform buffer of __constant argument |a| (where the kernel reads one) to
-  // |mem| where the whole buffer fits one, else to bytes of the launch's own: its loads then
-  // read the device address.
-  auto bind_constant_buffer = [&](const k2s::KernelArg& a, _cl_mem* mem) -> cl_int {
-    if (a.binding == UINT32_MAX) return CL_SUCCESS;
+  // Binds uniform buffer |binding| (where the kernel reads one: a __constant argument's, or
+  // the program's data) to |size| bytes of |buffer| from |offset| where they fit one, else
+  // to bytes of the launch's own: its loads then read the device address.
+  auto bind_uniforms = [&](uint32_t binding, const vk::Buffer* buffer, size_t offset, size_t size) -> cl_int {
+    if (binding == UINT32_MAX) return CL_SUCCESS;
     const VkPhysicalDeviceLimits& limits = device->vk_info().properties.limits;
-    if (mem && mem->size <= device->constant_buffer_bytes() && mem->offset % limits.minUniformBufferOffsetAlignment == 0) {
-      plan.descriptors.push_back({a.binding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, VK_NULL_HANDLE,
-                                  mem->buffer_on(device).handle(), mem->offset, mem->size});
-      constant_buffers |= uint64_t(1) << a.binding;
+    if (buffer && size <= device->constant_buffer_bytes() && offset % limits.minUniformBufferOffsetAlignment == 0) {
+      plan.descriptors.push_back({binding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, VK_NULL_HANDLE,
+                                  buffer->handle(), offset, size});
+      constant_buffers |= uint64_t(1) << binding;
       return CL_SUCCESS;
     }
     if (!plan.unused_uniforms) {
@@ -505,9 +509,13 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
       if (r != VK_SUCCESS) return cl::cl_error_from(r);
       plan.unused_uniforms = std::move(b);
     }
-    plan.descriptors.push_back({a.binding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, VK_NULL_HANDLE,
+    plan.descriptors.push_back({binding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, VK_NULL_HANDLE,
                                 plan.unused_uniforms->handle(), 0, 16});
     return CL_SUCCESS;
+  };
+  auto bind_constant_buffer = [&](const k2s::KernelArg& a, _cl_mem* mem) {
+    return mem ? bind_uniforms(a.binding, &mem->buffer_on(device), mem->offset, mem->size)
+               : bind_uniforms(a.binding, nullptr, 0, 0);
   };
   const bool checked = ki.check_table_offset != UINT32_MAX;
   cl::CheckReport::Launch check{name, ki.check_sites, ki.check_site_arguments, {}, {}, 0,
@@ -627,6 +635,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
     plan.program_data = *data;
     uint64_t address = plan.program_data->address();
     std::memcpy(&plan.arguments[ki.program_data_address_offset], &address, 8);
+    if (cl_int e = bind_uniforms(ki.program_constants_binding, plan.program_data.get(), 0, plan.program_data->size()))
+      return cl::Error{e};
     if (checked)
       check.global.push_back({"the program's __global and __constant variables", address,
                               address + plan.program_data->size(), k2s::kCheckProgramVariables});

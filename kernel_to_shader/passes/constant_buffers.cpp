@@ -42,8 +42,7 @@ class Roots {
 }  // namespace
 
 std::unordered_map<uint32_t, uint32_t> constant_argument_pointers(const ir::Module& module,
-                                                                 uint32_t max_index,
-                                                                 uint32_t max_arguments) {
+                                                                 uint32_t max_buffers) {
   std::unordered_set<uint32_t> constant_pointer_types;
   for (const ir::Instruction& g : module.globals)
     if (g.opcode == Op::OpTypePointer && spv::StorageClass(g.operands[0]) == spv::StorageClass::UniformConstant)
@@ -63,9 +62,9 @@ std::unordered_map<uint32_t, uint32_t> constant_argument_pointers(const ir::Modu
     if (g.result_id) type_of[g.result_id] = g.type_id;
 
   Roots roots;
-  // A program-scope __constant variable is data of the program, not an argument's.
   for (const ir::Instruction& g : module.globals)
-    if (g.opcode == Op::OpVariable && constant_pointer_types.count(g.type_id)) roots.join(g.result_id, kNone);
+    if (g.opcode == Op::OpVariable && constant_pointer_types.count(g.type_id))
+      roots.join(g.result_id, max_buffers ? kProgramConstantsBinding : kNone);
   for (const ir::Instruction& e : module.entry_points) {
     auto it = functions.find(e.operands[1]);
     if (it == functions.end()) continue;
@@ -74,7 +73,7 @@ std::unordered_map<uint32_t, uint32_t> constant_argument_pointers(const ir::Modu
     for (const ir::Instruction& p : parameters) count += constant_pointer_types.count(p.type_id);
     for (uint32_t k = 0; k < parameters.size(); ++k)
       if (constant_pointer_types.count(parameters[k].type_id))
-        roots.join(parameters[k].result_id, k < max_index && count <= max_arguments ? k : kNone);
+        roots.join(parameters[k].result_id, k < kMaxConstantBufferArgument && count < max_buffers ? k : kNone);
   }
 
   // Joins operand |from|'s argument into |to|'s; true when that changed something. An

@@ -11,22 +11,24 @@
 // The analysis follows pointers over the whole module: a kernel's UniformConstant pointer
 // parameter k is argument k; an access chain, bit cast or copy points where its base does; a
 // phi or select where all its operands agree; a function's parameter where all its calls'
-// arguments agree. Anything else (a pointer loaded from memory, made from an integer, a
-// program-scope __constant variable) is not followed.
+// arguments agree. A program-scope __constant variable points into the program's data
+// (kProgramConstantsBinding), read as a uniform buffer likewise. Anything else (a pointer
+// loaded from memory or made from an integer) is not followed.
 #pragma once
 
 #include <cstdint>
 #include <unordered_map>
 
 #include "ir/module.h"
+#include "vkcl/kernel_to_shader/translate.h"
 
 namespace vkcl::k2s {
 
 // Input pointer id -> the index of the kernel argument it points into (the same index in
-// every kernel that reaches it). Only arguments below |max_index| count, and only kernels
-// with at most |max_arguments| __constant pointer arguments.
+// every kernel that reaches it), or kProgramConstantsBinding. Only arguments below
+// kMaxConstantBufferArgument count, and only in kernels with fewer than |max_buffers|
+// __constant pointer arguments (the program's data takes one more).
 std::unordered_map<uint32_t, uint32_t> constant_argument_pointers(const ir::Module& module,
-                                                                 uint32_t max_index,
-                                                                 uint32_t max_arguments);
+                                                                 uint32_t max_buffers);
 
 }  // namespace vkcl::k2s

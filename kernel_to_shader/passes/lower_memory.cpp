@@ -877,12 +877,14 @@ const Lowering::ConstantBuffer& Lowering::constant_buffer(uint32_t argument) {
   decorate(b.variable, spv::Decoration::DescriptorSet, {0});
   decorate(b.variable, spv::Decoration::Binding, {argument});
   decorate(b.variable, spv::Decoration::NonWritable);
-  out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Private, t_uint(64)), b.base,
-                            std::vector<uint32_t>{uint32_t(spv::StorageClass::Private)});
   out_.globals.emplace_back(Op::OpSpecConstantFalse, t_bool(), b.bound, std::vector<uint32_t>{});
   decorate(b.bound, spv::Decoration::SpecId, {kSpecConstantBuffer + argument});
   interface_.push_back(b.variable);
-  interface_.push_back(b.base);
+  if (argument != kProgramConstantsBinding) {
+    out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Private, t_uint(64)), b.base,
+                              std::vector<uint32_t>{uint32_t(spv::StorageClass::Private)});
+    interface_.push_back(b.base);
+  }
   return constant_buffers_.emplace(argument, b).first->second;
 }
 
@@ -890,7 +892,8 @@ const Lowering::ConstantBuffer& Lowering::constant_buffer(uint32_t argument) {
 uint32_t Lowering::read_constant_buffer(uint32_t address, uint32_t out_type, uint32_t alignment,
                                         uint32_t global) {
   const ConstantBuffer& b = constant_buffer(constant_argument_);
-  uint32_t base = emit(Op::OpLoad, t_uint(64), {b.base});
+  uint32_t base = constant_argument_ == kProgramConstantsBinding ? program_data_base_
+                                                                 : emit(Op::OpLoad, t_uint(64), {b.base});
   uint32_t offset = emit(Op::OpUConvert, t_uint(32), {emit(Op::OpISub, t_uint(64), {address, base})});
   uint32_t uniform = load_words_unaligned(AddressFormat::Uniform32, offset, out_type, alignment);
   return emit(Op::OpSelect, out_type, {b.bound, uniform, global});

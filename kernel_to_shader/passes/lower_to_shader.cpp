@@ -608,7 +608,7 @@ bool Lowering::lower_function(const ir::Function& f) {
       // Addresses of program-scope variables, from the program data address the frontend
       // writes into every argument block.
       uint32_t slot = add_offset(AddressFormat::Global64, arg_block_address(), c_u64(kProgramDataSlot));
-      uint32_t base = load_out(AddressFormat::Global64, slot, t_uint(64), 8);
+      uint32_t base = program_data_base_ = load_out(AddressFormat::Global64, slot, t_uint(64), 8);
       for (auto [var, offset] : program_variables_)
         map_[var] = emit(Op::OpIAdd, t_uint(64), {base, c_u64(offset)});
     }
@@ -1074,6 +1074,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
   uint32_t offset = kArgumentScratchBytes;
   if (!program_variables_.empty()) {
     ki.program_data_address_offset = kProgramDataSlot;
+    if (constant_buffers_.count(kProgramConstantsBinding)) ki.program_constants_binding = kProgramConstantsBinding;
     offset = kProgramDataSlot + 8;
   }
   if (uses_printf_) {
@@ -1331,7 +1332,7 @@ bool Lowering::run(ir::Module* result) {
 
   if (!lower_globals() || !analyze_images()) return false;
   if (ctx_.caps.constant_buffer_words && !ctx_.caps.checked_memory)
-    constant_pointers_ = constant_argument_pointers(in_, kMaxConstantBufferArgument, ctx_.caps.max_constant_buffers);
+    constant_pointers_ = constant_argument_pointers(in_, ctx_.caps.max_constant_buffers);
   for (const auto& f : in_.functions)
     if (unused_image_functions_.count(f.id())) continue;
     else if (!f.blocks.empty() && !lower_function(f)) return false;

@@ -378,9 +378,10 @@ class Lowering {
   uint32_t local_region(uint32_t size, uint32_t alignment);
   std::vector<PassContext::LocalRegion> local_regions_;
   uint32_t push_var_ = 0;
-  // __constant arguments as uniform buffers: input pointer -> argument index; per argument
-  // its uniform buffer, the Private u64 where the kernel's wrapper keeps the argument's
-  // address (what offsets into the buffer count from) and its kSpecConstantBuffer bool.
+  // __constant arguments as uniform buffers: input pointer -> argument index (or
+  // kProgramConstantsBinding); per argument its uniform buffer, the Private u64 where the
+  // kernel's wrapper keeps the argument's address (what offsets into the buffer count from;
+  // the program's data address for kProgramConstantsBinding) and its kSpecConstantBuffer bool.
   std::unordered_map<uint32_t, uint32_t> constant_pointers_;
   struct ConstantBuffer {
     uint32_t variable, base, bound;
@@ -388,6 +389,7 @@ class Lowering {
   std::map<uint32_t, ConstantBuffer> constant_buffers_;
   const ConstantBuffer& constant_buffer(uint32_t argument);
   uint32_t constant_argument_ = UINT32_MAX;  // of the load being lowered
+  uint32_t program_data_base_ = 0;  // the function's program data address (its first block)
   uint32_t push_argument_words_ = 0;  // argument block words the push constants carry too
   std::unordered_map<uint32_t, uint32_t> builtin_vars_;  // spv::BuiltIn -> output Input variable
   uint32_t workgroup_size_ = 0;

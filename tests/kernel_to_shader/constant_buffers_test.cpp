@@ -71,6 +71,22 @@ TEST(ConstantBuffers, PointersOfTwoArgumentsAreNotFollowed) {
   EXPECT_EQ(b[0], (std::vector<uint32_t>{kNone, kNone, kNone, kNone, kNone}));
 }
 
+TEST(ConstantBuffers, ProgramScopeVariablesReadTheProgramsData) {
+  compiler::DeviceFeatures features;
+  const char* source = R"(
+    __constant float table[4] = {1, 2, 3, 4};
+    __kernel void k(__global float* o, int n) { o[0] = table[n & 3]; })";
+  auto compiled = compiler::compile(source, "", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  k2s::TranslateResult r = k2s::translate(compiled.spirv, uniform_caps());
+  ASSERT_TRUE(r.ok) << r.log;
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].interface.program_constants_binding, k2s::kProgramConstantsBinding);
+  r = k2s::translate(compiled.spirv, k2s::TargetCaps{});
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(r.kernels[0].interface.program_constants_binding, kNone);
+}
+
 TEST(ConstantBuffers, HelperSharedByKernelsNeedsOneIndex) {
   const char* helper = R"(
     __attribute__((noinline)) float pick(__constant float* c, int i) { return c[i] * 2; }

@@ -113,6 +113,42 @@ TEST_P(ConstantBuffers, EveryLaunchReadsWhatTheHostWrote) {
   }
 }
 
+// Program-scope __constant variables: read as a uniform buffer over the program's data
+// while it fits one, and from device addresses in a program whose data does not (over 64 KiB).
+TEST_P(ConstantBuffers, ProgramScopeVariables) {
+  for (int padding : {0, 17000}) {
+    SCOPED_TRACE(padding);
+    const std::string source = "__constant float pad[" + std::to_string(padding + 1) + "] = {2.5f};\n" + R"(
+      __constant short steps[5] = {3, -7, 11, 0, 5};
+      __constant float4 corners[3] = {(float4)(1, 2, 3, 4), (float4)(-1, 0.5f, 8, 9), (float4)(6, 7, 8, 9)};
+      __constant struct { char c; long l; } mixed[2] = {{-3, 1L << 40}, {9, -5}};
+      __kernel void run(__global float* out, int n) {
+        int g = get_global_id(0);
+        float acc = pad[0];
+        for (int i = 0; i < g % 7; ++i) acc += steps[(g + i) % 5] * corners[i % 3].z;
+        if (g & 1) acc += corners[g % 3].w + mixed[g & 1].c + (float)(mixed[0].l >> 36);
+        out[g] = acc + n;
+      })";
+    Program program = build(source);
+    Kernel k = kernel(program, "run");
+    const size_t count = 100;
+    Mem out = poisoned(count * 4);
+    set_mem_arg(k, 0, out);
+    set_arg(k, 1, cl_int(4));
+    run(k, 1, &count, nullptr);
+    auto got = read<float>(out, count);
+    const int steps[5] = {3, -7, 11, 0, 5};
+    const float z[3] = {3, 8, 8}, w[3] = {4, 9, 9};
+    const int c[2] = {-3, 9};
+    for (int g = 0; g < int(count); ++g) {
+      float acc = 2.5f;
+      for (int i = 0; i < g % 7; ++i) acc += steps[(g + i) % 5] * z[i % 3];
+      if (g & 1) acc += w[g % 3] + c[g & 1] + 16.0f;
+      EXPECT_EQ(got[g], acc + 4) << g;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, ConstantBuffers,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

@@ -163,9 +163,12 @@ inline constexpr uint32_t kSpecRegionAtOrigin = 8;
 inline constexpr uint32_t kSpecWholeGroups = 9;
 // Bools, false unless set: the launch binds a uniform buffer over all of __constant argument
 // k's buffer (KernelArg::binding), and loads through that argument read it (id this plus k,
-// for k below kMaxConstantBufferArgument). Where it is false the loads read device addresses.
+// for k below kMaxConstantBufferArgument); and (id this plus kProgramConstantsBinding) over
+// the program's data, read by loads of program-scope __constant variables. Where it is false
+// the loads read device addresses.
 inline constexpr uint32_t kSpecConstantBuffer = 64;
-inline constexpr uint32_t kMaxConstantBufferArgument = 64;
+inline constexpr uint32_t kMaxConstantBufferArgument = 63;
+inline constexpr uint32_t kProgramConstantsBinding = 63;
 // Checked mode: bytes after the used local memory (and private memory) where checked accesses
 // that fail go instead.
 inline constexpr uint32_t kCheckSinkBytes = 32;
@@ -292,6 +295,10 @@ struct KernelInterface {
   // Where the frontend writes the device address of the program's data (program-scope
   // __constant/__global variables) in the argument block; UINT32_MAX when there is none.
   uint32_t program_data_address_offset = UINT32_MAX;
+  // kProgramConstantsBinding where loads of program-scope __constant variables read a
+  // uniform buffer over the program's data (while it fits one; kSpecConstantBuffer), else
+  // UINT32_MAX.
+  uint32_t program_constants_binding = UINT32_MAX;
   // printf: where the frontend writes the printf buffer's device address (UINT32_MAX when
   // the program never calls printf). The buffer is [u32 bytes used][u32 capacity][records],
   // followed by |printf_max_record| spare bytes that absorb records that do not fit.

@@ -181,6 +181,7 @@ int main(int argc, char** argv) {
   AddMemoryMeasures(all, *options);
   AddImageMeasures(all, *options);
   AddComputeMeasures(all, *options);
+  AddConstantMeasures(all, *options);
   AddGemmMeasures(all, *options);
   AddScanMeasures(all, *options);
   AddLaunchMeasures(all, *options);

@@ -94,6 +94,7 @@ inline constexpr const char* kStartupChild = "--startup-child";
 int RunStartupChild();
 void AddMemoryMeasures(std::vector<Measure>& measures, const Options& options);
 void AddComputeMeasures(std::vector<Measure>& measures, const Options& options);
+void AddConstantMeasures(std::vector<Measure>& measures, const Options& options);
 void AddGemmMeasures(std::vector<Measure>& measures, const Options& options);
 void AddScanMeasures(std::vector<Measure>& measures, const Options& options);
 void AddLaunchMeasures(std::vector<Measure>& measures, const Options& options);

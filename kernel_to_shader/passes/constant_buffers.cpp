@@ -62,9 +62,16 @@ std::unordered_map<uint32_t, uint32_t> constant_argument_pointers(const ir::Modu
     if (g.result_id) type_of[g.result_id] = g.type_id;
 
   Roots roots;
+  // (Not in a module with a kernel of so many arguments that one could have that binding,
+  // an image's.)
+  bool binding_free = max_buffers > 0;
+  for (const ir::Instruction& e : module.entry_points) {
+    auto it = functions.find(e.operands[1]);
+    binding_free = binding_free && (it == functions.end() || it->second->parameters.size() <= kProgramConstantsBinding);
+  }
   for (const ir::Instruction& g : module.globals)
     if (g.opcode == Op::OpVariable && constant_pointer_types.count(g.type_id))
-      roots.join(g.result_id, max_buffers ? kProgramConstantsBinding : kNone);
+      roots.join(g.result_id, binding_free ? kProgramConstantsBinding : kNone);
   for (const ir::Instruction& e : module.entry_points) {
     auto it = functions.find(e.operands[1]);
     if (it == functions.end()) continue;

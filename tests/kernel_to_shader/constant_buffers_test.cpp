@@ -85,6 +85,15 @@ TEST(ConstantBuffers, ProgramScopeVariablesReadTheProgramsData) {
   r = k2s::translate(compiled.spirv, k2s::TargetCaps{});
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_EQ(r.kernels[0].interface.program_constants_binding, kNone);
+  // A kernel of 64 arguments could have an image at the program's binding: not there.
+  std::string many = "__constant float table[4] = {1, 2, 3, 4};\n__kernel void k(__global float* o";
+  for (int i = 1; i < 64; ++i) many += ", int a" + std::to_string(i);
+  many += ") { o[0] = table[a63 & 3]; }";
+  compiled = compiler::compile(many, "", features);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  r = k2s::translate(compiled.spirv, uniform_caps());
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(r.kernels[0].interface.program_constants_binding, kNone);
 }
 
 TEST(ConstantBuffers, HelperSharedByKernelsNeedsOneIndex) {

@@ -39,6 +39,28 @@ class Roots {
   std::unordered_map<uint32_t, uint32_t> of_;
 };
 
+// Function variables stored exactly once, and only ever stored to or loaded from: variable ->
+// the value stored. Unoptimised code keeps each pointer in such a variable and loads it where
+// it is used, so a load of one points where the stored value does.
+std::unordered_map<uint32_t, uint32_t> stored_once(const ir::Module& module) {
+  std::unordered_map<uint32_t, uint32_t> value;
+  std::unordered_set<uint32_t> variables, dropped;
+  for (const ir::Function& f : module.functions)
+    for (const ir::Block& b : f.blocks)
+      for (const ir::Instruction& i : b.instructions) {
+        if (i.opcode == Op::OpVariable) variables.insert(i.result_id);
+        for (size_t k = 0; k < i.operands.size(); ++k) {
+          const uint32_t id = i.operands[k];
+          if (!variables.count(id) || ir::is_literal_operand(i, k)) continue;
+          if (i.opcode == Op::OpLoad && k == 0) continue;
+          if (i.opcode == Op::OpStore && k == 0 && value.emplace(id, i.operands[1]).second) continue;
+          dropped.insert(id);  // stored twice, or its address used otherwise
+        }
+      }
+  for (uint32_t id : dropped) value.erase(id);
+  return value;
+}
+
 }  // namespace
 
 std::unordered_map<uint32_t, uint32_t> constant_argument_pointers(const ir::Module& module,
@@ -83,6 +105,8 @@ std::unordered_map<uint32_t, uint32_t> constant_argument_pointers(const ir::Modu
         roots.join(parameters[k].result_id, k < kMaxConstantBufferArgument && count < max_buffers ? k : kNone);
   }
 
+  const std::unordered_map<uint32_t, uint32_t> kept = stored_once(module);
+
   // Joins operand |from|'s argument into |to|'s; true when that changed something. An
   // operand no pointer reached yet adds nothing (a later round brings it).
   auto flow = [&](uint32_t to, uint32_t from) {
@@ -114,6 +138,12 @@ std::unordered_map<uint32_t, uint32_t> constant_argument_pointers(const ir::Modu
               if (constant_pointer_types.count(type_of[i.operands[0]])) changed |= flow(i.result_id, i.operands[0]);
               else changed |= roots.join(i.result_id, kNone);
               break;
+            case Op::OpLoad: {
+              auto it = kept.find(i.operands[0]);
+              if (it != kept.end()) changed |= flow(i.result_id, it->second);
+              else changed |= roots.join(i.result_id, kNone);
+              break;
+            }
             case Op::OpPhi:
               for (size_t k = 0; k + 1 < i.operands.size(); k += 2) changed |= flow(i.result_id, i.operands[k]);
               break;

@@ -11,7 +11,8 @@
 // The analysis follows pointers over the whole module: a kernel's UniformConstant pointer
 // parameter k is argument k; an access chain, bit cast or copy points where its base does; a
 // phi or select where all its operands agree; a function's parameter where all its calls'
-// arguments agree. A program-scope __constant variable points into the program's data
+// arguments agree; a load of a private variable stored once where the stored pointer does
+// (unoptimised code keeps pointers so). A program-scope __constant variable points into the program's data
 // (kProgramConstantsBinding), read as a uniform buffer likewise. Anything else (a pointer
 // loaded from memory or made from an integer) is not followed.
 #pragma once

@@ -20,10 +20,11 @@ k2s::TargetCaps uniform_caps() {
 }
 
 // Per kernel (in module order), the bindings of its arguments (UINT32_MAX: none).
-std::vector<std::vector<uint32_t>> bindings(const std::string& source, const k2s::TargetCaps& caps) {
+std::vector<std::vector<uint32_t>> bindings(const std::string& source, const k2s::TargetCaps& caps,
+                                           const std::string& options = "") {
   compiler::DeviceFeatures features;
   features.features = {"__opencl_c_int64"};
-  auto compiled = compiler::compile(source, "", features);
+  auto compiled = compiler::compile(source, options, features);
   EXPECT_TRUE(compiled.ok) << compiled.log;
   if (!compiled.ok) return {};
   k2s::TranslateResult r = k2s::translate(compiled.spirv, caps);
@@ -51,6 +52,23 @@ TEST(ConstantBuffers, ArgumentsFollowedThroughHelpersAndPhis) {
     })", uniform_caps());
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0], (std::vector<uint32_t>{kNone, 1, 2, 3, kNone}));
+}
+
+// Unoptimised code keeps each pointer in a private variable: one stored once is followed,
+// one stored twice (w's) is not, where the optimised code's phi of w's pointers is.
+TEST(ConstantBuffers, UnoptimisedCodeIsFollowedThroughItsVariables) {
+  const char* source = R"(
+    __attribute__((noinline)) float pick(__constant float* c, int i) { return c[i] * 2; }
+    __kernel void k(__global float* o, __constant float* t, __constant float* u,
+                    __constant float* w, int n) {
+      o[0] = pick(t, n) + u[n & 3];
+      __constant float* q = w;
+      if (n > 2) q = w + 1;
+      o[1] = *q;
+    })";
+  EXPECT_EQ(bindings(source, uniform_caps(), "-cl-opt-disable"),
+            (std::vector<std::vector<uint32_t>>{{kNone, 1, 2, kNone, kNone}}));
+  EXPECT_EQ(bindings(source, uniform_caps()), (std::vector<std::vector<uint32_t>>{{kNone, 1, 2, 3, kNone}}));
 }
 
 TEST(ConstantBuffers, PointersOfTwoArgumentsAreNotFollowed) {

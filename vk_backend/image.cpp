@@ -538,9 +538,8 @@ DescriptorSet::~DescriptorSet() {
 }
 
 VkResult bind_descriptors(CommandStream& stream, std::shared_ptr<Device> device,
-                                const ComputePipeline& pipeline,
-                                const std::vector<Descriptor>& descriptors,
-                                std::unique_ptr<DescriptorSet>* set) {
+                          const ComputePipeline& pipeline, const std::vector<Descriptor>& descriptors,
+                          std::unique_ptr<DescriptorSet>* set) {
   if (descriptors.empty()) return VK_SUCCESS;
   if (!pipeline.push_descriptors() && !*set) {
     VkResult r = DescriptorSet::create(std::move(device), pipeline, descriptors, set);

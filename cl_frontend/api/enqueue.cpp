@@ -498,7 +498,7 @@ cl_int record_rounds(_cl_command_queue& queue, LaunchPlan& plan, const LaunchReg
                      uint32_t number, bool bind) {
   VkResult vr;
   if (bind && (vr = vk::bind_descriptors(*queue.stream, queue.vk, *region.pipeline, plan.descriptors,
-                                               &plan.descriptor_set)) != VK_SUCCESS)
+                                         &plan.descriptor_set)) != VK_SUCCESS)
     return cl::cl_error_from(vr);
   Push push(plan);
   k2s::DispatchBlock next = region.dispatch;

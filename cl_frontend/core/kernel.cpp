@@ -502,12 +502,9 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
       return CL_SUCCESS;
     }
     if (!plan.unused_uniforms) {
-      auto vk_device = program->context->vk_device(device);
-      if (!vk_device) return vk_device.error();
-      std::unique_ptr<vk::Buffer> b;
-      VkResult r = vk::Buffer::create(*vk_device, 16, vk::MemoryPlacement::DeviceLocal, &b, true, vk::kInternalOwner);
-      if (r != VK_SUCCESS) return cl::cl_error_from(r);
-      plan.unused_uniforms = std::move(b);
+      auto unused = program->unused_uniforms(device);
+      if (!unused) return unused.error();
+      plan.unused_uniforms = *unused;
     }
     plan.descriptors.push_back({binding, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, nullptr, VK_NULL_HANDLE,
                                 plan.unused_uniforms->handle(), 0, 16});
@@ -599,8 +596,8 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
           if (cl_int e = mem->image->ensure_on(*program->context, device)) return cl::Error{e};
         if (a.binding != UINT32_MAX)
           plan.descriptors.push_back({a.binding, descriptor_type(a),
-                                 mem->image->storage ? &mem->image->on(*program->context, device) : nullptr,
-                                 mem->image->texel_view_on(*program->context, device)});
+                                      mem->image->storage ? &mem->image->on(*program->context, device) : nullptr,
+                                      mem->image->texel_view_on(*program->context, device)});
         plan.buffer_uses.push_back({mem.get(), a.image_access != k2s::ImageAccess::ReadOnly});
         if (a.binding != UINT32_MAX && a.image_access != k2s::ImageAccess::ReadOnly)
           plan.written_images.push_back(mem.get());

@@ -50,7 +50,7 @@ struct LaunchPlan {
   // descriptors, made when the command is recorded).
   std::vector<vkcl::vk::Descriptor> descriptors;
   // Where a __constant argument's uniform buffer is bound to nothing of the application's
-  // (its buffer does not fit, or it is NULL or SVM): 16 bytes of the launch's own.
+  // (its buffer does not fit, or it is NULL or SVM): the program's 16 bytes for that.
   std::shared_ptr<vkcl::vk::Buffer> unused_uniforms;
   // Its 2D images from buffers (in |buffers| too), and whether the kernel may write each:
   // their copies are made current before the launch and written back after it.

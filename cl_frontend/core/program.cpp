@@ -296,6 +296,19 @@ std::vector<std::string> _cl_program::kernel_names() const {
   return names;
 }
 
+cl::Result<std::shared_ptr<vk::Buffer>> _cl_program::unused_uniforms(_cl_device_id* d) {
+  std::lock_guard<std::mutex> lock(mutex);
+  Build& b = builds[d];
+  if (b.unused_uniforms) return b.unused_uniforms;
+  auto device = context->vk_device(d);
+  if (!device) return cl::Error{device.error()};
+  std::unique_ptr<vk::Buffer> buffer;
+  VkResult r = vk::Buffer::create(*device, 16, vk::MemoryPlacement::DeviceLocal, &buffer);
+  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  b.unused_uniforms = std::move(buffer);
+  return b.unused_uniforms;
+}
+
 cl::Result<std::shared_ptr<vk::Buffer>> _cl_program::data_buffer(_cl_device_id* d) {
   std::lock_guard<std::mutex> lock(mutex);
   Build& b = builds[d];

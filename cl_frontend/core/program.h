@@ -38,6 +38,7 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
     std::vector<uint32_t> program_relocations;  // where the buffer's address is added
     uint32_t global_variable_size = 0;
     std::shared_ptr<vkcl::vk::Buffer> data_buffer;  // created on first launch
+    std::shared_ptr<vkcl::vk::Buffer> unused_uniforms;  // likewise (unused_uniforms())
     // The pipelines of this build's kernels, shared by every kernel object made from it
     // (clients that create a kernel object per launch would build one each time).
     struct Pipelines {
@@ -99,6 +100,9 @@ struct _cl_program : vkcl::cl::Object<_cl_program, vkcl::cl::ObjectKind::Program
   // The device buffer holding the program-scope variables for |d|, created and filled with
   // their initial values on first use (they then persist across launches).
   vkcl::cl::Result<std::shared_ptr<vkcl::vk::Buffer>> data_buffer(_cl_device_id* d);
+  // 16 bytes a launch binds as a __constant argument's uniform buffer where the argument's
+  // own buffer cannot be (too large, NULL, SVM): its loads then read device addresses.
+  vkcl::cl::Result<std::shared_ptr<vkcl::vk::Buffer>> unused_uniforms(_cl_device_id* d);
 };
 
 namespace vkcl::cl {

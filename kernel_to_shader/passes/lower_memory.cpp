@@ -852,8 +852,8 @@ bool Lowering::lower_copy_memory(const ir::Instruction& i) {
 
 namespace vkcl::k2s {
 
+// (constant_pointers_ is empty unless the device takes uniform buffers: run().)
 uint32_t Lowering::constant_argument_of(uint32_t in_pointer) const {
-  if (!ctx_.caps.constant_buffer_words || ctx_.caps.checked_memory) return UINT32_MAX;
   auto it = constant_pointers_.find(in_pointer);
   return it == constant_pointers_.end() ? UINT32_MAX : it->second;
 }

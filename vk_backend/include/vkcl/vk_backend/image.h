@@ -197,8 +197,7 @@ class DescriptorSet {
 // push descriptors where the pipeline has them, else a DescriptorSet made into |*set| the
 // first time (pipelines of one kernel have compatible layouts, so later calls bind it again).
 VkResult bind_descriptors(CommandStream& stream, std::shared_ptr<Device> device,
-                                const ComputePipeline& pipeline,
-                                const std::vector<Descriptor>& descriptors,
-                                std::unique_ptr<DescriptorSet>* set);
+                          const ComputePipeline& pipeline, const std::vector<Descriptor>& descriptors,
+                          std::unique_ptr<DescriptorSet>* set);
 
 }  // namespace vkcl::vk

@@ -296,29 +296,37 @@ std::vector<std::string> _cl_program::kernel_names() const {
   return names;
 }
 
+namespace {
+
+// A buffer of |size| bytes on |context|'s Vulkan device for |d|.
+cl::Result<std::shared_ptr<vk::Buffer>> new_buffer(_cl_context& context, _cl_device_id* d, size_t size,
+                                                   vk::MemoryPlacement placement) {
+  auto device = context.vk_device(d);
+  if (!device) return cl::Error{device.error()};
+  std::unique_ptr<vk::Buffer> buffer;
+  VkResult r = vk::Buffer::create(*device, size, placement, &buffer);
+  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  return std::shared_ptr<vk::Buffer>(std::move(buffer));
+}
+
+}  // namespace
+
 cl::Result<std::shared_ptr<vk::Buffer>> _cl_program::unused_uniforms(_cl_device_id* d) {
   std::lock_guard<std::mutex> lock(mutex);
   Build& b = builds[d];
   if (b.unused_uniforms) return b.unused_uniforms;
-  auto device = context->vk_device(d);
-  if (!device) return cl::Error{device.error()};
-  std::unique_ptr<vk::Buffer> buffer;
-  VkResult r = vk::Buffer::create(*device, 16, vk::MemoryPlacement::DeviceLocal, &buffer);
-  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
-  b.unused_uniforms = std::move(buffer);
-  return b.unused_uniforms;
+  auto buffer = new_buffer(*context, d, 16, vk::MemoryPlacement::DeviceLocal);
+  if (buffer) b.unused_uniforms = *buffer;
+  return buffer;
 }
 
 cl::Result<std::shared_ptr<vk::Buffer>> _cl_program::data_buffer(_cl_device_id* d) {
   std::lock_guard<std::mutex> lock(mutex);
   Build& b = builds[d];
   if (b.data_buffer) return b.data_buffer;
-  auto device = context->vk_device(d);
-  if (!device) return cl::Error{device.error()};
-  std::unique_ptr<vk::Buffer> buffer;
-  VkResult r = vk::Buffer::create(*device, std::max<size_t>(b.program_data.size(), 16),
-                                  vk::MemoryPlacement::HostVisible, &buffer);
-  if (r != VK_SUCCESS) return cl::Error{cl::cl_error_from(r)};
+  auto made = new_buffer(*context, d, std::max<size_t>(b.program_data.size(), 16), vk::MemoryPlacement::HostVisible);
+  if (!made) return made;
+  std::shared_ptr<vk::Buffer> buffer = *made;
   std::memcpy(buffer->mapped(), b.program_data.data(), b.program_data.size());
   // Pointers between program-scope variables were written as offsets into this buffer.
   for (uint32_t at : b.program_relocations) {

@@ -7,7 +7,9 @@
 //      enclosing loop body (paths that break, continue or return do not count); a block that
 //      is already a merge gets a fresh forwarding block; a join that no header can own (the
 //      `a || b` shape) is duplicated along the offending edge, or, when it holds constructs,
-//      reached through a dispatch block that becomes the dominating selection's merge;
+//      reached through a dispatch block that becomes the dominating selection's merge; a
+//      header whose paths meet at no one block (a ladder of joins) gets a dispatch block
+//      where they do; sizes count calls as the callee's size, as drivers inline them all;
 //   4. blocks in structured order (each construct before its merge);
 //   5. SSA repair: values whose uses are no longer dominated go through Function variables.
 #include "passes/structurize.h"
@@ -49,7 +51,7 @@ class Structurizer {
     canonicalize();
     if (!remove_unreachable()) return false;
     if (!check_reducible()) return false;
-    for (const Block& b : f_.blocks) copy_budget_ += b.instructions.size();
+    for (const Block& b : f_.blocks) copy_budget_ += weight(b);
     // Returns first: a shared return block (every `return` of -O0 code branches to one) would
     // otherwise be a join of many constructs; copied into each path, it is none.
     inline_returns();
@@ -193,10 +195,29 @@ class Structurizer {
   // A returning block small enough to copy into each path that reaches it, and which holds
   // no barrier or collective: copies would put those in divergent control flow.
   bool is_small_return(const Block& b) {
-    if (!is_return(b) || b.instructions.size() > 32) return false;
+    if (!is_return(b) || weight(b) > 32) return false;
     for (const Instruction& i : b.instructions)
       if (is_collective(i)) return false;
     return true;
+  }
+  // The instructions |b| stands for once the driver has inlined every call (they all do): a
+  // copy of a block that calls tgamma is a copy of tgamma (LibreOffice's GAMMA kernel, whose
+  // returning tail was copied into each of its 13 paths, kept lavapipe compiling for hours).
+  size_t weight(const Block& b) {
+    size_t w = 0;
+    for (const Instruction& i : b.instructions)
+      w += 1 + (i.opcode == Op::OpFunctionCall ? function_weight(i.operands[0]) : 0);
+    return w;
+  }
+  size_t function_weight(uint32_t id) {
+    auto known = weights_.find(id);
+    if (known != weights_.end()) return known->second;
+    weights_[id] = 0;  // recursion, which kernels may not have, adds nothing
+    size_t w = 0;
+    for (const ir::Function& g : m_.functions)
+      if (g.id() == id)
+        for (const Block& b : g.blocks) w += weight(b);
+    return weights_[id] = std::min<size_t>(w, size_t(1) << 32);
   }
   bool is_collective(const Instruction& i) {
     if (!collective_functions_computed_) {
@@ -753,6 +774,7 @@ class Structurizer {
           int cut = nearest_cut(cfg, r, hi, m);
           if (cut >= 0) m = cut;
         }
+        int ladder = -1;  // the first join refused because later joins are entered past it
         for (int x : cfg.rpo()) {
           if (m >= 0 && !is_small_return(f_.blocks[m])) break;
           if (cfg.idom(x) != hi) continue;
@@ -761,10 +783,17 @@ class Structurizer {
           if (forward_preds < 2) continue;
           if (is_small_return(f_.blocks[x]) || merges_.count(f_.blocks[x].label)) continue;
           if (is_switch && std::count(targets.begin(), targets.end(), f_.blocks[x].label)) continue;
-          if (leads_back_into(cfg, hi, x)) continue;
+          if (leads_back_into(cfg, hi, x)) {
+            if (ladder < 0) ladder = x;
+            continue;
+          }
           m = x;
           break;
         }
+        // With no join to meet at, the paths would meet inside the construct, which Mesa's
+        // SPIR-V reader rejects ("Invalid back or cross-edge"): funnel the ladder instead.
+        if ((m < 0 || is_small_return(f_.blocks[m])) && ladder >= 0 && funnel_ladder(cfg, hi, ladder))
+          return true;  // re-analyse: the dispatch block is now the join
         // Inside another construct a returning block cannot be the merge (it lies outside
         // that construct): the merge is then unreachable and every path returns by itself.
         if (m >= 0 && is_small_return(f_.blocks[m]))
@@ -874,7 +903,7 @@ class Structurizer {
     // `if (part == 2 || col++ < n)`) grow exponentially with its length: past a budget of
     // the function's own size, joins are reached through a dispatch block instead.
     size_t cost = 0;
-    for (int x : region) cost += f_.blocks[x].instructions.size();
+    for (int x : region) cost += weight(f_.blocks[x]);
     if (copied_ + cost > copy_budget_) {
       if (funnel_join(target)) return true;
       return fail("duplicating the joins of its short-circuit control flow would grow the "
@@ -940,6 +969,51 @@ class Structurizer {
     }
     for (Block& b : copies) f_.blocks.push_back(std::move(b));
     ir::retarget(m_, f_, block(from), target, remap[target]);
+    return true;
+  }
+
+  // A ladder of short-circuit joins (`a || b` whose paths meet at |j|, while a path of `a`
+  // goes on to a later join that |j|'s paths reach too, LibreOffice's chained `approx_equal`
+  // tests) gives header |hi| no block where all its paths meet. Every edge from the rest of
+  // the construct into |j| or into a block after it goes through one dispatch block instead,
+  // which is then that meeting place. False where an edge is a loop's and cannot move.
+  bool funnel_ladder(const Cfg& cfg, int hi, int j) {
+    if (++funnels_ > 256) return false;
+    std::set<int> after = {j};  // reachable from |j| inside the construct, back edges aside
+    std::vector<int> work = {j};
+    while (!work.empty()) {
+      int x = work.back();
+      work.pop_back();
+      for (int y : cfg.successors(x))
+        if (cfg.dominates(hi, y) && !cfg.dominates(y, x) && after.insert(y).second) work.push_back(y);
+    }
+    std::vector<uint32_t> targets;
+    std::vector<std::pair<uint32_t, uint32_t>> exits;
+    for (int z : cfg.rpo()) {  // |j| first: everything in |after| is reached from it
+      if (!after.count(z)) continue;
+      uint32_t t = f_.blocks[z].label;
+      std::set<int> preds;
+      for (int p : cfg.predecessors(z))
+        if (!after.count(p) && cfg.dominates(hi, p) && !cfg.dominates(z, p)) preds.insert(p);
+      if (preds.empty()) continue;
+      for (const Loop& l : loops_)
+        if (l.merge == t || l.cont == t || l.header == t) return false;
+      if (merges_.count(t) || continues_.count(t)) return false;
+      targets.push_back(t);
+      for (int p : preds) exits.push_back({f_.blocks[p].label, t});
+    }
+    if (targets.empty() || targets.front() != f_.blocks[j].label) return false;
+    // The selector phi needs one predecessor per edge: a block that enters two targets
+    // reaches all but the first through blocks of their own.
+    std::set<uint32_t> seen;
+    for (auto& [from, t] : exits) {
+      if (seen.insert(from).second) continue;
+      uint32_t split = new_block({Instruction(Op::OpBranch, 0, 0, {t})});
+      ir::retarget(m_, f_, block(from), t, split);
+      ir::rename_phi_predecessor(block(t), from, split);
+      from = split;
+    }
+    make_dispatch(exits, targets);
     return true;
   }
 
@@ -1187,8 +1261,9 @@ class Structurizer {
   std::unordered_map<uint32_t, uint32_t> undefs_;
   uint32_t pending_cont_ = 0;
   int funnels_ = 0;
-  size_t copied_ = 0;         // instructions duplicate_for_edge has copied
+  size_t copied_ = 0;         // instructions duplicate_for_edge has copied, calls inlined
   size_t copy_budget_ = 256;  // and how many it may copy: 256 plus the function's size
+  std::unordered_map<uint32_t, size_t> weights_;  // function id -> its size, calls inlined
   bool collective_functions_computed_ = false;
   std::unordered_set<uint32_t> collective_functions_;
 };

@@ -13,6 +13,7 @@
 #include <spirv/unified1/spirv.hpp11>
 
 #include "compiler/compiler.h"
+#include "kernel_to_shader/structured_walk.h"
 #include "vkcl/kernel_to_shader/translate.h"
 
 namespace vkcl::test {
@@ -364,6 +365,16 @@ TEST_P(TranslateKernels, ValidWithoutNarrowIntegers) {
     EXPECT_NE(cap, spv::Capability::StorageBuffer16BitAccess);
     EXPECT_NE(cap, spv::Capability::Float16);
   }
+}
+
+// Every shape is also structured the way lavapipe's SPIR-V reader walks it (Mesa 22.3
+// rejects some control flow spirv-val accepts).
+TEST_P(TranslateKernels, MesaReadsTheControlFlow) {
+  k2s::TargetCaps caps;
+  caps.int8 = caps.int16 = caps.storage8 = caps.storage16 = true;
+  k2s::TranslateResult r = translate_case(caps);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(structured_walk_error(r.kernels[0].shader), "");
 }
 
 // How many instructions with |op| a translated shader holds.

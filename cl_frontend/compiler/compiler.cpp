@@ -39,20 +39,31 @@ namespace vkcl::compiler {
 
 namespace {
 
+// A build option as written: |quoted| when double quotes were part of it, so `-I""` (an
+// empty directory, QGIS's qgis_process passes one) is a flag with its value, not a bare -I.
+struct Word {
+  std::string text;
+  bool quoted = false;
+};
+
 // Splits build options on whitespace; double quotes group (as in -D "NAME=a b").
-std::vector<std::string> split_options(const std::string& options) {
-  std::vector<std::string> out;
-  std::string current;
-  bool quoted = false, has = false;
+std::vector<Word> split_options(const std::string& options) {
+  std::vector<Word> out;
+  Word current;
+  bool quoting = false, has = false;
   for (char c : options) {
-    if (c == '"') { quoted = !quoted; has = true; continue; }
-    if (!quoted && (c == ' ' || c == '\t' || c == '\n')) {
+    if (c == '"') {
+      quoting = !quoting;
+      has = current.quoted = true;
+      continue;
+    }
+    if (!quoting && (c == ' ' || c == '\t' || c == '\n')) {
       if (has) out.push_back(current);
-      current.clear();
+      current = Word{};
       has = false;
       continue;
     }
-    current.push_back(c);
+    current.text.push_back(c);
     has = true;
   }
   if (has) out.push_back(current);
@@ -73,19 +84,20 @@ struct Translation {
 Translation translate_options(const std::string& options) {
   Translation t;
   bool optimize = true;
-  std::vector<std::string> opts = split_options(options);
+  std::vector<Word> opts = split_options(options);
   std::string std_option = "-cl-std=CL1.2";
   for (size_t i = 0; i < opts.size(); ++i) {
-    const std::string& o = opts[i];
+    const std::string& o = opts[i].text;
     auto takes_value = [&](const char* flag) {
       std::string value;
-      if (o == flag) {
+      if (o == flag && !opts[i].quoted) {
         if (i + 1 >= opts.size()) { t.error = std::string(flag) + " needs a value"; return true; }
         t.macros.push_back(flag);
-        t.macros.push_back(value = opts[++i]);
+        t.macros.push_back(value = opts[++i].text);
       } else if (o.rfind(flag, 0) == 0) {
-        t.macros.push_back(o);
         value = o.substr(2);
+        t.macros.push_back(flag);
+        t.macros.push_back(value);
       } else {
         return false;
       }

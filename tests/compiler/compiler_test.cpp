@@ -80,6 +80,25 @@ TEST(Compiler, DiagnosticsAndInvalidOptions) {
   }
 }
 
+// -I takes its directory attached or as the next word, quoted or not. An empty quoted one
+// (`-I""`: QGIS's qgis_process builds with `-I"<its kernel folder>"`, which is empty there)
+// is a directory, not a bare -I taking the next option as its value.
+TEST(Compiler, IncludeDirectoriesAsWritten) {
+  const char* src = "__kernel void k(__global int* o) { o[0] = N; }";
+  for (const char* options : {"-I\"\" -D N=3", "-I\"/tmp\" -DN=3", "-I \"/tmp\" -D N=3", "-I/tmp -D N=3",
+                              "-D N=3 -I \"\""}) {
+    bool invalid = false;
+    CompileResult r = compile(src, options, features(), &invalid);
+    EXPECT_TRUE(r.ok) << options << ": " << r.log;
+    EXPECT_FALSE(invalid) << options;
+    EXPECT_NE(disassemble(r.spirv).find("OpConstant %uint 3"), std::string::npos) << options;
+  }
+  bool invalid = false;
+  CompileResult r = compile(src, "-D N=3 -I", features(), &invalid);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(invalid);
+}
+
 TEST(Compiler, ArgumentInfoAndAttributes) {
   CompileResult r = compile(R"(
     __kernel __attribute__((work_group_size_hint(4, 2, 1)))

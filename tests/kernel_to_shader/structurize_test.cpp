@@ -50,11 +50,15 @@ std::string condition(const std::string& name, const std::string& index) {
          name + " %uint_0\n";
 }
 
-k2s::TranslateResult translate_text(const std::string& text) {
+// The one kernel translated from |function| (after the module's header, before the helper).
+std::vector<uint32_t> translate_kernel(const std::string& function) {
   std::string error;
-  std::vector<uint32_t> words = assemble(text, &error);
+  std::vector<uint32_t> words = assemble(std::string(kModule) + function + heavy_helper(), &error);
   EXPECT_FALSE(words.empty()) << error;
-  return k2s::translate(words, {});
+  k2s::TranslateResult r = k2s::translate(words, {});
+  EXPECT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(r.kernels.size(), 1u);
+  return r.ok && r.kernels.size() == 1 ? r.kernels[0].shader : std::vector<uint32_t>{};
 }
 
 size_t count(const std::string& text, const std::string& what) {
@@ -69,7 +73,7 @@ size_t count(const std::string& text, const std::string& what) {
 // spirv-val but not Mesa's reader ("Invalid back or cross-edge in the CFG": LibreOffice's
 // OpenCL self-test kernel failed to compile on lavapipe, and LibreOffice turned OpenCL off).
 TEST(Structurize, ShortCircuitLadderMeetsWhereMesaCanReadIt) {
-  std::string text = std::string(kModule) + R"(
+  std::vector<uint32_t> shader = translate_kernel(R"(
 %k = OpFunction %void None %fn
 %p = OpFunctionParameter %gptr
 %entry = OpLabel
@@ -94,18 +98,16 @@ OpBranch %exit
 OpStore %p %uint_5 Aligned 4
 OpReturn
 OpFunctionEnd
-)" + heavy_helper();
-  k2s::TranslateResult r = translate_text(text);
-  ASSERT_TRUE(r.ok) << r.log;
-  ASSERT_EQ(r.kernels.size(), 1u);
-  EXPECT_EQ(structured_walk_error(r.kernels[0].shader), "");
+)");
+  ASSERT_FALSE(shader.empty());
+  EXPECT_EQ(structured_walk_error(shader), "");
 }
 
 // Four early exits to one returning tail that calls a large function: copying the tail into
 // each path (cheap by its own size) copies the function each time once the driver inlines it.
 // LibreOffice's GAMMA kernel got 13 copies of tgamma, and lavapipe compiled for hours.
 TEST(Structurize, ReturningTailIsNotCopiedWithTheFunctionItCalls) {
-  std::string text = std::string(kModule) + R"(
+  std::vector<uint32_t> shader = translate_kernel(R"(
 %k = OpFunction %void None %fn
 %p = OpFunctionParameter %gptr
 %entry = OpLabel
@@ -126,13 +128,11 @@ OpReturn
 OpStore %p %r Aligned 4
 OpReturn
 OpFunctionEnd
-)" + heavy_helper();
-  k2s::TranslateResult r = translate_text(text);
-  ASSERT_TRUE(r.ok) << r.log;
-  ASSERT_EQ(r.kernels.size(), 1u);
-  std::string shader = disassemble(r.kernels[0].shader);
-  EXPECT_EQ(count(shader, "OpFunctionCall %uint %heavy"), 1u) << shader;
-  EXPECT_EQ(structured_walk_error(r.kernels[0].shader), "");
+)");
+  ASSERT_FALSE(shader.empty());
+  std::string text = disassemble(shader);
+  EXPECT_EQ(count(text, "OpFunctionCall %uint %heavy"), 1u) << text;
+  EXPECT_EQ(structured_walk_error(shader), "");
 }
 
 }  // namespace

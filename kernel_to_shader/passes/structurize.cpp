@@ -1003,18 +1003,26 @@ class Structurizer {
       for (int p : preds) exits.push_back({f_.blocks[p].label, t});
     }
     if (targets.empty() || targets.front() != f_.blocks[j].label) return false;
-    // The selector phi needs one predecessor per edge: a block that enters two targets
-    // reaches all but the first through blocks of their own.
-    std::set<uint32_t> seen;
-    for (auto& [from, t] : exits) {
-      if (seen.insert(from).second) continue;
+    dispatch_edges(exits, targets);
+    return true;
+  }
+
+  // make_dispatch for |exits| that may share a source block: the selector phi needs one
+  // predecessor per edge, so a block that enters several targets reaches all but its last
+  // through blocks of their own.
+  uint32_t dispatch_edges(std::vector<std::pair<uint32_t, uint32_t>> exits,
+                          const std::vector<uint32_t>& targets) {
+    for (size_t e = 0; e < exits.size(); ++e) {
+      auto& [from, t] = exits[e];
+      bool later = false;
+      for (size_t o = e + 1; o < exits.size(); ++o) later |= exits[o].first == from;
+      if (!later) continue;
       uint32_t split = new_block({Instruction(Op::OpBranch, 0, 0, {t})});
       ir::retarget(m_, f_, block(from), t, split);
       ir::rename_phi_predecessor(block(t), from, split);
       from = split;
     }
-    make_dispatch(exits, targets);
-    return true;
+    return make_dispatch(exits, targets);
   }
 
   // For a join that cannot be duplicated (a state machine's `switch` whose cases share
@@ -1051,20 +1059,8 @@ class Structurizer {
         if (cfg.dominates(hi, p) && !after.count(p)) exits.push_back({f_.blocks[p].label, t});
     }
     if (exits.empty() || exits.front().second != target) return false;
-    // The selector phi needs one predecessor per edge: a block branching to both targets
-    // reaches |target| through a block of its own.
-    for (auto& [from, t] : exits) {
-      if (t != target) continue;
-      bool both = false;
-      for (auto& other : exits) both |= other.first == from && other.second != target;
-      if (!both) continue;
-      uint32_t split = new_block({Instruction(Op::OpBranch, 0, 0, {target})});
-      ir::retarget(m_, f_, block(from), target, split);
-      ir::rename_phi_predecessor(block(target), from, split);
-      from = split;
-    }
     merges_.erase(old_merge);
-    uint32_t dispatch = make_dispatch(exits, targets);
+    uint32_t dispatch = dispatch_edges(exits, targets);
     for (Instruction& i : block(h).instructions)
       if (i.opcode == Op::OpSelectionMerge) i.operands[0] = dispatch;
     merges_.insert(dispatch);

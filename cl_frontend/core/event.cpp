@@ -52,18 +52,25 @@ void _cl_event::mark_running() {
 }
 
 bool _cl_event::set_complete(cl_int status) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (done_) return false;
-    done_ = true;
-    final_status_ = status;
-    if (!submitted) submitted = cl::host_time_ns();
-    if (!started) started = cl::host_time_ns();
-    if (!ended) ended = cl::host_time_ns();
-  }
+  if (!settle(status)) return false;
+  announce(status);
+  return true;
+}
+
+bool _cl_event::settle(cl_int status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (done_) return false;
+  done_ = true;
+  final_status_ = status;
+  if (!submitted) submitted = cl::host_time_ns();
+  if (!started) started = cl::host_time_ns();
+  if (!ended) ended = cl::host_time_ns();
+  return true;
+}
+
+void _cl_event::announce(cl_int status) {
   changed_.notify_all();
   run_callbacks(status);
-  return true;
 }
 
 bool _cl_event::waits_on_application() {
@@ -87,7 +94,9 @@ cl_int _cl_event::status() {
   }
   if (queue && point != kOpenPoint && queue->stream->completed_point() >= point) {
     // Threads that see the work complete together: one reads the timestamps and the status.
-    std::lock_guard<std::mutex> completing(completing_);
+    // Its callbacks run after completing_ is let go: they may ask for the event's profiling
+    // times, which take it (a layer timing every kernel does, from its CL_COMPLETE callback).
+    std::unique_lock<std::mutex> completing(completing_);
     std::function<cl_int()> gpu_status;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -101,7 +110,12 @@ cl_int _cl_event::status() {
     if (start_slot != UINT32_MAX && !queue->stream->timestamps_calibrated()) take_timestamps();
     cl_int s = gpu_status ? gpu_status() : CL_COMPLETE;
     if (queue->stream->failed(point)) s = cl::lost_device_status(*queue->vk);
-    set_complete(s);
+    if (!settle(s)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      return final_status_;
+    }
+    completing.unlock();
+    announce(s);
     return s;
   }
   std::lock_guard<std::mutex> lock(mutex_);

@@ -64,6 +64,10 @@ struct _cl_event : vkcl::cl::Object<_cl_event, vkcl::cl::ObjectKind::Event> {
   // Calls and forgets the callbacks registered for |reached| or an earlier status
   // (CL_SUBMITTED, CL_RUNNING, CL_COMPLETE, or a negative error that reaches all of them).
   void run_callbacks(cl_int reached);
+  // set_complete in two steps: the status set (false if it was already), then the waiters
+  // woken and the callbacks called, with no lock held.
+  bool settle(cl_int status);
+  void announce(cl_int status);
   // Reads the command's device timestamps into started and ended and gives their slots
   // back, if it still holds them; with completing_ held.
   void take_timestamps();

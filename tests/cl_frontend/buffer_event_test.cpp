@@ -691,6 +691,58 @@ TEST_P(Buffers, CallbacksReceiveTheStatusTheyWereRegisteredFor) {
   }
 }
 
+// A CL_COMPLETE callback may read its event's profiling times (tools that time every kernel do,
+// e.g. bench/kernel_times_layer.cpp): the event is completed by the thread that waits for it,
+// and that thread must not hold the event's locks while it calls the callback.
+TEST_P(Buffers, CompletionCallbacksReadProfilingTimes) {
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_int err;
+  Queue timed(clCreateCommandQueueWithProperties(context_, device_, props, &err));
+  ASSERT_EQ(CL_SUCCESS, err);
+  Program p = build("__kernel void k(__global int* o) { o[get_global_id(0)] = 5; }");
+  Kernel k = kernel(p, "k");
+  Mem out = buffer(4096 * 4);
+  set_mem_arg(k, 0, out);
+  struct Times {
+    std::atomic<int> calls{0};
+    std::atomic<cl_int> start_err{1}, end_err{1};
+    std::atomic<cl_ulong> start{0}, end{0};
+  };
+  static Times times;
+  auto note = [](cl_event e, cl_int, void* d) {
+    auto* t = static_cast<Times*>(d);
+    cl_ulong start = 0, end = 0;
+    t->start_err = clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+    t->end_err = clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+    t->start = start;
+    t->end = end;
+    t->calls++;
+  };
+  size_t n = 4096;
+  cl_event e = nullptr;
+  ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(timed, k, 1, nullptr, &n, nullptr, 0, nullptr, &e));
+  Event hold(e);
+  ASSERT_EQ(CL_SUCCESS, clSetEventCallback(e, CL_COMPLETE, note, &times));
+  // Waited for on another thread, so that a deadlock fails the test instead of hanging it.
+  auto waited = std::make_shared<std::atomic<bool>>(false);
+  std::thread waiter([e, waited] {
+    clWaitForEvents(1, &e);
+    *waited = true;
+  });
+  for (int i = 0; i < 20000 && !(*waited && times.calls); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (!*waited || !times.calls) {
+    waiter.detach();  // stuck: leave it, the test has failed
+    FAIL() << "clWaitForEvents did not return or the callback did not run";
+  }
+  waiter.join();
+  EXPECT_EQ(times.calls.load(), 1);
+  EXPECT_EQ(times.start_err.load(), CL_SUCCESS);
+  EXPECT_EQ(times.end_err.load(), CL_SUCCESS);
+  EXPECT_GT(times.start.load(), 0u);
+  EXPECT_GE(times.end.load(), times.start.load());
+  EXPECT_EQ(read<int>(out, n), std::vector<int>(n, 5));
+}
+
 INSTANTIATE_TEST_SUITE_P(Api, Buffers, ::testing::Values(std::string("")), options_name);
 
 }  // namespace

@@ -61,7 +61,15 @@ cl::Result<std::shared_ptr<vk::Device>> _cl_device_id::vk_device() const {
   return device_;
 }
 
+// VKCL_DEVICE_TYPE=gpu|cpu|accelerator reports every device as that type: programs that only
+// look for GPUs (x264's lookahead, for one) can then be run on lavapipe to test them. Only the
+// reported type changes; what vkcl decides from the hardware uses runs_on_cpu().
 cl_device_type _cl_device_id::type() const {
+  if (const char* v = std::getenv("VKCL_DEVICE_TYPE")) {
+    if (std::strcmp(v, "gpu") == 0) return CL_DEVICE_TYPE_GPU;
+    if (std::strcmp(v, "cpu") == 0) return CL_DEVICE_TYPE_CPU;
+    if (std::strcmp(v, "accelerator") == 0) return CL_DEVICE_TYPE_ACCELERATOR;
+  }
   switch (info_.properties.deviceType) {
     case VK_PHYSICAL_DEVICE_TYPE_CPU: return CL_DEVICE_TYPE_CPU;
     case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
@@ -487,7 +495,7 @@ bool _cl_device_id::has_subgroups() const {
 // too), kept in the build cache like the precision probe; 0, "unknown", where it cannot be had.
 cl_uint _cl_device_id::max_clock_mhz() const {
   const char* measure = std::getenv("VKCL_MEASURE_CLOCK");
-  if (type() != CL_DEVICE_TYPE_CPU || (measure && std::strcmp(measure, "1") == 0)) {
+  if (!runs_on_cpu() || (measure && std::strcmp(measure, "1") == 0)) {
     std::call_once(clock_measured_, [&] {
       std::string key = probe_key("clock probe", "");
       std::optional<std::string> kept = compiler::cache::read_blob(key);
@@ -535,7 +543,7 @@ cl_int _cl_device_id::get_info(cl_device_info param, size_t size, void* value,
       // units, Arm's shader cores); lavapipe runs one thread per host CPU. Clients size their
       // work from this, so a GPU reported as one unit gets too little work to fill it.
       cl_uint units = info_.core_count ? info_.core_count
-                      : type() == CL_DEVICE_TYPE_CPU ? std::max(1u, std::thread::hardware_concurrency())
+                      : runs_on_cpu() ? std::max(1u, std::thread::hardware_concurrency())
                                                      : 1u;
       return out(units);
     }

@@ -29,6 +29,7 @@ struct _cl_device_id : vkcl::cl::Object<_cl_device_id, vkcl::cl::ObjectKind::Dev
   vkcl::cl::Result<std::shared_ptr<vkcl::vk::Device>> vk_device() const;
 
   cl_device_type type() const;
+  bool runs_on_cpu() const { return info_.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU; }
   // Includes the result of probing the device's Fma (done once, on first use).
   vkcl::k2s::TargetCaps target_caps();
   vkcl::compiler::DeviceFeatures compiler_features() const { return compiler_features(true); }

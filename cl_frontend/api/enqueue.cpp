@@ -671,13 +671,16 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
     gpu_status = with_check(std::move(gpu_status), shared->check);
     keep.push_back(shared->check);
   }
-  // A rerunnable kernel that resumes runs its plain form first (not the slower resumable
-  // one), and again resumable only if the driver cut its loops.
+  // A kernel that resumes runs its plain form (not the slower resumable one) where its loops
+  // fit, and a rerunnable one runs it first otherwise, again resumable only if the driver cut
+  // its loops.
   std::shared_ptr<LaunchPlan> plain;
-  if (shared->resume_arguments && kernel->translated(queue->device, true)) {
+  const k2s::TranslatedKernel* plain_form = kernel->translated(queue->device, true);
+  if (shared->resume_arguments && plain_form) {
     auto p = kernel->plan_launch(queue->device, work_dim, offset, global, local, true);
     if (!p) return p.error();
-    bool copyable = true;  // (a 1D buffer image's memory is a buffer's: no image to copy)
+    const bool rerunnable = plain_form->interface.rerunnable || plain_form->interface.rerunnable_restoring_buffers;
+    bool copyable = rerunnable;  // (a 1D buffer image's memory is a buffer's: no image to copy)
     for (_cl_mem* m : p->written_images) copyable = copyable && m->image->storage && !m->image->is_buffer();
     // Copying more than this per launch would cost about what resuming does.
     constexpr size_t kMostCopied = size_t(64) << 20;
@@ -686,7 +689,8 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
     copyable = copyable && copied <= kMostCopied;
     // SVM the kernel writes is not copied: it resumes instead.
     copyable = copyable && !p->writes_svm;
-    if (p->loop_limit_status && !p->regions.empty() && copyable) plain = std::make_shared<LaunchPlan>(std::move(*p));
+    if (p->loop_limit_status && !p->regions.empty() && (copyable || shared->loops_fit))
+      plain = std::make_shared<LaunchPlan>(std::move(*p));
   }
   if (plain) keep.push_back(plain);
   if (shared->loops_fit) {

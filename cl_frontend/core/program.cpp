@@ -178,18 +178,22 @@ bool _cl_program::make_executable(Build& b, _cl_device_id* device, k2s::InputOri
         std::fclose(f);
         k.shader = std::move(words);
       }
-  // Rerunnable kernels that resume get a plain form too (same module, same program data).
+  // Kernels that resume get a plain form too (same module, same program data) where it can
+  // run instead: rerunnable ones, for a first attempt, and those whose loops a launch counts,
+  // for launches whose arguments keep the loops short (the resuming form runs several times
+  // slower on lavapipe: x264's motion search 5x).
+  auto has_plain_form = [](const k2s::KernelInterface& k) {
+    return (k.rerunnable || k.rerunnable_restoring_buffers || !k.counted_loops.empty()) &&
+           k.resume_area_offset != UINT32_MAX;
+  };
   bool wanted = false;
-  for (const k2s::TranslatedKernel& k : t.kernels)
-    wanted = wanted || ((k.interface.rerunnable || k.interface.rerunnable_restoring_buffers) &&
-                        k.interface.resume_area_offset != UINT32_MAX);
+  for (const k2s::TranslatedKernel& k : t.kernels) wanted = wanted || has_plain_form(k.interface);
   b.plain_kernels.clear();
   if (wanted) {
     std::shared_ptr<const k2s::TranslateResult> plain = device->translate(k2s::specialize(b.spirv, spec), origin, true);
     if (plain->ok && plain->program_data == t.program_data && plain->program_relocations == t.program_relocations)
       for (size_t i = 0; i < plain->kernels.size() && i < t.kernels.size(); ++i)
-        if ((t.kernels[i].interface.rerunnable || t.kernels[i].interface.rerunnable_restoring_buffers) &&
-            t.kernels[i].interface.resume_area_offset != UINT32_MAX &&
+        if (has_plain_form(t.kernels[i].interface) &&
             plain->kernels[i].interface.name == t.kernels[i].interface.name &&
             plain->kernels[i].interface.resume_area_offset == UINT32_MAX)
           b.plain_kernels.push_back(plain->kernels[i]);

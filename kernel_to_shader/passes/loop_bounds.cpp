@@ -33,6 +33,7 @@ struct Memo {
   std::unordered_map<uint32_t, uint32_t> int_width;        // integer type -> width
   std::unordered_map<uint32_t, Constant> constants;        // integer constants
   std::unordered_map<uint32_t, spv::BuiltIn> builtins;     // built-in variable -> which
+  std::unordered_map<uint32_t, bool> bools;                // OpConstantTrue and OpConstantFalse
   uint32_t opencl_std = 0;                                 // its OpExtInstImport
   // Passes by function id (nullopt: unbounded, or being counted: a call cycle).
   std::unordered_map<uint32_t, std::optional<uint64_t>> passes;
@@ -207,19 +208,58 @@ class Bounds {
       if (t.opcode != Op::OpBranchConditional) continue;
       const bool true_leaves = !body.count(cfg_.index(t.operands[1]));
       const bool false_leaves = !body.count(cfg_.index(t.operands[2]));
-      if (true_leaves != false_leaves) tests.emplace_back(t.operands[0], true_leaves);
+      if (true_leaves != false_leaves) add_exit_test(t.operands[0], true_leaves, &tests);
     }
     return tests;
+  }
+
+  // |condition| and, where the loop stays only while all of several tests pass (`a && b`,
+  // which clang makes of a loop's own test and a `break` before it), or leaves as soon as
+  // one of them does (`a || b`), each of those: any one of them alone bounds the loop.
+  void add_exit_test(uint32_t condition, bool leaves_on_true, std::vector<std::pair<uint32_t, bool>>* tests,
+                     int depth = 0) {
+    tests->emplace_back(condition, leaves_on_true);
+    auto d = defs_.find(condition);
+    if (depth > 4 || d == defs_.end()) return;
+    const Instruction& i = *d->second;
+    uint32_t a = 0, b = 0;
+    if (i.opcode == Op::OpLogicalNot && i.operands.size() == 1) {
+      add_exit_test(i.operands[0], !leaves_on_true, tests, depth + 1);
+      return;
+    }
+    // a && b: OpLogicalAnd, or OpSelect(a, b, false); a || b: OpLogicalOr, or OpSelect(a, true, b).
+    const bool is_and = i.opcode == Op::OpLogicalAnd ||
+                        (i.opcode == Op::OpSelect && i.operands.size() == 3 && bool_constant(i.operands[2]) == false);
+    const bool is_or = i.opcode == Op::OpLogicalOr ||
+                       (i.opcode == Op::OpSelect && i.operands.size() == 3 && bool_constant(i.operands[1]) == true);
+    if (is_and && !leaves_on_true) {
+      a = i.operands[0];
+      b = i.operands[1];
+    } else if (is_or && leaves_on_true) {
+      a = i.operands[0];
+      b = i.operands[i.opcode == Op::OpSelect ? 2 : 1];
+    } else {
+      return;
+    }
+    add_exit_test(a, leaves_on_true, tests, depth + 1);
+    add_exit_test(b, leaves_on_true, tests, depth + 1);
+  }
+
+  std::optional<bool> bool_constant(uint32_t id) const {
+    auto b = memo_->bools.find(id);
+    if (b == memo_->bools.end()) return std::nullopt;
+    return b->second;
   }
 
   std::optional<uint64_t> test_passes(int header, const std::vector<int>& from, uint32_t condition, bool leaves_on_true) {
     auto c = defs_.find(condition);
     if (c == defs_.end() || c->second->operands.size() != 2) return std::nullopt;
     const Instruction& test = *c->second;
-    // One side a constant, the other the induction variable or its next value.
+    // One side a constant (or one of a few constants), the other the induction variable or
+    // its next value.
     for (int side = 0; side < 2; ++side) {
-      auto k = constants_.find(test.operands[1 - side]);
-      if (k == constants_.end()) continue;
+      const std::optional<std::set<uint64_t>> bounds = constant_values(test.operands[1 - side]);
+      if (!bounds) continue;
       Induction iv;
       if (!induction(header, from, test.operands[side], &iv)) continue;
       std::optional<uint64_t> v = constant_of(iv.start), step = constant_of(iv.step);
@@ -231,9 +271,81 @@ class Bounds {
       loop.tests_next = iv.tests_next;
       loop.bound_first = side == 1;
       loop.leaves_on = leaves_on_true;
-      return header_passes_from(loop, *v, *step, k->second.value, cap_);
+      uint64_t most = 0;
+      for (uint64_t bound : *bounds) {
+        std::optional<uint64_t> n = header_passes_from(loop, *v, *step, bound, cap_);
+        if (!n) return std::nullopt;
+        most = std::max(most, *n);
+      }
+      return most;
     }
     return std::nullopt;
+  }
+
+  // The values |value| can have where it is one of a few constants: a constant, or phis and
+  // selects of such values and sums and differences of them, outside any cycle (x264's
+  // `for (i = 0; i < i_mvc; i++)`, where i_mvc was counted up from 0 by up to four ifs).
+  const std::optional<std::set<uint64_t>>& constant_values(uint32_t value) {
+    if (auto known = values_.find(value); known != values_.end()) return known->second;
+    values_[value] = std::nullopt;  // until found: a value met again on the way is in a cycle
+    std::optional<std::set<uint64_t>> found = find_constant_values(value);
+    if (found && found->size() > 16) found.reset();
+    return values_[value] = std::move(found);
+  }
+
+  std::optional<std::set<uint64_t>> find_constant_values(uint32_t value) {
+    if (auto k = constants_.find(value); k != constants_.end()) return std::set<uint64_t>{k->second.value};
+    auto d = defs_.find(value);
+    if (d == defs_.end() || !int_width_.count(d->second->type_id)) return std::nullopt;
+    const Instruction& i = *d->second;
+    std::set<uint64_t> out;
+    auto add = [&](uint32_t operand) {
+      const auto& v = constant_values(operand);
+      if (v) out.insert(v->begin(), v->end());
+      return v.has_value();
+    };
+    switch (i.opcode) {
+      case Op::OpPhi:
+        for (size_t o = 0; o + 1 < i.operands.size(); o += 2)
+          if (!add(i.operands[o])) return std::nullopt;
+        return out;
+      case Op::OpSelect:
+        if (i.operands.size() != 3 || !add(i.operands[1]) || !add(i.operands[2])) return std::nullopt;
+        return out;
+      case Op::OpIAdd:
+      case Op::OpISub:
+      case Op::OpIMul:
+      case Op::OpBitwiseOr:  // (clang's `n + 2` where n's bit 1 is known clear)
+      case Op::OpBitwiseAnd:
+      case Op::OpBitwiseXor:
+      case Op::OpShiftLeftLogical: {
+        if (i.operands.size() != 2) return std::nullopt;
+        const auto a = constant_values(i.operands[0]);
+        const auto b = constant_values(i.operands[1]);
+        if (!a || !b || a->size() * b->size() > 16) return std::nullopt;
+        const uint32_t width = int_width_[i.type_id];
+        const uint64_t mask = width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+        for (uint64_t x : *a)
+          for (uint64_t y : *b) {
+            uint64_t r = 0;
+            switch (i.opcode) {
+              case Op::OpIAdd: r = x + y; break;
+              case Op::OpISub: r = x - y; break;
+              case Op::OpIMul: r = x * y; break;
+              case Op::OpBitwiseOr: r = x | y; break;
+              case Op::OpBitwiseAnd: r = x & y; break;
+              case Op::OpBitwiseXor: r = x ^ y; break;
+              default:
+                if (y >= width) return std::nullopt;  // undefined in SPIR-V
+                r = x << y;
+                break;
+            }
+            out.insert(r & mask);
+          }
+        return out;
+      }
+      default: return std::nullopt;
+    }
   }
 
   // Like header_passes, for loops whose start, step or bound are not all constants but values
@@ -482,6 +594,7 @@ class Bounds {
   std::unordered_map<uint32_t, uint32_t>& int_width_;
   const std::unordered_map<uint32_t, Constant>& constants_;
   std::unordered_map<uint32_t, const Instruction*> defs_;
+  std::unordered_map<uint32_t, std::optional<std::set<uint64_t>>> values_;  // constant_values()
   const std::vector<uint32_t>* arguments_ = nullptr;  // run()'s
 };
 
@@ -504,6 +617,9 @@ Memo make_memo(ir::Module& m) {
   for (const Instruction& a : m.annotations)
     if (a.opcode == Op::OpDecorate && a.operands.size() == 3 && spv::Decoration(a.operands[1]) == spv::Decoration::BuiltIn)
       memo.builtins[a.operands[0]] = spv::BuiltIn(a.operands[2]);
+  for (const Instruction& g : m.globals)
+    if (g.opcode == Op::OpConstantTrue || g.opcode == Op::OpConstantFalse)
+      memo.bools[g.result_id] = g.opcode == Op::OpConstantTrue;
   for (const Instruction& g : m.globals)
     if (g.opcode == Op::OpConstant && memo.int_width.count(g.type_id)) {
       const uint32_t width = memo.int_width[g.type_id];

@@ -526,6 +526,11 @@ TEST(LoopLimitProbe, NotWhereConstantBoundsKeepLoopsShort) {
       {"float s = 0.0f; for (uint a = 1u << 30; a > 0; a >>= 1) { s = s * x + o[a & 63]; if (s > 1e6f) break; } o[i] = s;", true},
       {"float s = 0.0f; for (uint a = 1; a < 100000000u; a *= 3) { s = s * x + o[a & 63]; if (s > 1e6f) break; } o[i] = s;", true},
       {"float s = 0.0f; for (uint a = 0; a < 100; a *= 2) { s = s * x + o[a & 63]; if (s > 1e6f) break; } o[i] = s;", false},
+      // A bound that is one of a few constants (x264's `for (i = 0; i < i_mvc; i++)`, i_mvc
+      // counted up by ifs), or not (a loaded bound, one counted in a loop).
+      {"int c = 0; if (x > 1.0f) c++; if (o[1] > 2.0f) c += 2; if (o[2] > 3.0f) c |= 4;\n"
+       "float s = 0.0f; for (int a = 0; a < c; ++a) s = s * x + o[a + 3]; o[i] = s;", true},
+      {"int c = (int)o[1]; float s = 0.0f; for (int a = 0; a < c; ++a) s = s * x + o[(a + 3) & 63]; o[i] = s;", false},
       // Atomics and group operations may become loops of the lowering's, which are not counted.
       {"for (int a = 0; a < 100; ++a) if (o[a] > x) atomic_inc((volatile __global int*)o + 64);", false},
       {"float s = 0.0f; for (int a = 0; a < 100; ++a) s = s * x + o[a]; o[i] = work_group_reduce_add(s);", false},
@@ -588,6 +593,10 @@ TEST(LoopLimitProbe, ArgumentBoundsAreCountedAtLaunch) {
        [&](int32_t n, uint32_t m) { return top(n) + top(m); }},
       // In a helper the kernel passes its argument to.
       {"s = helper(o, n, x);", [&](int32_t n, uint32_t) { return top(n); }},
+      // A break that clang folds into the loop's own test (`stay = !broke && --r > 0`, x264's
+      // motion search): the count of the test alone bounds it.
+      {"int r = n; do { s += o[(r + i) & 63] * x; if (s > 1e6f) break; } while (--r > 0);",
+       [&](int32_t n, uint32_t) { return int64_t(std::max(n, 1)); }},
       // Not bounded by an argument: a loaded bound, or a start that is not a constant.
       {"for (int a = 0; a < (int)o[70]; ++a) s += o[(a + i) & 63] * x;", [](int32_t, uint32_t) { return int64_t(-1); }},
       {"for (int a = i; a < n; ++a) s += o[a & 63] * x;", [](int32_t, uint32_t) { return int64_t(-1); }},

@@ -957,6 +957,39 @@ TEST_P(LoopLimit, SumsIntoItsOwnBufferAcrossARerun) {
   }
 }
 
+// A kernel whose loops its arguments bound but that cannot run again (it writes a
+// program-scope variable) runs its plain form where the arguments keep the loops short, and
+// its resumable form where they do not (80000 iterations a loop): exact results either way.
+TEST_P(LoopLimit, CountedKernelsThatCannotRerunResumeWhenLong) {
+  Program p = build(R"(
+    global uint last;
+    __kernel void count(__global const uint* a, __global uint* out, uint n) {
+      uint c = 0;
+      for (uint i = 0; i < n; i++) c += a[i & 7] & 1 ? 2 : 1;
+      for (uint i = 0; i < n; i++) c += a[(i + 3) & 7] & 1 ? 3 : 1;
+      out[get_global_id(0)] = c;
+      if (get_global_id(0) == 0) last = c;
+    })", "-cl-std=CL3.0");
+  Kernel k = kernel(p, "count");
+  std::vector<uint32_t> a(8);
+  for (auto& x : a) x = uint32_t(rng_());
+  Mem da = buffer(a.size() * 4, a.data());
+  const size_t n_items = 64;
+  for (uint32_t n : {1000u, 80000u, 3000u}) {
+    Mem out = poisoned(n_items * 4);
+    set_mem_arg(k, 0, da);
+    set_mem_arg(k, 1, out);
+    set_arg(k, 2, n);
+    CapturedStderr captured;
+    run(k, 1, &n_items, nullptr);
+    const std::vector<uint32_t> got = read<uint32_t>(out, n_items);
+    std::string said = captured.text();
+    EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
+    const uint32_t want = two_loops_reference(a, n);
+    for (size_t i = 0; i < n_items; ++i) ASSERT_EQ(got[i], want) << "n " << n << " work-item " << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, LoopLimit,
                          ::testing::Values(std::string(""), std::string("-cl-opt-disable")),
                          options_name);

@@ -649,12 +649,22 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
   // (1.x returned CL_INVALID_GLOBAL_WORK_SIZE).
   static const size_t kNoWork[3] = {0, 0, 0};
   if (!global) global = kNoWork;
-  auto plan = kernel->plan_launch(queue->device, work_dim, offset, global, local);
+  // A kernel that resumes, where these arguments keep its loops short, runs its plain form
+  // alone: the resuming form is then neither built for the driver nor run.
+  const k2s::TranslatedKernel* plain_form = kernel->translated(queue->device, true);
+  cl::Result<LaunchPlan> plan = cl::Error{CL_INVALID_VALUE};
+  bool plain_fits = false;
+  if (plain_form && !plain_form->interface.counted_loops.empty()) {
+    plan = kernel->plan_launch(queue->device, work_dim, offset, global, local, true);
+    if (!plan) return plan.error();
+    plain_fits = kernel->loops_fit(queue->device, plan->geometry);
+  }
+  if (!plain_fits) plan = kernel->plan_launch(queue->device, work_dim, offset, global, local);
   if (!plan) return plan.error();
   auto shared = std::make_shared<LaunchPlan>(std::move(*plan));
   // Loops these arguments keep short cannot be cut: the launch needs no rounds after its
   // first dispatch and no check, so the queue records what follows it at once.
-  shared->loops_fit = shared->resume_arguments && kernel->loops_fit(queue->device, shared->geometry);
+  shared->loops_fit = plain_fits || (shared->resume_arguments && kernel->loops_fit(queue->device, shared->geometry));
   _cl_command_queue::Keep keep = {cl::keep(kernel), shared};
   // The plan lives as long as the work lambda too; the printf output is only in |keep|, so
   // it prints when the command retires.
@@ -675,7 +685,6 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
   // fit, and a rerunnable one runs it first otherwise, again resumable only if the driver cut
   // its loops.
   std::shared_ptr<LaunchPlan> plain;
-  const k2s::TranslatedKernel* plain_form = kernel->translated(queue->device, true);
   if (shared->resume_arguments && plain_form) {
     auto p = kernel->plan_launch(queue->device, work_dim, offset, global, local, true);
     if (!p) return p.error();
@@ -689,7 +698,7 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
     copyable = copyable && copied <= kMostCopied;
     // SVM the kernel writes is not copied: it resumes instead.
     copyable = copyable && !p->writes_svm;
-    if (p->loop_limit_status && !p->regions.empty() && (copyable || shared->loops_fit))
+    if (p->loop_limit_status && !p->regions.empty() && copyable)
       plain = std::make_shared<LaunchPlan>(std::move(*p));
   }
   if (plain) keep.push_back(plain);

@@ -1,6 +1,7 @@
 // Enqueue entry points: buffer reads, writes, copies, fills, maps, kernels, markers.
 #include <cstring>
 #include <new>
+#include <optional>
 
 #include "api/api.h"
 #include "api/enqueue_made.h"
@@ -651,15 +652,19 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
   if (!global) global = kNoWork;
   // A kernel that resumes, where these arguments keep its loops short, runs its plain form
   // alone: the resuming form is then neither built for the driver nor run.
+  // (Planned once: where it does not fit, a rerunnable kernel may still run it first, below.)
   const k2s::TranslatedKernel* plain_form = kernel->translated(queue->device, true);
-  cl::Result<LaunchPlan> plan = cl::Error{CL_INVALID_VALUE};
+  std::optional<LaunchPlan> plain_plan;
   bool plain_fits = false;
   if (plain_form && !plain_form->interface.counted_loops.empty()) {
-    plan = kernel->plan_launch(queue->device, work_dim, offset, global, local, true);
-    if (!plan) return plan.error();
-    plain_fits = kernel->loops_fit(queue->device, plan->geometry);
+    auto p = kernel->plan_launch(queue->device, work_dim, offset, global, local, true);
+    if (!p) return p.error();
+    plain_fits = kernel->loops_fit(queue->device, p->geometry);
+    plain_plan = std::move(*p);
   }
-  if (!plain_fits) plan = kernel->plan_launch(queue->device, work_dim, offset, global, local);
+  cl::Result<LaunchPlan> plan = plain_fits ? cl::Result<LaunchPlan>(std::move(*plain_plan))
+                                           : kernel->plan_launch(queue->device, work_dim, offset, global, local);
+  if (plain_fits) plain_plan.reset();
   if (!plan) return plan.error();
   auto shared = std::make_shared<LaunchPlan>(std::move(*plan));
   // Loops these arguments keep short cannot be cut: the launch needs no rounds after its
@@ -686,7 +691,8 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
   // its loops.
   std::shared_ptr<LaunchPlan> plain;
   if (shared->resume_arguments && plain_form) {
-    auto p = kernel->plan_launch(queue->device, work_dim, offset, global, local, true);
+    auto p = plain_plan ? cl::Result<LaunchPlan>(std::move(*plain_plan))
+                        : kernel->plan_launch(queue->device, work_dim, offset, global, local, true);
     if (!p) return p.error();
     const bool rerunnable = plain_form->interface.rerunnable || plain_form->interface.rerunnable_restoring_buffers;
     bool copyable = rerunnable;  // (a 1D buffer image's memory is a buffer's: no image to copy)

@@ -149,11 +149,15 @@ bool writes_global_only_through_parameters(const ir::Module& module,
     for (const ir::Function& g : module.functions)
       if (g.id() == entry.operands[1]) f = &g;
     if (!f) return false;
+    // A parameter that may be captured rules out only its own kernel: hashcat's kernels that
+    // count found hashes through atomics are not NoCapture, the kernels beside them are.
     std::vector<bool> flags;
     for (const ir::Instruction& p : f->parameters) {
       const auto& attr = attributes[p.result_id];
-      if (global_pointer(p.type_id) && !attr.count(uint32_t(spv::FunctionParameterAttribute::NoCapture)))
-        return false;
+      if (global_pointer(p.type_id) && !attr.count(uint32_t(spv::FunctionParameterAttribute::NoCapture))) {
+        flags.clear();
+        break;
+      }
       flags.push_back(global_pointer(p.type_id) && attr.count(uint32_t(spv::FunctionParameterAttribute::NoWrite)));
     }
     read_only->push_back(std::move(flags));

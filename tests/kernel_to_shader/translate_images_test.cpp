@@ -234,7 +234,7 @@ TEST(TranslateImages, RerunnableOnlyWithoutWritesOutsideLocalMemoryAndImages) {
 
 // KernelInterface::rerunnable_restoring_buffers: at -O2 LLVM marks the pointer parameters
 // NoCapture and the read ones NoWrite; a pointer loaded from memory or made from an integer
-// makes the module's writes unknown.
+// makes the module's writes unknown, a parameter that is not NoCapture its kernel's.
 TEST(TranslateImages, RestoringBuffersNeedsWritesThroughParametersOnly) {
   auto translate = [](const char* source) {
     compiler::DeviceFeatures features = image_features();
@@ -267,6 +267,18 @@ TEST(TranslateImages, RestoringBuffersNeedsWritesThroughParametersOnly) {
     ASSERT_EQ(1u, w.kernels.size()) << source;
     EXPECT_FALSE(w.kernels[0].interface.rerunnable_restoring_buffers) << source;
   }
+  // A kernel that keeps the address of a parameter (here as an integer: LLVM's nocapture does
+  // not hold) may write through copies of it; the kernel beside it still restores.
+  k2s::TranslateResult two = translate(R"(
+    __kernel void keeps(__global ulong* out, __global int* p) { out[0] = (ulong)p; p[1] = 3; }
+    __kernel void plain(__global const int* a, __global int* c) { c[get_global_id(0)] += a[0]; })");
+  ASSERT_EQ(2u, two.kernels.size());
+  EXPECT_EQ("keeps", two.kernels[0].interface.name);
+  EXPECT_FALSE(two.kernels[0].interface.rerunnable_restoring_buffers);
+  EXPECT_TRUE(two.kernels[1].interface.rerunnable_restoring_buffers);
+  ASSERT_EQ(2u, two.kernels[1].interface.args.size());
+  EXPECT_TRUE(two.kernels[1].interface.args[0].read_only);
+  EXPECT_FALSE(two.kernels[1].interface.args[1].read_only);
 }
 
 }  // namespace

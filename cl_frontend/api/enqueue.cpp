@@ -627,6 +627,10 @@ _cl_command_queue::More rerun_if_cut(_cl_command_queue* queue, std::shared_ptr<L
     if (rounds) return rounds();
     if (!plain->loop_limit_status->cut_for_rerun()) return false;
     if (cl_int e = restore_written(*queue, *plain); e != CL_SUCCESS) return cl::Error{e};
+    if (plan->make_pipelines) {
+      if (cl_int e = plan->make_pipelines(*plan); e != CL_SUCCESS) return cl::Error{e};
+      plan->make_pipelines = nullptr;
+    }
     if (cl_int e = record_launch(*queue, *plan); e != CL_SUCCESS) return cl::Error{e};
     rounds = more_rounds(queue, plan, status);
     return true;
@@ -662,8 +666,11 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
     plain_fits = kernel->loops_fit(queue->device, p->geometry);
     plain_plan = std::move(*p);
   }
+  // (The resuming form's pipelines wait until it is known whether a plain first attempt
+  // runs before it.)
   cl::Result<LaunchPlan> plan = plain_fits ? cl::Result<LaunchPlan>(std::move(*plain_plan))
-                                           : kernel->plan_launch(queue->device, work_dim, offset, global, local);
+                                           : kernel->plan_launch(queue->device, work_dim, offset, global, local,
+                                                                 false, plain_form != nullptr);
   if (plain_fits) plain_plan.reset();
   if (!plan) return plan.error();
   auto shared = std::make_shared<LaunchPlan>(std::move(*plan));
@@ -707,7 +714,12 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
     if (p->loop_limit_status && !p->regions.empty() && copyable)
       plain = std::make_shared<LaunchPlan>(std::move(*p));
   }
-  if (plain) keep.push_back(plain);
+  if (plain) {
+    keep.push_back(plain);
+  } else if (shared->make_pipelines) {
+    if (cl_int e = shared->make_pipelines(*shared); e != CL_SUCCESS) return e;
+    shared->make_pipelines = nullptr;
+  }
   if (shared->loops_fit) {
     // Counted short: should the count be wrong, the command fails (and says so) rather than
     // leave the driver's cut or an unfinished work-item unseen.

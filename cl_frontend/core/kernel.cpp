@@ -416,7 +416,7 @@ void _cl_kernel::chosen_local_size(_cl_device_id* device, cl_uint work_dim, cons
 
 cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint work_dim,
                                               const size_t* offset, const size_t* global,
-                                              const size_t* local, bool plain) {
+                                              const size_t* local, bool plain, bool defer_pipelines) {
   const k2s::TranslatedKernel* t = translated(device, plain);
   // CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program executable
   // available for device associated with command_queue.
@@ -699,6 +699,35 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
       spans[d].push_back({first, std::min(full - first, max_count[d]), uint32_t(l[d])});
     if (rest) spans[d].push_back({full, 1, rest});
   }
+  // Each region's pipeline, and for a kernel that resumes its first round's: a second
+  // pipeline costs a second build in the driver, so only for small kernels (ffmpeg's
+  // avgblur_opencl on lavapipe: 12% faster; PyOpenCL's bessel_jn, 83k words, builds in 32 s).
+  struct Wanted {
+    std::array<uint32_t, 3> local;
+    uint32_t pack;
+    RegionFacts facts;
+  };
+  constexpr size_t kTwiceBuiltWords = 40000;
+  const bool first_rounds = ki.resume_area_offset != UINT32_MAX && plan.loop_limit_status &&
+                            t->shader.size() < kTwiceBuiltWords;
+  auto make = [this, device, words, zero_local, plain, typed_images, constant_buffers, first_rounds](
+                  LaunchPlan& plan, const std::vector<Wanted>& wanted) -> cl_int {
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      const Wanted& w = wanted[i];
+      auto p = pipeline(device, w.local, w.pack, words, zero_local, false, plain, typed_images, w.facts,
+                        constant_buffers);
+      if (!p) return p.error();
+      plan.regions[i].pipeline = *p;
+      if (first_rounds) {
+        auto first = pipeline(device, w.local, w.pack, words, zero_local, true, false, typed_images, w.facts,
+                              constant_buffers);
+        if (!first) return first.error();
+        plan.regions[i].first_round = *first;
+      }
+    }
+    return CL_SUCCESS;
+  };
+  std::vector<Wanted> wanted;
   for (const Span& x : spans[0])
     for (const Span& y : spans[1])
       for (const Span& z : spans[2]) {
@@ -709,20 +738,7 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         facts.no_global_offset = o[0] == 0 && o[1] == 0 && o[2] == 0;
         facts.at_origin = x.first_group == 0 && y.first_group == 0 && z.first_group == 0;
         facts.whole_groups = x.local == l[0] && y.local == l[1] && z.local == l[2];
-        auto p = pipeline(device, {x.local * pack, y.local, z.local}, pack, words, zero_local, false, plain,
-                          typed_images, facts, constant_buffers);
-        if (!p) return cl::Error{p.error()};
-        r.pipeline = *p;
-        // A second pipeline costs a second build in the driver: only for small kernels
-        // (ffmpeg's avgblur_opencl on lavapipe: 12% faster; PyOpenCL's bessel_jn, 83k words,
-        // builds in 32 s).
-        constexpr size_t kTwiceBuiltWords = 40000;
-        if (ki.resume_area_offset != UINT32_MAX && plan.loop_limit_status && t->shader.size() < kTwiceBuiltWords) {
-          auto first = pipeline(device, {x.local * pack, y.local, z.local}, pack, words, zero_local, true,
-                                false, typed_images, facts, constant_buffers);
-          if (!first) return cl::Error{first.error()};
-          r.first_round = *first;
-        }
+        wanted.push_back({{x.local * pack, y.local, z.local}, pack, facts});
         k2s::DispatchBlock& b = r.dispatch;
         b.work_dim = work_dim;
         const Span* s[3] = {&x, &y, &z};
@@ -738,6 +754,11 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         r.groups[0] = (x.groups + pack - 1) / pack;
         plan.regions.push_back(r);
       }
+  if (defer_pipelines) {
+    plan.make_pipelines = [make, wanted](LaunchPlan& plan) { return make(plan, wanted); };
+  } else if (cl_int e = make(plan, wanted); e != CL_SUCCESS) {
+    return cl::Error{e};
+  }
   if (ki.resume_area_offset != UINT32_MAX && plan.loop_limit_status) {
     // Room for every work-item's record and every work-group's saved local memory.
     uint64_t items = 1, groups = 1;

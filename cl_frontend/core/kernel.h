@@ -4,6 +4,7 @@
 
 #include <CL/cl.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -75,6 +76,10 @@ struct LaunchPlan {
   // (_cl_kernel::loops_fit): the first dispatch finishes every work-item, so no rounds follow it.
   bool loops_fit = false;
   vkcl::k2s::LaunchGeometry geometry;
+  // Where the plan was made without pipelines (a resuming form that runs only should the
+  // plain first attempt be cut: each build is seconds to minutes on lavapipe for hashcat's
+  // kernels): makes every region's.
+  std::function<cl_int(LaunchPlan&)> make_pipelines;
 };
 
 struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
@@ -125,7 +130,8 @@ struct _cl_kernel : vkcl::cl::Object<_cl_kernel, vkcl::cl::ObjectKind::Kernel> {
   void chosen_local_size(_cl_device_id* device, cl_uint work_dim, const size_t* global, size_t* local) const;
   vkcl::cl::Result<LaunchPlan> plan_launch(_cl_device_id* device, cl_uint work_dim,
                                           const size_t* offset, const size_t* global,
-                                          const size_t* local, bool plain = false);
+                                          const size_t* local, bool plain = false,
+                                          bool defer_pipelines = false);
 
  private:
   // What a pipeline may take as known of the regions it runs (the kSpecNoGlobalOffset,

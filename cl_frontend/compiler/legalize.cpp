@@ -164,6 +164,23 @@ bool untranslatable(ID id) {
   }
 }
 
+// An alloca after the first instructions of the entry block that are not allocas becomes an
+// OpVariable there, which SPIR-V does not allow (hashcat's sha256crypt, -m 7400, failed to
+// link). A fixed-size alloca's storage is undefined at each allocation, so one slot at the
+// start of the function serves every execution of it; the allocas keep their order.
+void hoist_fixed_allocas(llvm::Module& module) {
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    std::vector<llvm::AllocaInst*> allocas;
+    for (llvm::BasicBlock& block : f)
+      for (llvm::Instruction& i : block)
+        if (auto* a = llvm::dyn_cast<llvm::AllocaInst>(&i); a && llvm::isa<llvm::Constant>(a->getArraySize()))
+          allocas.push_back(a);
+    llvm::BasicBlock& entry = f.getEntryBlock();
+    for (auto a = allocas.rbegin(); a != allocas.rend(); ++a) (*a)->moveBefore(&*entry.begin());
+  }
+}
+
 }  // namespace
 
 // Unoptimised code spills every parameter to an alloca; for a sampler_t parameter of a
@@ -244,6 +261,7 @@ bool is_opencl_image(llvm::Type* type, bool or_sampler) {
 }
 
 bool legalize_for_translator(llvm::Module& module, std::string* log) {
+  hoist_fixed_allocas(module);
   forward_opaque_spills(module);
   merge_repeated_edges(module);
   std::vector<llvm::Instruction*> work;

@@ -617,6 +617,14 @@ cl_int restore_written(_cl_command_queue& queue, LaunchPlan& plan) {
   return cl::cl_error_from(r);
 }
 
+// The pipelines of a plan made without them (LaunchPlan::make_pipelines), once.
+cl_int make_deferred_pipelines(LaunchPlan& plan) {
+  if (!plan.make_pipelines) return CL_SUCCESS;
+  cl_int e = plan.make_pipelines(plan);
+  if (e == CL_SUCCESS) plan.make_pipelines = nullptr;
+  return e;
+}
+
 // After the plain first attempt of a rerunnable kernel: done, or, where the driver cut its
 // loops, the written images as they were and the whole launch again in the resumable form
 // (and its rounds as long as needed).
@@ -627,10 +635,7 @@ _cl_command_queue::More rerun_if_cut(_cl_command_queue* queue, std::shared_ptr<L
     if (rounds) return rounds();
     if (!plain->loop_limit_status->cut_for_rerun()) return false;
     if (cl_int e = restore_written(*queue, *plain); e != CL_SUCCESS) return cl::Error{e};
-    if (plan->make_pipelines) {
-      if (cl_int e = plan->make_pipelines(*plan); e != CL_SUCCESS) return cl::Error{e};
-      plan->make_pipelines = nullptr;
-    }
+    if (cl_int e = make_deferred_pipelines(*plan); e != CL_SUCCESS) return cl::Error{e};
     if (cl_int e = record_launch(*queue, *plan); e != CL_SUCCESS) return cl::Error{e};
     rounds = more_rounds(queue, plan, status);
     return true;
@@ -716,9 +721,8 @@ cl_int kernel_command(_cl_command_queue* queue, cl_kernel kernel, cl_uint work_d
   }
   if (plain) {
     keep.push_back(plain);
-  } else if (shared->make_pipelines) {
-    if (cl_int e = shared->make_pipelines(*shared); e != CL_SUCCESS) return e;
-    shared->make_pipelines = nullptr;
+  } else if (cl_int e = make_deferred_pipelines(*shared); e != CL_SUCCESS) {
+    return e;
   }
   if (shared->loops_fit) {
     // Counted short: should the count be wrong, the command fails (and says so) rather than

@@ -166,7 +166,8 @@ bool untranslatable(ID id) {
 
 // An alloca after the first instructions of the entry block that are not allocas becomes an
 // OpVariable there, which SPIR-V does not allow (hashcat's sha256crypt, -m 7400, failed to
-// link). A fixed-size alloca's storage is undefined at each allocation, so one slot at the
+// link): the optimiser puts the byte-pointer cast of a private array, for the memcpy that a
+// copying loop became, right after its alloca, before the next one. A fixed-size alloca's storage is undefined at each allocation, so one slot at the
 // start of the function serves every execution of it; the allocas keep their order.
 void hoist_fixed_allocas(llvm::Module& module) {
   for (llvm::Function& f : module) {

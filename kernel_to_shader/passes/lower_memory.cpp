@@ -61,9 +61,7 @@ uint32_t Lowering::word_pointer(AddressFormat f, uint32_t offset32) {
 // The word at |index| (a byte offset / 4), plus |words| more.
 uint32_t Lowering::word_pointer_at(AddressFormat f, uint32_t index, uint32_t words) {
   if (words) index = emit(Op::OpIAdd, t_uint(32), {index, c_u32(words)});
-  if (f == AddressFormat::Push32)
-    return emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, t_uint(32)),
-                {push_var_, c_u32(2), index});
+  if (f == AddressFormat::Push32) fail("internal: a 32-bit pointer into the pushed arguments");
   if (f == AddressFormat::Uniform32)
     return emit(Op::OpAccessChain, t_ptr(spv::StorageClass::Uniform, t_uint(32)),
                 {constant_buffer(constant_argument_).variable, c_u32(0), index});
@@ -75,11 +73,44 @@ uint32_t Lowering::word_pointer_at(AddressFormat f, uint32_t index, uint32_t wor
               {local ? local_memory_var_ : private_memory_[private_arena_].variable, index});
 }
 
+uint32_t Lowering::load_word_at(AddressFormat f, uint32_t index, uint32_t words) {
+  if (f != AddressFormat::Push32) return emit(Op::OpLoad, t_uint(32), {word_pointer_at(f, index, words)});
+  if (words) index = emit(Op::OpIAdd, t_uint(32), {index, c_u32(words)});
+  return push_word_at(index);
+}
+
+// The pushed arguments are declared as 64-bit words so that a pointer argument reaches the
+// driver as one uniform 64-bit load. Assembled from two 32-bit halves, llvmpipe kept it as a
+// vector of lanes and took it apart lane by lane in every load through it (a gather from a
+// pointer argument ran 4x slower than rusticl's).
+uint32_t Lowering::push_word_at(uint32_t index) {
+  const uint32_t u32 = t_uint(32), u64 = t_uint(64);
+  uint32_t pair = emit(Op::OpShiftRightLogical, u32, {index, c_u32(1)});
+  uint32_t p = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, u64), {push_var_, c_u32(2), pair});
+  uint32_t both = emit(Op::OpLoad, u64, {p});
+  uint32_t shift = emit(Op::OpShiftLeftLogical, u32, {emit(Op::OpBitwiseAnd, u32, {index, c_u32(1)}), c_u32(5)});
+  return emit(Op::OpUConvert, u32, {emit(Op::OpShiftRightLogical, u64, {both, shift})});
+}
+
+uint32_t Lowering::load_push64(uint32_t offset32, uint32_t out_type) {
+  Shape s = shape_of(out_type);
+  const uint32_t u32 = t_uint(32), u64 = t_uint(64);
+  uint32_t index = emit(Op::OpShiftRightLogical, u32, {offset32, c_u32(3)});
+  std::vector<uint32_t> parts;
+  for (uint32_t c = 0; c < s.count; ++c) {
+    uint32_t at = c ? emit(Op::OpIAdd, u32, {index, c_u32(c)}) : index;
+    uint32_t p = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, u64), {push_var_, c_u32(2), at});
+    uint32_t bits = emit(Op::OpLoad, u64, {p});
+    parts.push_back(s.is_float ? emit(Op::OpBitcast, t_float(64), {bits}) : bits);
+  }
+  return s.count == 1 ? parts[0] : emit(Op::OpCompositeConstruct, out_type, parts);
+}
+
 // A scalar of 32 or 64 bits from the words at |index| (a 64-bit one little-endian).
 uint32_t Lowering::load_whole_words(AddressFormat f, uint32_t index, uint32_t width) {
-  uint32_t lo = emit(Op::OpLoad, t_uint(32), {word_pointer_at(f, index)});
+  uint32_t lo = load_word_at(f, index);
   if (width == 32) return lo;
-  uint32_t hi = emit(Op::OpLoad, t_uint(32), {word_pointer_at(f, index, 1)});
+  uint32_t hi = load_word_at(f, index, 1);
   uint32_t lo64 = emit(Op::OpUConvert, t_uint(64), {lo});
   uint32_t hi64 = emit(Op::OpUConvert, t_uint(64), {hi});
   uint32_t shifted = emit(Op::OpShiftLeftLogical, t_uint(64), {hi64, c_u32(32)});
@@ -132,7 +163,7 @@ uint32_t Lowering::load_words(AddressFormat f, uint32_t off, uint32_t out_type) 
   } else if (s.width == 32 || s.width == 64) {
     bits = load_whole_words(f, emit(Op::OpShiftRightLogical, t_uint(32), {off, c_u32(2)}), s.width);
   } else {
-    uint32_t word = emit(Op::OpLoad, t_uint(32), {word_pointer(f, off)});
+    uint32_t word = load_word_at(f, emit(Op::OpShiftRightLogical, t_uint(32), {off, c_u32(2)}));
     uint32_t byte = emit(Op::OpBitwiseAnd, t_uint(32), {off, c_u32(3)});
     uint32_t shift = emit(Op::OpShiftLeftLogical, t_uint(32), {byte, c_u32(3)});
     uint32_t v = emit(Op::OpShiftRightLogical, t_uint(32), {word, shift});
@@ -269,9 +300,12 @@ uint32_t Lowering::load_out(AddressFormat f, uint32_t address, uint32_t out_type
       uint32_t v = emit(Op::OpLoad, out_type, {ptr, kAligned, std::max<uint32_t>(alignment, 1)});
       return constant_argument_ == UINT32_MAX ? v : read_constant_buffer(address, out_type, alignment, v);
     }
+    case AddressFormat::Push32:
+      if (Shape s = shape_of(out_type); s.ok && s.width == 64 && alignment >= 8)
+        return load_push64(address, out_type);
+      return load_words_unaligned(f, address, out_type, alignment);
     case AddressFormat::Local32:
     case AddressFormat::Private32:
-    case AddressFormat::Push32:
     case AddressFormat::Uniform32:
       return load_words_unaligned(f, address, out_type, alignment);
     case AddressFormat::Generic64: {

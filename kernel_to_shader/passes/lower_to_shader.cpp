@@ -1246,19 +1246,21 @@ bool Lowering::run(ir::Module* result) {
   out_.generator = 0;
   out_.bound = 1;
 
-  // Push constants: { u64 argument block address; u32 words[20]; u32 arguments[N] } (see
+  // Push constants: { u64 argument block address; u32 words[20]; u64 arguments[N] } (see
   // DispatchBlock). The arguments are the argument block's bytes from kArgumentScratchBytes
   // on, as far as the device's push constants reach: kernels read them there, uniform in
-  // every work-item, instead of from memory.
+  // every work-item, instead of from memory (as 64-bit words: push_word_at says why).
   uint32_t words = type(Op::OpTypeArray, {t_uint(32), c_u32(20)});
   decorate(words, spv::Decoration::ArrayStride, {4});
   uint32_t room = ctx_.caps.max_push_constant_size > sizeof(DispatchBlock)
                       ? ctx_.caps.max_push_constant_size - uint32_t(sizeof(DispatchBlock)) : 0;
-  push_argument_words_ = std::min<uint32_t>(room / 4, kMaxPushedArgumentBytes / 4);
+  static_assert(sizeof(DispatchBlock) % 8 == 0 && kMaxPushedArgumentBytes % 8 == 0 &&
+                kArgumentScratchBytes % 8 == 0);
+  push_argument_words_ = std::min<uint32_t>(room / 8 * 2, kMaxPushedArgumentBytes / 4);
   std::vector<uint32_t> members = {t_uint(64), words};
   if (push_argument_words_) {
-    uint32_t arguments = type(Op::OpTypeArray, {t_uint(32), c_u32(push_argument_words_)});
-    decorate(arguments, spv::Decoration::ArrayStride, {4});
+    uint32_t arguments = type(Op::OpTypeArray, {t_uint(64), c_u32(push_argument_words_ / 2)});
+    decorate(arguments, spv::Decoration::ArrayStride, {8});
     members.push_back(arguments);
   }
   uint32_t block = take_id();

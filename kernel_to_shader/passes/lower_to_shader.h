@@ -172,7 +172,12 @@ class Lowering {
   uint32_t load_words(AddressFormat f, uint32_t offset32, uint32_t out_type);
   void store_words(AddressFormat f, uint32_t offset32, uint32_t out_type, uint32_t value);
   uint32_t word_pointer_at(AddressFormat f, uint32_t index, uint32_t words = 0);
+  uint32_t load_word_at(AddressFormat f, uint32_t index, uint32_t words = 0);
   uint32_t load_whole_words(AddressFormat f, uint32_t index, uint32_t width);
+  // The pushed arguments are 64-bit words: a 32-bit word of them, and 8-byte-aligned 64-bit
+  // scalars and vectors at byte offset |offset32| as whole words.
+  uint32_t push_word_at(uint32_t index);
+  uint32_t load_push64(uint32_t offset32, uint32_t out_type);
   void store_whole_words(AddressFormat f, uint32_t index, uint32_t width, uint32_t bits);
   uint32_t word_pointer(AddressFormat f, uint32_t offset32);
   // The wide arena (wide_arena.cpp): the u64 word holding byte |offset32|, the bit position

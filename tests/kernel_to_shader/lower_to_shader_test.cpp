@@ -109,6 +109,47 @@ OpFunctionEnd
   EXPECT_GE(ki.argument_block_size, ki.args[0].offset + 8);
 }
 
+// Arguments in push constants are read as 64-bit words: a pointer is one 64-bit load, which a
+// driver sees as one uniform value (llvmpipe took a pointer assembled from two 32-bit loads
+// apart lane by lane in every access through it). Narrower arguments are cut out of theirs.
+TEST(LowerToShader, PushedPointersAreWhole64BitWords) {
+  Lowered r = lower(std::string(R"(
+OpEntryPoint Kernel %k "pushed"
+)") + kTypes + R"(
+%fn = OpTypeFunction %void %gptr_uint %uint %uchar %ulong %gptr_uint
+%k = OpFunction %void None %fn
+%in = OpFunctionParameter %gptr_uint
+%n = OpFunctionParameter %uint
+%c = OpFunctionParameter %uchar
+%step = OpFunctionParameter %ulong
+%out = OpFunctionParameter %gptr_uint
+%entry = OpLabel
+%at = OpInBoundsPtrAccessChain %gptr_uint %in %step
+%v = OpLoad %uint %at Aligned 4
+%c32 = OpUConvert %uint %c
+%sum = OpIAdd %uint %v %n
+%all = OpIAdd %uint %sum %c32
+OpStore %out %all Aligned 4
+OpReturn
+OpFunctionEnd
+)");
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(r.invalid, "") << r.text;
+  ASSERT_EQ(r.kernels.size(), 1u);
+  // All five arguments are in the pushed window (the default caps leave 40 bytes).
+  EXPECT_EQ(r.kernels[0].pushed_arguments_size, 32u);
+  // Member 2 of the push constant block is an array of 64-bit words; every load from it is one.
+  EXPECT_NE(r.text.find("OpTypeArray %ulong"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("OpAccessChain %_ptr_PushConstant_uint %8 %uint_2"), std::string::npos) << r.text;
+  size_t wide = 0;
+  for (size_t at = r.text.find("OpAccessChain %_ptr_PushConstant_ulong"); at != std::string::npos;
+       at = r.text.find("OpAccessChain %_ptr_PushConstant_ulong", at + 1))
+    ++wide;
+  // The two pointers and the ulong whole, the uint and the uchar from their words; the
+  // argument block address (member 0) besides.
+  EXPECT_GE(wide, 5u) << r.text;
+}
+
 // A store to a __local argument, a work-group barrier, the value read back and written to a
 // __global argument, and a relaxed atomic add there.
 std::string local_copy_kernel() {

@@ -39,8 +39,7 @@ void emit_if(Lowering& L, ir::Function& f, uint32_t cond, const std::function<vo
 }  // namespace
 
 uint32_t Lowering::check_table() {
-  uint32_t slot = add_offset(AddressFormat::Global64, arg_block_address(), c_u64(kCheckSlot));
-  return load_out(AddressFormat::Global64, slot, t_uint(64), 8);
+  return argument_slot(kCheckSlot);
 }
 
 // The first failed access writes its site, address and size; every one counts.

@@ -106,6 +106,13 @@ uint32_t Lowering::load_push64(uint32_t offset32, uint32_t out_type) {
   return s.count == 1 ? parts[0] : emit(Op::OpCompositeConstruct, out_type, parts);
 }
 
+uint32_t Lowering::argument_slot(uint32_t slot) {
+  if (slot >= kArgumentScratchBytes && slot + 8 <= kArgumentScratchBytes + 4 * push_argument_words_)
+    return load_push64(c_u32(slot - kArgumentScratchBytes), t_uint(64));
+  uint32_t at = add_offset(AddressFormat::Global64, arg_block_address(), c_u64(slot));
+  return load_out(AddressFormat::Global64, at, t_uint(64), 8);
+}
+
 // A scalar of 32 or 64 bits from the words at |index| (a 64-bit one little-endian).
 uint32_t Lowering::load_whole_words(AddressFormat f, uint32_t index, uint32_t width) {
   uint32_t lo = load_word_at(f, index);

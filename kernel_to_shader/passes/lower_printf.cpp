@@ -88,8 +88,7 @@ bool Lowering::lower_printf(const ir::Instruction& i) {
   printf_calls_.push_back(call);
 
   uint32_t u32 = t_uint(32), u64 = t_uint(64);
-  uint32_t slot = add_offset(AddressFormat::Global64, arg_block_address(), c_u64(kPrintfSlot));
-  uint32_t base = load_out(AddressFormat::Global64, slot, u64, 8);
+  uint32_t base = argument_slot(kPrintfSlot);
   uint32_t counter = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, u32), {base});
   // Device scope, relaxed: the record only has to be visible when the command completes.
   uint32_t at = emit(Op::OpAtomicIAdd, u32, {counter, c_u32(uint32_t(spv::Scope::Device)), c_u32(0), c_u32(size)});

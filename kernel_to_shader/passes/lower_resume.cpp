@@ -60,10 +60,7 @@ uint32_t Lowering::budget_var() {
 bool Lowering::lower_resume(const ir::Instruction& i) {
   uint32_t u32 = t_uint(32), u64 = t_uint(64), uvec3 = t_vec(u32, 3);
   // The address in resume slot |k| of the argument block.
-  auto slot = [&](uint32_t k) {
-    uint32_t at = add_offset(AddressFormat::Global64, arg_block_address(), c_u64(kResumeSlot + 8 * k));
-    return load_out(AddressFormat::Global64, at, u64, 8);
-  };
+  auto slot = [&](uint32_t k) { return argument_slot(kResumeSlot + 8 * k); };
   // This work-group's OpenCL group id, component |c|.
   auto group = [&](uint32_t c) { return opencl_group_id(c); };
   // The linear id of this work-group in the NDRange.

@@ -607,8 +607,7 @@ bool Lowering::lower_function(const ir::Function& f) {
     if (first_block && !program_variables_.empty()) {
       // Addresses of program-scope variables, from the program data address the frontend
       // writes into every argument block.
-      uint32_t slot = add_offset(AddressFormat::Global64, arg_block_address(), c_u64(kProgramDataSlot));
-      uint32_t base = program_data_base_ = load_out(AddressFormat::Global64, slot, t_uint(64), 8);
+      uint32_t base = program_data_base_ = argument_slot(kProgramDataSlot);
       for (auto [var, offset] : program_variables_)
         map_[var] = emit(Op::OpIAdd, t_uint(64), {base, c_u64(offset)});
     }
@@ -1102,7 +1101,8 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
   if (local_arguments || static_local_bytes_ > 0 || !local_regions_.empty())
     emit_local_zeroing(main, fn);
   std::vector<uint32_t> call = {value(fn)};
-  uint32_t pushed_end = 0;
+  // The slots before the arguments are pushed as far as the window reaches (argument_slot).
+  uint32_t pushed_end = std::min(offset - kArgumentScratchBytes, 4 * push_argument_words_) / 8 * 8;
   for (const auto& p : in_fn->parameters) {
     const uint32_t index = uint32_t(&p - in_fn->parameters.data());
     const ir::Instruction* pt = def(p.type_id);

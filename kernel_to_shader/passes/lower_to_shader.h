@@ -200,6 +200,9 @@ class Lowering {
   void store_words_unaligned(AddressFormat f, uint32_t offset32, uint32_t out_type,
                              uint32_t value, uint32_t alignment);
   uint32_t arg_block_address();
+  // The address the frontend writes at |slot| of the argument block (kProgramDataSlot and the
+  // others): from push constants where the pushed window reaches it, else from memory.
+  uint32_t argument_slot(uint32_t slot);
   // A DispatchBlock word (after the argument block address), folded by the driver where the
   // pipeline's specialization gives its value.
   uint32_t push_word(uint32_t index);

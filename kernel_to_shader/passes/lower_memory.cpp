@@ -61,7 +61,10 @@ uint32_t Lowering::word_pointer(AddressFormat f, uint32_t offset32) {
 // The word at |index| (a byte offset / 4), plus |words| more.
 uint32_t Lowering::word_pointer_at(AddressFormat f, uint32_t index, uint32_t words) {
   if (words) index = emit(Op::OpIAdd, t_uint(32), {index, c_u32(words)});
-  if (f == AddressFormat::Push32) fail("internal: a 32-bit pointer into the pushed arguments");
+  if (f == AddressFormat::Push32) {
+    fail("internal: a 32-bit pointer into the pushed arguments (they are 64-bit words)");
+    return 0;
+  }
   if (f == AddressFormat::Uniform32)
     return emit(Op::OpAccessChain, t_ptr(spv::StorageClass::Uniform, t_uint(32)),
                 {constant_buffer(constant_argument_).variable, c_u32(0), index});

@@ -35,6 +35,8 @@ struct Memo {
   std::unordered_map<uint32_t, spv::BuiltIn> builtins;     // built-in variable -> which
   std::unordered_map<uint32_t, bool> bools;                // OpConstantTrue and OpConstantFalse
   uint32_t opencl_std = 0;                                 // its OpExtInstImport
+  std::unordered_map<uint32_t, uint32_t> pointer_class;    // pointer type -> storage class
+  std::unordered_map<uint32_t, uint32_t> variable_types;   // module-scope variable -> type
   // Passes by function id (nullopt: unbounded, or being counted: a call cycle).
   std::unordered_map<uint32_t, std::optional<uint64_t>> passes;
 };
@@ -43,10 +45,11 @@ std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t
 
 // Instructions the lowering may turn into loops of its own, which are not counted here:
 // atomics (compare-exchange retries for float and wide-arena ones) and group operations
-// (loops over the work-group's values).
-bool lowered_with_loops(Op op) {
+// (loops over the work-group's values). Integer atomics on global memory are one
+// instruction of the device each (lower_memory.cpp): |global_integer| says so for |op|.
+bool lowered_with_loops(Op op, bool global_integer) {
   const uint32_t o = uint32_t(op);
-  return (o >= uint32_t(Op::OpAtomicLoad) && o <= uint32_t(Op::OpAtomicXor)) ||
+  return (o >= uint32_t(Op::OpAtomicLoad) && o <= uint32_t(Op::OpAtomicXor) && !global_integer) ||
          op == Op::OpAtomicFlagTestAndSet || op == Op::OpAtomicFlagClear || op == Op::OpAtomicFMinEXT ||
          op == Op::OpAtomicFMaxEXT || op == Op::OpAtomicFAddEXT ||
          (o >= uint32_t(Op::OpGroupAll) && o <= uint32_t(Op::OpGroupSMax)) ||
@@ -84,7 +87,7 @@ class Bounds {
     arguments_ = arguments;
     for (const ir::Block& b : f_.blocks)
       for (const Instruction& i : b.instructions)
-        if (lowered_with_loops(i.opcode)) return std::nullopt;
+        if (lowered_with_loops(i.opcode, !i.operands.empty() && points_to_global(i.operands[0]))) return std::nullopt;
     // Natural loops: a back edge goes to a block that dominates its source; any other
     // retreating edge is an irreducible cycle, which has no header to count.
     std::map<int, std::vector<int>> latches;  // header -> back edge sources
@@ -187,6 +190,16 @@ class Bounds {
   }
 
  private:
+  bool points_to_global(uint32_t pointer) const {
+    uint32_t type = 0;
+    if (auto d = defs_.find(pointer); d != defs_.end()) type = d->second->type_id;
+    for (const Instruction& p : f_.parameters)
+      if (p.result_id == pointer) type = p.type_id;
+    if (auto v = memo_->variable_types.find(pointer); v != memo_->variable_types.end()) type = v->second;
+    auto c = memo_->pointer_class.find(type);
+    return c != memo_->pointer_class.end() && spv::StorageClass(c->second) == spv::StorageClass::CrossWorkgroup;
+  }
+
   // Passes through |header| per entry into its loop, found by running the induction
   // variable's test until it leaves (at most cap_ times).
   std::optional<uint64_t> header_passes(int header, const std::vector<int>& from, const std::set<int>& body) {
@@ -610,8 +623,11 @@ std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t
 Memo make_memo(ir::Module& m) {
   Memo memo;
   for (ir::Function& g : m.functions) memo.functions[g.id()] = &g;
-  for (const Instruction& g : m.globals)
+  for (const Instruction& g : m.globals) {
     if (g.opcode == Op::OpTypeInt) memo.int_width[g.result_id] = g.operands[0];
+    if (g.opcode == Op::OpTypePointer) memo.pointer_class[g.result_id] = g.operands[0];
+    if (g.opcode == Op::OpVariable) memo.variable_types[g.result_id] = g.type_id;
+  }
   for (const Instruction& e : m.ext_inst_imports)
     if (ir::decode_string(e.operands, 0) == "OpenCL.std") memo.opencl_std = e.result_id;
   for (const Instruction& a : m.annotations)

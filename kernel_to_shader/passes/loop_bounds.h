@@ -22,8 +22,9 @@ namespace vkcl::k2s {
 // work-item, nested loops multiplied by the passes of the loops around them and called
 // functions' passes added: every loop has an induction variable that starts at a constant,
 // changes by one operation with a constant on every back edge and is compared with a constant
-// in a block every iteration passes. Kernels with atomics or group operations, which the
-// lowering may turn into loops of its own, are never among them.
+// in a block every iteration passes. Kernels with group operations or atomics the lowering
+// may turn into loops of its own (any but integer atomics on global memory) are never among
+// them.
 std::set<uint32_t> bounded_kernels(ir::Module& m, uint64_t cap);
 
 // The other kernels whose loops are bounded as above or, in the kernel's own function, by

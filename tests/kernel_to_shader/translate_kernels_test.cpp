@@ -531,8 +531,10 @@ TEST(LoopLimitProbe, NotWhereConstantBoundsKeepLoopsShort) {
       {"int c = 0; if (x > 1.0f) c++; if (o[1] > 2.0f) c += 2; if (o[2] > 3.0f) c |= 4;\n"
        "float s = 0.0f; for (int a = 0; a < c; ++a) s = s * x + o[a + 3]; o[i] = s;", true},
       {"int c = (int)o[1]; float s = 0.0f; for (int a = 0; a < c; ++a) s = s * x + o[(a + 3) & 63]; o[i] = s;", false},
-      // Atomics and group operations may become loops of the lowering's, which are not counted.
-      {"for (int a = 0; a < 100; ++a) if (o[a] > x) atomic_inc((volatile __global int*)o + 64);", false},
+      // Integer atomics on global memory are one device instruction each; atomics on local
+      // memory and group operations may become loops of the lowering's, which are not counted.
+      {"for (int a = 0; a < 100; ++a) if (o[a] > x) atomic_inc((volatile __global int*)o + 64);", true},
+      {"__local int l[1]; for (int a = 0; a < 100; ++a) if (o[a] > x) atomic_inc(l); o[i] = l[0];", false},
       {"float s = 0.0f; for (int a = 0; a < 100; ++a) s = s * x + o[a]; o[i] = work_group_reduce_add(s);", false},
       {"float s = 0.0f; for (int a = 0; a < 70000; ++a) s += o[(a + i) & 63] * x; o[i] = s;", false},
       {"float s = 0.0f; for (int a = 0; a < 300; ++a) for (int b = 0; b < 300; ++b) s += o[(a * b + i) & 63] * x;\n"
@@ -597,6 +599,13 @@ TEST(LoopLimitProbe, ArgumentBoundsAreCountedAtLaunch) {
       // motion search): the count of the test alone bounds it.
       {"int r = n; do { s += o[(r + i) & 63] * x; if (s > 1e6f) break; } while (--r > 0);",
        [&](int32_t n, uint32_t) { return int64_t(std::max(n, 1)); }},
+      // An integer atomic on global memory is one instruction of the device (x264's
+      // sum_intra_cost adds its totals so); on local memory the lowering may retry it in a
+      // loop of its own, which is not counted.
+      {"for (int a = 0; a < n; ++a) s += o[(a + i) & 63] * x; atomic_add((__global int*)o + 64, 1);",
+       [&](int32_t n, uint32_t) { return top(n); }},
+      {"__local int l[1]; for (int a = 0; a < n; ++a) s += o[(a + i) & 63] * x; atomic_add(l, 1);",
+       [](int32_t, uint32_t) { return int64_t(-1); }},
       // Not bounded by an argument: a loaded bound, or a start that is not a constant.
       {"for (int a = 0; a < (int)o[70]; ++a) s += o[(a + i) & 63] * x;", [](int32_t, uint32_t) { return int64_t(-1); }},
       {"for (int a = i; a < n; ++a) s += o[a & 63] * x;", [](int32_t, uint32_t) { return int64_t(-1); }},

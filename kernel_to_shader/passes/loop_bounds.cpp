@@ -36,20 +36,40 @@ struct Memo {
   std::unordered_map<uint32_t, bool> bools;                // OpConstantTrue and OpConstantFalse
   uint32_t opencl_std = 0;                                 // its OpExtInstImport
   std::unordered_map<uint32_t, uint32_t> pointer_class;    // pointer type -> storage class
-  std::unordered_map<uint32_t, uint32_t> variable_types;   // module-scope variable -> type
+  std::unordered_map<uint32_t, uint32_t> module_types;     // module-scope value -> its type
+  // A 64-bit atomic on local memory (or through a generic pointer) somewhere in the module:
+  // the kernels that make one see local memory as 64-bit words, where 32-bit atomics other
+  // than and/or/xor become compare-exchange loops (wide_arena.cpp).
+  bool wide_local_atomics = false;
   // Passes by function id (nullopt: unbounded, or being counted: a call cycle).
   std::unordered_map<uint32_t, std::optional<uint64_t>> passes;
 };
 
 std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t cap, Memo* memo);
 
+bool integer_atomic(Op op) { return uint32_t(op) >= uint32_t(Op::OpAtomicLoad) && uint32_t(op) <= uint32_t(Op::OpAtomicXor); }
+
+// The storage class |pointer| points into, in |f| (0 where that is not known).
+spv::StorageClass storage_of(const ir::Function& f, uint32_t pointer, const Memo& memo) {
+  uint32_t type = 0;
+  if (auto g = memo.module_types.find(pointer); g != memo.module_types.end()) type = g->second;
+  for (const Instruction& p : f.parameters)
+    if (p.result_id == pointer) type = p.type_id;
+  for (const ir::Block& b : f.blocks)
+    for (const Instruction& i : b.instructions)
+      if (!type && i.result_id == pointer) type = i.type_id;
+  auto c = memo.pointer_class.find(type);
+  return c == memo.pointer_class.end() ? spv::StorageClass::Max : spv::StorageClass(c->second);
+}
+
 // Instructions the lowering may turn into loops of its own, which are not counted here:
 // atomics (compare-exchange retries for float and wide-arena ones) and group operations
-// (loops over the work-group's values). Integer atomics on global memory are one
-// instruction of the device each (lower_memory.cpp): |global_integer| says so for |op|.
-bool lowered_with_loops(Op op, bool global_integer) {
+// (loops over the work-group's values). Integer atomics are one instruction of the device
+// each (lower_memory.cpp) on global memory, and on local memory where the module has no
+// 64-bit local atomic (Memo::wide_local_atomics): |native| says so for |op|.
+bool lowered_with_loops(Op op, bool native) {
   const uint32_t o = uint32_t(op);
-  return (o >= uint32_t(Op::OpAtomicLoad) && o <= uint32_t(Op::OpAtomicXor) && !global_integer) ||
+  return (integer_atomic(op) && !native) ||
          op == Op::OpAtomicFlagTestAndSet || op == Op::OpAtomicFlagClear || op == Op::OpAtomicFMinEXT ||
          op == Op::OpAtomicFMaxEXT || op == Op::OpAtomicFAddEXT ||
          (o >= uint32_t(Op::OpGroupAll) && o <= uint32_t(Op::OpGroupSMax)) ||
@@ -87,7 +107,7 @@ class Bounds {
     arguments_ = arguments;
     for (const ir::Block& b : f_.blocks)
       for (const Instruction& i : b.instructions)
-        if (lowered_with_loops(i.opcode, !i.operands.empty() && points_to_global(i.operands[0]))) return std::nullopt;
+        if (lowered_with_loops(i.opcode, integer_atomic(i.opcode) && native_atomic(i.operands[0]))) return std::nullopt;
     // Natural loops: a back edge goes to a block that dominates its source; any other
     // retreating edge is an irreducible cycle, which has no header to count.
     std::map<int, std::vector<int>> latches;  // header -> back edge sources
@@ -190,14 +210,10 @@ class Bounds {
   }
 
  private:
-  bool points_to_global(uint32_t pointer) const {
-    uint32_t type = 0;
-    if (auto d = defs_.find(pointer); d != defs_.end()) type = d->second->type_id;
-    for (const Instruction& p : f_.parameters)
-      if (p.result_id == pointer) type = p.type_id;
-    if (auto v = memo_->variable_types.find(pointer); v != memo_->variable_types.end()) type = v->second;
-    auto c = memo_->pointer_class.find(type);
-    return c != memo_->pointer_class.end() && spv::StorageClass(c->second) == spv::StorageClass::CrossWorkgroup;
+  bool native_atomic(uint32_t pointer) const {
+    const spv::StorageClass c = storage_of(f_, pointer, *memo_);
+    return c == spv::StorageClass::CrossWorkgroup ||
+           ((c == spv::StorageClass::Workgroup || c == spv::StorageClass::Generic) && !memo_->wide_local_atomics);
   }
 
   // Passes through |header| per entry into its loop, found by running the induction
@@ -626,8 +642,27 @@ Memo make_memo(ir::Module& m) {
   for (const Instruction& g : m.globals) {
     if (g.opcode == Op::OpTypeInt) memo.int_width[g.result_id] = g.operands[0];
     if (g.opcode == Op::OpTypePointer) memo.pointer_class[g.result_id] = g.operands[0];
-    if (g.opcode == Op::OpVariable) memo.variable_types[g.result_id] = g.type_id;
+    if (g.result_id && g.type_id) memo.module_types[g.result_id] = g.type_id;
   }
+  for (const ir::Function& f : m.functions)
+    for (const ir::Block& b : f.blocks)
+      for (const Instruction& i : b.instructions) {
+        if (!integer_atomic(i.opcode) || i.operands.empty()) continue;
+        // The value's type: the result's, or for a store its value operand's.
+        uint32_t type = i.type_id;
+        if (i.opcode == Op::OpAtomicStore && i.operands.size() > 3) {
+          for (const ir::Block& d : f.blocks)
+            for (const Instruction& v : d.instructions)
+              if (v.result_id == i.operands[3]) type = v.type_id;
+          for (const Instruction& p : f.parameters)
+            if (p.result_id == i.operands[3]) type = p.type_id;
+          if (auto g = memo.module_types.find(i.operands[3]); g != memo.module_types.end()) type = g->second;
+        }
+        auto w = memo.int_width.find(type);
+        if ((w == memo.int_width.end() || w->second == 64) &&
+            storage_of(f, i.operands[0], memo) != spv::StorageClass::CrossWorkgroup)
+          memo.wide_local_atomics = true;
+      }
   for (const Instruction& e : m.ext_inst_imports)
     if (ir::decode_string(e.operands, 0) == "OpenCL.std") memo.opencl_std = e.result_id;
   for (const Instruction& a : m.annotations)

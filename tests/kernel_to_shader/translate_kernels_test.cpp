@@ -510,7 +510,9 @@ TEST(LoopLimitProbe, OnlyInKernelsWithLoops) {
 TEST(LoopLimitProbe, NotWhereConstantBoundsKeepLoopsShort) {
   compiler::DeviceFeatures features = kernel_features();
   features.features.push_back("__opencl_c_work_group_collective_functions");
-  const k2s::TargetCaps limited = loop_limited_caps(true);
+  features.extensions.push_back("cl_khr_int64_base_atomics");
+  k2s::TargetCaps limited = loop_limited_caps(true);
+  limited.int64_atomics = true;
   struct Case {
     const char* body;
     bool bounded;
@@ -531,10 +533,16 @@ TEST(LoopLimitProbe, NotWhereConstantBoundsKeepLoopsShort) {
       {"int c = 0; if (x > 1.0f) c++; if (o[1] > 2.0f) c += 2; if (o[2] > 3.0f) c |= 4;\n"
        "float s = 0.0f; for (int a = 0; a < c; ++a) s = s * x + o[a + 3]; o[i] = s;", true},
       {"int c = (int)o[1]; float s = 0.0f; for (int a = 0; a < c; ++a) s = s * x + o[(a + 3) & 63]; o[i] = s;", false},
-      // Integer atomics on global memory are one device instruction each; atomics on local
-      // memory and group operations may become loops of the lowering's, which are not counted.
+      // Integer atomics are one device instruction each, on local memory too unless the
+      // module has a 64-bit local atomic (local memory is then 64-bit words, where 32-bit
+      // atomics retry in loops of the lowering's); float atomics on local memory and group
+      // operations are loops of the lowering's too, which are not counted.
       {"for (int a = 0; a < 100; ++a) if (o[a] > x) atomic_inc((volatile __global int*)o + 64);", true},
-      {"__local int l[1]; for (int a = 0; a < 100; ++a) if (o[a] > x) atomic_inc(l); o[i] = l[0];", false},
+      {"__local int l[1]; for (int a = 0; a < 100; ++a) if (o[a] > x) atomic_inc(l); o[i] = l[0];", true},
+      {"__local long w[1]; __local int l[1]; for (int a = 0; a < 100; ++a) if (o[a] > x) atomic_inc(l);\n"
+       "atom_add(w, 1L); o[i] = l[0] + w[0];", false},
+      {"__local float l[1]; for (int a = 0; a < 100; ++a) if (o[a] > x)\n"
+       "atomic_fetch_add_explicit((volatile __local atomic_float*)l, 1.0f, memory_order_relaxed); o[i] = l[0];", false},
       {"float s = 0.0f; for (int a = 0; a < 100; ++a) s = s * x + o[a]; o[i] = work_group_reduce_add(s);", false},
       {"float s = 0.0f; for (int a = 0; a < 70000; ++a) s += o[(a + i) & 63] * x; o[i] = s;", false},
       {"float s = 0.0f; for (int a = 0; a < 300; ++a) for (int b = 0; b < 300; ++b) s += o[(a * b + i) & 63] * x;\n"
@@ -599,13 +607,12 @@ TEST(LoopLimitProbe, ArgumentBoundsAreCountedAtLaunch) {
       // motion search): the count of the test alone bounds it.
       {"int r = n; do { s += o[(r + i) & 63] * x; if (s > 1e6f) break; } while (--r > 0);",
        [&](int32_t n, uint32_t) { return int64_t(std::max(n, 1)); }},
-      // An integer atomic on global memory is one instruction of the device (x264's
-      // sum_intra_cost adds its totals so); on local memory the lowering may retry it in a
-      // loop of its own, which is not counted.
+      // An integer atomic is one instruction of the device (x264's sum_intra_cost adds its
+      // totals so), on local memory too where the module has no 64-bit local atomic.
       {"for (int a = 0; a < n; ++a) s += o[(a + i) & 63] * x; atomic_add((__global int*)o + 64, 1);",
        [&](int32_t n, uint32_t) { return top(n); }},
       {"__local int l[1]; for (int a = 0; a < n; ++a) s += o[(a + i) & 63] * x; atomic_add(l, 1);",
-       [](int32_t, uint32_t) { return int64_t(-1); }},
+       [&](int32_t n, uint32_t) { return top(n); }},
       // Not bounded by an argument: a loaded bound, or a start that is not a constant.
       {"for (int a = 0; a < (int)o[70]; ++a) s += o[(a + i) & 63] * x;", [](int32_t, uint32_t) { return int64_t(-1); }},
       {"for (int a = i; a < n; ++a) s += o[a & 63] * x;", [](int32_t, uint32_t) { return int64_t(-1); }},

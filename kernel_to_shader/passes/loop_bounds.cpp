@@ -47,18 +47,25 @@ struct Memo {
 
 std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t cap, Memo* memo);
 
-bool integer_atomic(Op op) { return uint32_t(op) >= uint32_t(Op::OpAtomicLoad) && uint32_t(op) <= uint32_t(Op::OpAtomicXor); }
+bool integer_atomic(Op op) {
+  return uint32_t(op) >= uint32_t(Op::OpAtomicLoad) && uint32_t(op) <= uint32_t(Op::OpAtomicXor);
+}
 
-// The storage class |pointer| points into, in |f| (0 where that is not known).
-spv::StorageClass storage_of(const ir::Function& f, uint32_t pointer, const Memo& memo) {
-  uint32_t type = 0;
-  if (auto g = memo.module_types.find(pointer); g != memo.module_types.end()) type = g->second;
+// The type of |id| as |f| sees it: a module-scope value's, a parameter's or a result's (0
+// where none is found).
+uint32_t type_in(const ir::Function& f, uint32_t id, const Memo& memo) {
+  if (auto g = memo.module_types.find(id); g != memo.module_types.end()) return g->second;
   for (const Instruction& p : f.parameters)
-    if (p.result_id == pointer) type = p.type_id;
+    if (p.result_id == id) return p.type_id;
   for (const ir::Block& b : f.blocks)
     for (const Instruction& i : b.instructions)
-      if (!type && i.result_id == pointer) type = i.type_id;
-  auto c = memo.pointer_class.find(type);
+      if (i.result_id == id) return i.type_id;
+  return 0;
+}
+
+// The storage class |pointer| points into, in |f| (StorageClass::Max where that is not known).
+spv::StorageClass storage_of(const ir::Function& f, uint32_t pointer, const Memo& memo) {
+  auto c = memo.pointer_class.find(type_in(f, pointer, memo));
   return c == memo.pointer_class.end() ? spv::StorageClass::Max : spv::StorageClass(c->second);
 }
 
@@ -107,7 +114,8 @@ class Bounds {
     arguments_ = arguments;
     for (const ir::Block& b : f_.blocks)
       for (const Instruction& i : b.instructions)
-        if (lowered_with_loops(i.opcode, integer_atomic(i.opcode) && native_atomic(i.operands[0]))) return std::nullopt;
+        if (lowered_with_loops(i.opcode, integer_atomic(i.opcode) && native_atomic(i.operands[0])))
+          return std::nullopt;
     // Natural loops: a back edge goes to a block that dominates its source; any other
     // retreating edge is an irreducible cycle, which has no header to count.
     std::map<int, std::vector<int>> latches;  // header -> back edge sources
@@ -649,16 +657,8 @@ Memo make_memo(ir::Module& m) {
       for (const Instruction& i : b.instructions) {
         if (!integer_atomic(i.opcode) || i.operands.empty()) continue;
         // The value's type: the result's, or for a store its value operand's.
-        uint32_t type = i.type_id;
-        if (i.opcode == Op::OpAtomicStore && i.operands.size() > 3) {
-          for (const ir::Block& d : f.blocks)
-            for (const Instruction& v : d.instructions)
-              if (v.result_id == i.operands[3]) type = v.type_id;
-          for (const Instruction& p : f.parameters)
-            if (p.result_id == i.operands[3]) type = p.type_id;
-          if (auto g = memo.module_types.find(i.operands[3]); g != memo.module_types.end()) type = g->second;
-        }
-        auto w = memo.int_width.find(type);
+        const bool store = i.opcode == Op::OpAtomicStore && i.operands.size() > 3;
+        auto w = memo.int_width.find(store ? type_in(f, i.operands[3], memo) : i.type_id);
         if ((w == memo.int_width.end() || w->second == 64) &&
             storage_of(f, i.operands[0], memo) != spv::StorageClass::CrossWorkgroup)
           memo.wide_local_atomics = true;

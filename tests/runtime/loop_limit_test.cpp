@@ -795,6 +795,49 @@ TEST_P(LoopLimit, GridStrideLoopsShortOrLong) {
   }
 }
 
+// A grid-stride count into a few bins, added to the totals with global atomics (as x264's
+// sum_intra_cost adds its costs): its loops are counted at launch like any other kernel's,
+// and it runs without resuming where they are short; the totals are exact either way.
+TEST_P(LoopLimit, GlobalAtomicsAfterCountedLoops) {
+  Program p = build(R"(
+    __kernel void histogram(__global const uint* data, __global uint* hist, int n) {
+      uint mine[4] = {0, 0, 0, 0};
+      for (int i = get_global_id(0); i < n; i += get_global_size(0)) mine[(data[i & 1023] ^ (uint)i) & 3] += 1;
+      for (int b = 0; b < 4; ++b) atomic_add(&hist[b], mine[b]);
+    }
+    __kernel void add_one(__global uint* out) { out[get_global_id(0)] += 1; })");
+  Kernel histogram = kernel(p, "histogram");
+  Kernel add_one = kernel(p, "add_one");
+  std::vector<uint32_t> data(1024);
+  for (auto& x : data) x = uint32_t(rng_());
+  Mem ddata = buffer(data.size() * 4, data.data());
+  const size_t items = 64, local = 16, bins = 4;
+  for (uint32_t passes : {0u, 100u, 8000u, 70000u}) {
+    SCOPED_TRACE(passes);
+    const int32_t n = int32_t(int64_t(passes) * int64_t(items) - 5);
+    std::vector<uint32_t> zeros(bins, 0);
+    Mem dhist = buffer(bins * 4, zeros.data());
+    set_mem_arg(histogram, 0, ddata);
+    set_mem_arg(histogram, 1, dhist);
+    set_arg(histogram, 2, n);
+    set_mem_arg(add_one, 0, dhist);
+    cl_event e = nullptr;
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, histogram, 1, nullptr, &items, &local, 0, nullptr, &e));
+    Event event(e);
+    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, add_one, 1, nullptr, &bins, nullptr, 0, nullptr, nullptr));
+    // Counted short: no resuming, so nothing is submitted yet (a launch that may resume ends
+    // its batch).
+    if (launches_counted() && passes <= 8000) {
+      EXPECT_EQ(status_of(e), CL_QUEUED);
+    }
+    std::vector<uint32_t> hist = read<uint32_t>(dhist, bins);
+    EXPECT_EQ(status_of(e), CL_COMPLETE);
+    std::vector<uint32_t> want(bins, 1);  // add_one's
+    for (int32_t i = 0; i < n; ++i) want[(data[i & 1023] ^ uint32_t(i)) & 3] += 1;
+    EXPECT_EQ(hist, want);
+  }
+}
+
 // Loops between constants: short ones in all (9 taps, 100 x 100, a function called in a loop)
 // run without resuming (loop_bounds.h); those whose constants take them past the limit
 // (70000, 300 x 300) still resume. Exact results either way: a count taken for short that

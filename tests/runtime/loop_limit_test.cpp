@@ -58,12 +58,14 @@ class LoopLimit : public KernelTest {
     const bool optimised = std::string(GetParam()).find("-cl-opt-disable") == std::string::npos;
     return driver_limits_loops() && optimised && std::getenv("VKCL_WITHOUT_FEATURES") == nullptr;
   }
-  // |k| over |items| work-items in groups of |local|, then |add_one| over as many: the
-  // first one's event.
-  cl_event launch_then_add_one(const Kernel& k, const Kernel& add_one, size_t items, size_t local) {
+  // |k| over |items| work-items in groups of |local|, then |add_one| over as many (or over
+  // |add_items|): the first one's event.
+  cl_event launch_then_add_one(const Kernel& k, const Kernel& add_one, size_t items, size_t local,
+                               size_t add_items = 0) {
     cl_event e = nullptr;
+    if (!add_items) add_items = items;
     EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, &local, 0, nullptr, &e));
-    EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, add_one, 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
+    EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, add_one, 1, nullptr, &add_items, nullptr, 0, nullptr, nullptr));
     return e;
   }
   // Runs |k| over |items| work-items (1D) and expects no report of a cut on stderr.
@@ -821,10 +823,8 @@ TEST_P(LoopLimit, GlobalAtomicsAfterCountedLoops) {
     set_mem_arg(histogram, 1, dhist);
     set_arg(histogram, 2, n);
     set_mem_arg(add_one, 0, dhist);
-    cl_event e = nullptr;
-    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, histogram, 1, nullptr, &items, &local, 0, nullptr, &e));
+    cl_event e = launch_then_add_one(histogram, add_one, items, local, bins);
     Event event(e);
-    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, add_one, 1, nullptr, &bins, nullptr, 0, nullptr, nullptr));
     // Counted short: no resuming, so nothing is submitted yet (a launch that may resume ends
     // its batch).
     if (launches_counted() && passes <= 8000) {

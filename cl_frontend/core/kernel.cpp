@@ -755,7 +755,9 @@ cl::Result<LaunchPlan> _cl_kernel::plan_launch(_cl_device_id* device, cl_uint wo
         plan.regions.push_back(r);
       }
   if (defer_pipelines) {
-    plan.make_pipelines = [make, wanted](LaunchPlan& plan) { return make(plan, wanted); };
+    plan.make_pipelines = [make, wanted = std::move(wanted)](LaunchPlan& plan) {
+      return make(plan, wanted);
+    };
   } else if (cl_int e = make(plan, wanted); e != CL_SUCCESS) {
     return cl::Error{e};
   }

@@ -35,8 +35,8 @@ struct Memo {
   std::unordered_map<uint32_t, spv::BuiltIn> builtins;     // built-in variable -> which
   std::unordered_map<uint32_t, bool> bools;                // OpConstantTrue and OpConstantFalse
   uint32_t opencl_std = 0;                                 // its OpExtInstImport
-  std::unordered_map<uint32_t, uint32_t> pointer_class;    // pointer type -> storage class
-  std::unordered_map<uint32_t, uint32_t> module_types;     // module-scope value -> its type
+  // The storage class of every integer atomic's pointer (ids are unique in the module).
+  std::unordered_map<uint32_t, spv::StorageClass> atomic_storage;
   // A 64-bit atomic on local memory (or through a generic pointer) somewhere in the module:
   // the kernels that make one see local memory as 64-bit words, where 32-bit atomics other
   // than and/or/xor become compare-exchange loops (wide_arena.cpp).
@@ -49,24 +49,6 @@ std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t
 
 bool integer_atomic(Op op) {
   return uint32_t(op) >= uint32_t(Op::OpAtomicLoad) && uint32_t(op) <= uint32_t(Op::OpAtomicXor);
-}
-
-// The type of |id| as |f| sees it: a module-scope value's, a parameter's or a result's (0
-// where none is found).
-uint32_t type_in(const ir::Function& f, uint32_t id, const Memo& memo) {
-  if (auto g = memo.module_types.find(id); g != memo.module_types.end()) return g->second;
-  for (const Instruction& p : f.parameters)
-    if (p.result_id == id) return p.type_id;
-  for (const ir::Block& b : f.blocks)
-    for (const Instruction& i : b.instructions)
-      if (i.result_id == id) return i.type_id;
-  return 0;
-}
-
-// The storage class |pointer| points into, in |f| (StorageClass::Max where that is not known).
-spv::StorageClass storage_of(const ir::Function& f, uint32_t pointer, const Memo& memo) {
-  auto c = memo.pointer_class.find(type_in(f, pointer, memo));
-  return c == memo.pointer_class.end() ? spv::StorageClass::Max : spv::StorageClass(c->second);
 }
 
 // Instructions the lowering may turn into loops of its own, which are not counted here:
@@ -219,7 +201,9 @@ class Bounds {
 
  private:
   bool native_atomic(uint32_t pointer) const {
-    const spv::StorageClass c = storage_of(f_, pointer, *memo_);
+    auto found = memo_->atomic_storage.find(pointer);
+    const spv::StorageClass c =
+        found == memo_->atomic_storage.end() ? spv::StorageClass::Max : found->second;
     return c == spv::StorageClass::CrossWorkgroup ||
            ((c == spv::StorageClass::Workgroup || c == spv::StorageClass::Generic) && !memo_->wide_local_atomics);
   }
@@ -647,20 +631,32 @@ std::optional<uint64_t> passes_of(const ir::Module& m, ir::Function& f, uint64_t
 Memo make_memo(ir::Module& m) {
   Memo memo;
   for (ir::Function& g : m.functions) memo.functions[g.id()] = &g;
+  std::unordered_map<uint32_t, uint32_t> pointer_class;  // pointer type -> storage class
+  std::unordered_map<uint32_t, uint32_t> types;          // value -> its type
   for (const Instruction& g : m.globals) {
     if (g.opcode == Op::OpTypeInt) memo.int_width[g.result_id] = g.operands[0];
-    if (g.opcode == Op::OpTypePointer) memo.pointer_class[g.result_id] = g.operands[0];
-    if (g.result_id && g.type_id) memo.module_types[g.result_id] = g.type_id;
+    if (g.opcode == Op::OpTypePointer) pointer_class[g.result_id] = g.operands[0];
+    if (g.result_id && g.type_id) types[g.result_id] = g.type_id;
   }
+  for (const ir::Function& f : m.functions) {
+    for (const Instruction& p : f.parameters) types[p.result_id] = p.type_id;
+    for (const ir::Block& b : f.blocks)
+      for (const Instruction& i : b.instructions)
+        if (i.result_id && i.type_id) types[i.result_id] = i.type_id;
+  }
+  auto type_of = [&](uint32_t id) { auto t = types.find(id); return t == types.end() ? 0u : t->second; };
   for (const ir::Function& f : m.functions)
     for (const ir::Block& b : f.blocks)
       for (const Instruction& i : b.instructions) {
         if (!integer_atomic(i.opcode) || i.operands.empty()) continue;
+        auto c = pointer_class.find(type_of(i.operands[0]));
+        const spv::StorageClass storage =
+            c == pointer_class.end() ? spv::StorageClass::Max : spv::StorageClass(c->second);
+        memo.atomic_storage[i.operands[0]] = storage;
         // The value's type: the result's, or for a store its value operand's.
         const bool store = i.opcode == Op::OpAtomicStore && i.operands.size() > 3;
-        auto w = memo.int_width.find(store ? type_in(f, i.operands[3], memo) : i.type_id);
-        if ((w == memo.int_width.end() || w->second == 64) &&
-            storage_of(f, i.operands[0], memo) != spv::StorageClass::CrossWorkgroup)
+        auto w = memo.int_width.find(store ? type_of(i.operands[3]) : i.type_id);
+        if ((w == memo.int_width.end() || w->second == 64) && storage != spv::StorageClass::CrossWorkgroup)
           memo.wide_local_atomics = true;
       }
   for (const Instruction& e : m.ext_inst_imports)

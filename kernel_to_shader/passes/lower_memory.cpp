@@ -86,24 +86,26 @@ uint32_t Lowering::load_word_at(AddressFormat f, uint32_t index, uint32_t words)
 // driver as one uniform 64-bit load. Assembled from two 32-bit halves, llvmpipe kept it as a
 // vector of lanes and took it apart lane by lane in every load through it (a gather from a
 // pointer argument ran 4x slower than rusticl's).
+uint32_t Lowering::push_u64_at(uint32_t index64) {
+  uint32_t u64 = t_uint(64);
+  uint32_t p = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, u64), {push_var_, c_u32(2), index64});
+  return emit(Op::OpLoad, u64, {p});
+}
+
 uint32_t Lowering::push_word_at(uint32_t index) {
   const uint32_t u32 = t_uint(32), u64 = t_uint(64);
-  uint32_t pair = emit(Op::OpShiftRightLogical, u32, {index, c_u32(1)});
-  uint32_t p = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, u64), {push_var_, c_u32(2), pair});
-  uint32_t both = emit(Op::OpLoad, u64, {p});
+  uint32_t both = push_u64_at(emit(Op::OpShiftRightLogical, u32, {index, c_u32(1)}));
   uint32_t shift = emit(Op::OpShiftLeftLogical, u32, {emit(Op::OpBitwiseAnd, u32, {index, c_u32(1)}), c_u32(5)});
   return emit(Op::OpUConvert, u32, {emit(Op::OpShiftRightLogical, u64, {both, shift})});
 }
 
 uint32_t Lowering::load_push64(uint32_t offset32, uint32_t out_type) {
   Shape s = shape_of(out_type);
-  const uint32_t u32 = t_uint(32), u64 = t_uint(64);
+  const uint32_t u32 = t_uint(32);
   uint32_t index = emit(Op::OpShiftRightLogical, u32, {offset32, c_u32(3)});
   std::vector<uint32_t> parts;
   for (uint32_t c = 0; c < s.count; ++c) {
-    uint32_t at = c ? emit(Op::OpIAdd, u32, {index, c_u32(c)}) : index;
-    uint32_t p = emit(Op::OpAccessChain, t_ptr(spv::StorageClass::PushConstant, u64), {push_var_, c_u32(2), at});
-    uint32_t bits = emit(Op::OpLoad, u64, {p});
+    uint32_t bits = push_u64_at(c ? emit(Op::OpIAdd, u32, {index, c_u32(c)}) : index);
     parts.push_back(s.is_float ? emit(Op::OpBitcast, t_float(64), {bits}) : bits);
   }
   return s.count == 1 ? parts[0] : emit(Op::OpCompositeConstruct, out_type, parts);

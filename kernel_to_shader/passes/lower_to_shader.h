@@ -176,6 +176,7 @@ class Lowering {
   uint32_t load_whole_words(AddressFormat f, uint32_t index, uint32_t width);
   // The pushed arguments are 64-bit words: a 32-bit word of them, and 8-byte-aligned 64-bit
   // scalars and vectors at byte offset |offset32| as whole words.
+  uint32_t push_u64_at(uint32_t index64);
   uint32_t push_word_at(uint32_t index);
   uint32_t load_push64(uint32_t offset32, uint32_t out_type);
   void store_whole_words(AddressFormat f, uint32_t index, uint32_t width, uint32_t bits);

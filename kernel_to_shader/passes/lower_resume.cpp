@@ -126,6 +126,10 @@ bool Lowering::lower_resume(const ir::Instruction& i) {
         interface_.push_back(stopped_var_);
       }
       emit_void(Op::OpStore, {stopped_var_, emit(Op::OpINotEqual, t_bool(), {value(i.operands[2]), c_u32(0)})});
+      // Whether the driver cut a loop before this stop: where the work-group stops
+      // together, a loop with no place to stop in it may have run past the limit on the
+      // way to the barrier the work-group stopped at.
+      emit_void(Op::OpStore, {cut_before_stop_var(), emit(Op::OpFunctionCall, t_bool(), {probe_helper()})});
       // The next round runs this region's groups again.
       uint32_t index = emit(Op::OpUConvert, u64, {push_word(kResumeSlotWord)});
       uint32_t at = add_offset(AddressFormat::Global64, slot(2),

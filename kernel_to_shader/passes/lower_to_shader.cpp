@@ -968,17 +968,16 @@ uint32_t Lowering::arg_block_address() {
 // false alarm needs a kernel whose loops ended with the counter at 1 or 0 without needing
 // another iteration (measured on lavapipe: two loops of n iterations are cut from
 // n = 32768 on, and reported from n = 32766 on).
-void Lowering::emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t slot) {
-  uint32_t u32 = t_uint(32), u64 = t_uint(64);
+uint32_t Lowering::emit_probe_loop(ir::Function& f) {
+  uint32_t u32 = t_uint(32);
   uint32_t work_dim = push_word(3);  // DispatchBlock::work_dim, 1 to 3
   uint32_t trips = emit(Op::OpIAdd, u32, {c_u32(2), emit(Op::OpShiftRightLogical, u32, {work_dim, c_u32(2)})});
-  uint32_t before = main.blocks.back().label;
+  uint32_t before = f.blocks.back().label;
   uint32_t header = take_id(), body = take_id(), next = take_id(), merge = take_id();
-  uint32_t report = take_id(), end = take_id();
   uint32_t trip = take_id(), stepped = take_id();
   auto start_block = [&](uint32_t label) {
-    main.blocks.push_back(ir::Block{label, {}});
-    block_ = &main.blocks.back().instructions;
+    f.blocks.push_back(ir::Block{label, {}});
+    block_ = &f.blocks.back().instructions;
   };
   emit_void(Op::OpBranch, {header});
   start_block(header);
@@ -994,18 +993,55 @@ void Lowering::emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t
   start_block(merge);
   // Not the loop's own test: a use of that condition after the loop could be folded to
   // false by a compiler that knows only the loop's exit through it.
-  uint32_t cut = emit(Op::OpINotEqual, t_bool(), {trip, trips});
+  return emit(Op::OpINotEqual, t_bool(), {trip, trips});
+}
+
+uint32_t Lowering::cut_before_stop_var() {
+  if (cut_before_stop_var_) return cut_before_stop_var_;
+  cut_before_stop_var_ = take_id();
+  out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Private, t_bool()), cut_before_stop_var_,
+                            std::vector<uint32_t>{uint32_t(spv::StorageClass::Private), c_bool(false)});
+  interface_.push_back(cut_before_stop_var_);
+  return cut_before_stop_var_;
+}
+
+// A function that runs the probe loop and says whether it was cut.
+uint32_t Lowering::probe_helper() {
+  if (probe_helper_) return probe_helper_;
+  auto* caller_block = block_;
+  ir::Function f;
+  std::vector<uint32_t> none;
+  start_helper(f, t_bool(), {}, none);
+  uint32_t cut = emit_probe_loop(f);
+  emit_void(Op::OpReturnValue, {cut});
+  out_.functions.push_back(std::move(f));
+  block_ = caller_block;
+  return probe_helper_ = out_.functions.back().id();
+}
+
+void Lowering::emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t slot) {
+  uint32_t u64 = t_uint(64);
+  uint32_t report = take_id(), end = take_id();
+  uint32_t cut = emit_probe_loop(main);
+  auto start_block = [&](uint32_t label) {
+    main.blocks.push_back(ir::Block{label, {}});
+    block_ = &main.blocks.back().instructions;
+  };
   // A work-item that stopped to resume in the next round had its loops counted and cut
-  // them itself; what the probe sees of its batch then says nothing.
+  // them itself; what the probe sees of its batch then says nothing. What it saw when it
+  // stopped does (a batch of a work-group that stops together may have run a long loop
+  // with no place to stop in it before the barrier it stopped at).
   if (stopped_var_)
     cut = emit(Op::OpLogicalAnd, t_bool(), {cut, emit(Op::OpLogicalNot, t_bool(), {emit(Op::OpLoad, t_bool(), {stopped_var_})})});
+  if (cut_before_stop_var_)
+    cut = emit(Op::OpLogicalOr, t_bool(), {cut, emit(Op::OpLoad, t_bool(), {cut_before_stop_var_})});
   emit_void(Op::OpSelectionMerge, {end, 0});
   emit_void(Op::OpBranchConditional, {cut, report, end});
   start_block(report);
   uint32_t address = load_out(AddressFormat::Global64,
                               add_offset(AddressFormat::Global64, args, c_u64(slot)), u64, 8);
-  uint32_t status = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, u32), {address});
-  emit(Op::OpAtomicOr, u32, {status, c_u32(uint32_t(spv::Scope::Device)), c_u32(0), c_u32(1)});
+  uint32_t status = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, t_uint(32)), {address});
+  emit(Op::OpAtomicOr, t_uint(32), {status, c_u32(uint32_t(spv::Scope::Device)), c_u32(0), c_u32(1)});
   emit_void(Op::OpBranch, {end});
   start_block(end);
 }

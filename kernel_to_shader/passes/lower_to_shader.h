@@ -311,6 +311,13 @@ class Lowering {
   // whether the driver cut the kernel's loops short (TargetCaps::loop_iteration_limit) and
   // then sets the u32 whose address the argument block at |args| holds at byte |slot|.
   void emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t slot);
+  // The probe's loop at the end of |f| (block_ left in the block after it): whether it was cut.
+  uint32_t emit_probe_loop(ir::Function& f);
+  uint32_t probe_helper();
+  uint32_t probe_helper_ = 0;
+  // Private bool: the probe run where this work-item stopped found its loops cut.
+  uint32_t cut_before_stop_var();
+  uint32_t cut_before_stop_var_ = 0;
   void emit_local_zeroing(ir::Function& main, uint32_t kernel);  // |kernel|: input function id
   // The local arena kernel |kernel| (input function id) uses: its variable, element type and
   // length (wide_arena.cpp).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -27,6 +28,9 @@ constexpr uint32_t kYieldAt = 60000;
 constexpr uint32_t kFlagAt = 32768;
 // The most variables x blocks a kernel may have and resume (see transform()).
 constexpr size_t kMaxResumeCost = 250000;
+// The most loops without barriers in a kernel with barriers that stop in it (see
+// transform_together()).
+constexpr size_t kMaxWaitingLoops = 16;
 constexpr uint32_t kScopeWorkgroup = 2;
 // AcquireRelease, WorkgroupMemory, CrossWorkgroupMemory (the flag lives in global memory).
 constexpr uint32_t kBarrierSemantics = 0x8 | 0x100 | 0x200;
@@ -790,94 +794,132 @@ class Resumer {
     return j;
   }
 
+  // transform_together(), first with stops in loops without barriers; where that fails, as
+  // the kernel was.
+  bool together(ir::Function& f) {
+    ir::Function original = f;
+    size_t annotations = m_.annotations.size();
+    if (transform_together(f, true)) return true;
+    f = std::move(original);
+    m_.annotations.resize(annotations);
+    return transform_together(f, false);
+  }
+
   // Kernels with barriers: the work-group stops together, at a barrier inside a loop. The
   // batch whose count runs low raises a flag (global memory, one per work-group); after
   // each such barrier every work-item reads it, they meet again, and if it was raised they
   // all save their state and local memory and return. The loops stay as they were (the
   // reducible pass gives a loop entered at a barrier a dispatch block of its own), so each
   // barrier still runs once per iteration of a loop all work-items go round alike.
-  bool transform_together(ir::Function& f) {
+  //
+  // A loop with no barrier in it (a grid-stride loop before a reduction's barriers) has no
+  // such place. A batch whose count runs out there keeps the loop's header as its place to
+  // resume and goes straight to the barrier its work-group meets at next, past the code in
+  // between (which it runs once resumed); the others wait for it there and all stop, and,
+  // resumed, they wait at that barrier again until it comes. After a kernel's last barrier
+  // such a batch stops alone.
+  bool transform_together(ir::Function& f, bool wait_in_loops) {
     remat_.clear();  // its work-groups restore all they saved
     demote_phis(f);
     std::unordered_set<uint32_t> hoisted = hoist_fixed_addresses(f);
     struct Edge {
       uint32_t from, to;
+      bool back;  // from inside the loop
     };
     std::vector<Edge> edges;
     uint32_t masked = 0;  // masked_loops_per_pass
-    std::vector<std::pair<size_t, size_t>> barriers;  // (block, instruction) inside loops
+    // Barriers to stop at: those inside loops, then (|before|) those the loops without one
+    // wait at, which the work-group resumes at rather than after.
+    struct At {
+      size_t block, index;
+      bool before;
+    };
+    std::vector<At> stops;
+    size_t cycle_stops = 0;
+    // Headers of loops without barriers: the stop each waits at, -1 where it stops alone.
+    std::map<uint32_t, int> waits;
     {
       Cfg cfg(m_, f);
       const std::set<int> headers = loop_headers(cfg);
       for (int v : headers)
         for (int u : cfg.predecessors(v))
-          if (cfg.reachable(u)) edges.push_back({f.blocks[u].label, f.blocks[v].label});
+          if (cfg.reachable(u))
+            edges.push_back({f.blocks[u].label, f.blocks[v].label, cfg.rpo_number(v) <= cfg.rpo_number(u)});
       std::set<uint32_t> header_labels;
       for (int v : headers) header_labels.insert(f.blocks[v].label);
       masked = masked_loops_per_pass(f, header_labels);
-      auto reaches = [&](int from, int to, int avoid = -1) { return Resumer::reaches(cfg, from, to, avoid); };
-      // Only the barriers of one cycle (the first one's): a resume path into two loops one
-      // after the other would need a merge the structurizer cannot find.
-      int cycle = -1;
-      for (int b : cfg.rpo()) {
-        for (size_t k = 0; k < f.blocks[b].instructions.size(); ++k) {
-          const Instruction& i = f.blocks[b].instructions[k];
-          if (i.opcode != Op::OpControlBarrier || !is_workgroup_scope(i.operands[0])) continue;
-          if (!reaches(b, b)) continue;
-          if (cycle < 0) cycle = b;
-          if (b == cycle || (reaches(b, cycle) && reaches(cycle, b))) barriers.push_back({size_t(b), k});
-        }
-      }
-      // Each place to stop is one more way into the loop for the resume path, and lavapipe's
-      // build time grows with them (PyOpenCL's scan kernels, a dozen barriers in a loop: 13.6 s
-      // against 1.5 s). A barrier every iteration of the cycle passes (its block dominates
-      // each edge back to the header) is enough, with those of inner cycles that go round
-      // without it.
-      if (barriers.size() > 1) {
-        int header = -1;
-        std::vector<int> latches;
-        for (int b : cfg.rpo())
-          if (b == cycle || (reaches(b, cycle) && reaches(cycle, b))) {
-            if (header < 0) header = b;
-            for (int n : cfg.successors(b))
-              if (n == header) latches.push_back(b);
+      std::vector<std::pair<size_t, size_t>> barriers = cycle_barriers(cfg, f);
+      cycle_stops = barriers.size();
+      for (auto [b, k] : barriers) stops.push_back({b, k, false});
+      std::map<std::pair<size_t, size_t>, int> stop_of;
+      for (int h : wait_in_loops ? headers : std::set<int>{}) {
+        std::pair<size_t, size_t> meet;
+        int kind = next_meeting(cfg, f, h, &meet);
+        if (kind < 0) continue;
+        int index = -1;
+        if (kind > 0) {
+          auto it = stop_of.find(meet);
+          if (it == stop_of.end()) {
+            it = stop_of.emplace(meet, int(stops.size())).first;
+            stops.push_back({meet.first, meet.second, true});
           }
-        for (auto [b, k] : barriers) {
-          int at = int(b);
-          if (!std::all_of(latches.begin(), latches.end(), [&](int l) { return cfg.dominates(at, l); }))
-            continue;
-          std::vector<std::pair<size_t, size_t>> kept = {{b, k}};
-          for (auto [c, j] : barriers)
-            if (int(c) != at && reaches(int(c), int(c), at)) kept.push_back({c, j});
-          barriers = std::move(kept);
-          break;
+          index = it->second;
         }
+        waits[f.blocks[h].label] = index;
+      }
+      // Each is one more way into the kernel for the resume path (build time).
+      if (waits.size() > kMaxWaitingLoops) {
+        waits.clear();
+        stops.resize(cycle_stops);
       }
     }
-    if (edges.empty() || barriers.empty()) return false;
+    if (edges.empty() || (stops.empty() && waits.empty())) return false;
 
-    // Split after each barrier; its block ends with the flag's reading, a second barrier and
-    // the branch to stopping (added below) or to the rest.
+    // Split after each barrier (and before it, where the work-group resumes at it); the
+    // block that ends with it gets the flag's reading, a second barrier and the branch to
+    // stopping (added below) or to the rest.
     struct Point {
-      uint32_t check, rest, stop;
+      uint32_t check, rest, stop, resume;
     };
-    std::vector<Point> points;
-    std::sort(barriers.rbegin(), barriers.rend());  // from the back: indices stay valid
-    for (auto [b, k] : barriers) {
+    std::vector<Point> points(stops.size());
+    std::vector<size_t> order(stops.size());
+    for (size_t s = 0; s < order.size(); ++s) order[s] = s;
+    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {  // from the back: indices stay valid
+      return std::make_pair(stops[x].block, stops[x].index) > std::make_pair(stops[y].block, stops[y].index);
+    });
+    for (size_t s : order) {
+      auto [b, k, before] = stops[s];
       auto& ins = f.blocks[b].instructions;
+      uint32_t split = f.blocks[b].label;
       Block rest{m_.take_id(), {}};
       rest.instructions.assign(ins.begin() + k + 1, ins.end());
-      ins.resize(k + 1);
-      ins.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{rest.label});  // for now
+      std::vector<Block> inserted;
+      if (before) {
+        Block check{m_.take_id(), {ins[k]}};
+        ins.resize(k);
+        ins.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{check.label});
+        check.instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{rest.label});  // for now
+        inserted.push_back(std::move(check));
+      } else {
+        ins.resize(k + 1);
+        ins.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{rest.label});  // for now
+      }
       for (uint32_t t : ir::successor_labels(m_, f, rest))
-        if (Block* sb = f.find_block(t)) ir::rename_phi_predecessor(*sb, f.blocks[b].label, rest.label);
+        if (Block* sb = f.find_block(t)) ir::rename_phi_predecessor(*sb, split, rest.label);
       for (Edge& e : edges)
-        if (e.from == f.blocks[b].label) e.from = rest.label;
-      points.push_back({f.blocks[b].label, rest.label, m_.take_id()});
-      f.blocks.insert(f.blocks.begin() + b + 1, std::move(rest));
+        if (e.from == split) e.from = rest.label;
+      uint32_t check = before ? inserted.front().label : split;
+      // A barrier later in the same block (split before this one) now ends |rest|.
+      for (Point& p : points)
+        if (p.check == split) p.check = rest.label;
+      points[s] = {check, rest.label, m_.take_id(), before ? check : rest.label};
+      inserted.push_back(std::move(rest));
+      f.blocks.insert(f.blocks.begin() + b + 1, std::make_move_iterator(inserted.begin()),
+                      std::make_move_iterator(inserted.end()));
     }
     std::set<uint32_t> targets;
-    for (const Point& p : points) targets.insert(p.rest);
+    for (const Point& p : points) targets.insert(p.resume);
+    for (const auto& w : waits) targets.insert(w.first);
     demote_live_values(f, targets, hoisted);
     uint32_t record = 0;
     std::vector<Slot> slots;
@@ -885,6 +927,16 @@ class Resumer {
     if (!collect_slots(f, &record, &slots, &live)) return false;
 
     uint32_t u32 = t_int(32), u64 = t_int(64), boolean = t_bool();
+    // Where a batch that went to a barrier from a loop without one resumes (the loop's point),
+    // kResumeDone where it did not; and, for the guards (guard_chain()), where a work-item
+    // resumes and on which stretch of the kernel that is (0: it runs from the start).
+    uint32_t jumped = 0, resume_at = 0, resume_spine = 0;
+    if (!waits.empty()) {
+      jumped = new_variable_later(u32);
+      resume_at = new_variable_later(u32);
+      resume_spine = new_variable_later(u32);
+      flush_variables(f);
+    }
     Block entry = split_entry(f, hoisted);
     uint32_t fresh_label = f.blocks.front().label;
     std::deque<Block> added;
@@ -893,6 +945,10 @@ class Resumer {
       return added.back().instructions;
     };
     auto& e = entry.instructions;
+    if (jumped) {
+      e.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{jumped, c_u32(kResumeDone)});
+      e.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{resume_spine, c_u32(0)});
+    }
     uint32_t round = ext(e, u32, ResumeOp::Round);
     uint32_t epoch = ext(e, u32, ResumeOp::Epoch);
     uint32_t rec = ext(e, u64, ResumeOp::ItemRecord, {c_u32(record)});
@@ -905,15 +961,45 @@ class Resumer {
       barrier(j);
       j.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{dispatch});
     }
+    // Points: the stops' in order, then the waiting loops' headers. The resume path enters
+    // such a loop where the kernel does, through one block before its header (a join the
+    // structurizer can funnel, unlike a header's).
+    std::map<uint32_t, uint32_t> header_point, enter;
+    for (const auto& w : waits) {
+      header_point[w.first] = uint32_t(points.size() + header_point.size());
+      enter[w.first] = m_.take_id();
+      for (const Edge& edge : edges)
+        if (edge.to == w.first && !edge.back) ir::retarget(m_, f, *f.find_block(edge.from), edge.to, enter[w.first]);
+      f.blocks.push_back(Block{enter[w.first], {Instruction(Op::OpBranch, 0, 0, {w.first})}});
+    }
+    edges.erase(std::remove_if(edges.begin(), edges.end(), [&](const Edge& e) { return !e.back && waits.count(e.to); }),
+                edges.end());
+    for (const auto& [header, label] : enter) edges.push_back({label, header, false});
+    // Where each point resumes.
+    std::vector<uint32_t> resume_targets;
+    for (const Point& p : points) resume_targets.push_back(p.resume);
+    for (const auto& [header, k] : header_point) resume_targets.push_back(enter[header]);
+    uint32_t first_guard = 0, spine_of = 0;  // (the guards' block; the restore path's spine index)
     {
       uint32_t point = 0;
       auto& r = resume_path(added, dispatch, fresh_label, returned, round, epoch, rec, slots, &point, nullptr);
-      std::vector<uint32_t> sw = {point, returned};
-      for (size_t k = 0; k < points.size(); ++k) {
-        sw.push_back(uint32_t(k));
-        sw.push_back(points[k].rest);
+      if (waits.empty()) {
+        std::vector<uint32_t> sw = {point, returned};
+        for (size_t k = 0; k < resume_targets.size(); ++k) {
+          sw.push_back(uint32_t(k));
+          sw.push_back(resume_targets[k]);
+        }
+        r.emplace_back(Op::OpSwitch, 0, 0, sw);
+      } else {
+        // The guards take it from here (a switch into every stretch of the kernel is a
+        // ladder of joins the structurizer cannot merge). Which stretch is known later.
+        r.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{resume_at, point});
+        spine_of = m_.take_id();
+        r.emplace_back(Op::OpNop, 0, spine_of);  // replaced by guard_chain()
+        first_guard = m_.take_id();
+        r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{first_guard});
+        start(first_guard).emplace_back(Op::OpReturn, 0, 0);  // for now
       }
-      r.emplace_back(Op::OpSwitch, 0, 0, sw);
     }
     for (size_t k = 0; k < points.size(); ++k) {
       Block* b = f.find_block(points[k].check);
@@ -927,16 +1013,37 @@ class Resumer {
       auto& s = start(points[k].stop);
       save_slots(s, slots, rec);
       store(s, at(s, rec, 0, u32), epoch, 4);
-      store(s, at(s, rec, 4, u32), c_u32(uint32_t(k)), 4);
+      uint32_t point = c_u32(uint32_t(k));
+      if (stops[k].before) {
+        uint32_t from = emit(s, Op::OpLoad, u32, {jumped});
+        uint32_t here = emit(s, Op::OpIEqual, boolean, {from, c_u32(kResumeDone)});
+        point = emit(s, Op::OpSelect, u32, {here, point, from});
+      }
+      store(s, at(s, rec, 4, u32), point, 4);
       ext(s, 0, ResumeOp::SaveLocal, {emit(s, Op::OpIAdd, u64, {grec, c_u64(16)}), c_u32(1)});
       store(s, at(s, grec, 0, u32), epoch, 4);
       ext(s, 0, ResumeOp::Yield, {flag});
       s.emplace_back(Op::OpReturn, 0, 0);
     }
+    // A batch that stops alone (after the last barrier): as in a kernel without barriers,
+    // it copies all of local memory itself.
+    uint32_t alone = 0;
+    for (const auto& w : waits)
+      if (w.second < 0 && !alone) {
+        alone = m_.take_id();
+        auto& s = start(alone);
+        save_slots(s, slots, rec);
+        store(s, at(s, rec, 0, u32), epoch, 4);
+        store(s, at(s, rec, 4, u32), emit(s, Op::OpLoad, u32, {jumped}), 4);
+        ext(s, 0, ResumeOp::SaveLocal, {emit(s, Op::OpIAdd, u64, {grec, c_u64(16)}), c_u32(0)});
+        store(s, at(s, grec, 0, u32), epoch, 4);
+        ext(s, 0, ResumeOp::Yield, {c_u32(1)});
+        s.emplace_back(Op::OpReturn, 0, 0);
+      }
     // Each edge into a loop header counts; a batch that runs low raises the flag. So does
-    // each pass into a resume point: the reducible pass sends every edge into one through
-    // the dispatch block of its loop, which the driver counts as an iteration.
-    for (const Point& p : points) edges.push_back({p.check, p.rest});
+    // each pass into a resume point in a loop: the reducible pass sends every edge into one
+    // through the dispatch block of its loop, which the driver counts as an iteration.
+    for (size_t k = 0; k < cycle_stops; ++k) edges.push_back({points[k].check, points[k].rest, false});
     for (const Edge& edge : edges) {
       uint32_t check = m_.take_id(), raise = m_.take_id();
       auto& c = start(check);
@@ -946,15 +1053,221 @@ class Resumer {
       c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, raise, edge.to});
       auto& r = start(raise);
       ext(r, 0, ResumeOp::FlagSet);
-      r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{edge.to});
+      auto w = waits.find(edge.to);
+      if (w == waits.end()) {
+        r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{edge.to});
+      } else {
+        // Out of the loop to where its work-group meets, to resume at its header.
+        uint32_t go = m_.take_id();
+        uint32_t out = emit(r, Op::OpUGreaterThanEqual, boolean, {count, c_u32(kYieldAt)});
+        r.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{out, go, edge.to});
+        auto& g = start(go);
+        g.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{jumped, c_u32(header_point[edge.to])});
+        g.emplace_back(Op::OpBranch, 0, 0,
+                       std::vector<uint32_t>{w->second < 0 ? alone : points[size_t(w->second)].check});
+      }
       ir::retarget(m_, f, *f.find_block(edge.from), edge.to, check);
     }
     mark_done(f, rec);
     f.blocks.insert(f.blocks.begin(), std::move(entry));
     for (Block& b : added) f.blocks.push_back(std::move(b));
-    if (points.size() == 1 && ctx_.rotate_resumed_loops) rotate(f, points[0].rest, points[0].stop, hoisted);
+    if (first_guard && !guard_chain(f, resume_targets, first_guard, spine_of, resume_at, resume_spine)) return false;
+    if (cycle_stops == 1 && ctx_.rotate_resumed_loops) rotate(f, points[0].rest, points[0].stop, hoisted);
     ctx_.resumable[f.id()] = {record, true};
     return true;
+  }
+
+  // The resume path's way to its points where loops without barriers have some: the places
+  // to resume lie on one line through the kernel (the spine: each stretch of it leads to
+  // the next), a point inside a loop counting as that loop's way in. Before each spine block
+  // a guard: a work-item resuming further on skips the stretch (its values are saved in the
+  // record), one resuming here goes to its point, the others run it. Every guard is then the
+  // merge of the one before. The restore path's |spine_of| (a placeholder) becomes the
+  // point's stretch; false where the points do not lie on one line.
+  bool guard_chain(ir::Function& f, const std::vector<uint32_t>& targets, uint32_t first_guard, uint32_t spine_of,
+                   uint32_t resume_at, uint32_t resume_spine) {
+    uint32_t u32 = t_int(32), boolean = t_bool();
+    // Each point's spine block: itself, or a new block before the outermost loop it is in.
+    std::vector<uint32_t> spine_block(targets.size());
+    {
+      Cfg cfg(m_, f);
+      const std::set<int> headers = loop_headers(cfg);
+      std::map<int, uint32_t> way_in;  // outermost loop header -> its new block
+      for (size_t k = 0; k < targets.size(); ++k) {
+        int t = cfg.index(targets[k]);
+        if (t < 0) return false;
+        int outer = -1;
+        for (int h : headers)
+          if ((h == t || (reaches(cfg, h, t) && reaches(cfg, t, h))) &&
+              (outer < 0 || cfg.rpo_number(h) < cfg.rpo_number(outer)))
+            outer = h;
+        if (outer < 0) {
+          spine_block[k] = targets[k];
+          continue;
+        }
+        if (!way_in.count(outer)) way_in[outer] = m_.take_id();
+        spine_block[k] = way_in[outer];
+      }
+      for (const auto& [h, label] : way_in) {
+        uint32_t header = f.blocks[h].label;
+        for (int p : cfg.predecessors(h))
+          if (cfg.reachable(p) && !reaches(cfg, h, p)) ir::retarget(m_, f, f.blocks[p], header, label);
+        f.blocks.push_back(Block{label, {Instruction(Op::OpBranch, 0, 0, {header})}});
+      }
+    }
+    std::vector<uint32_t> spine;
+    Cfg cfg(m_, f);
+    for (uint32_t s : spine_block)
+      if (std::find(spine.begin(), spine.end(), s) == spine.end()) spine.push_back(s);
+    std::sort(spine.begin(), spine.end(),
+              [&](uint32_t x, uint32_t y) { return cfg.rpo_number(cfg.index(x)) < cfg.rpo_number(cfg.index(y)); });
+    for (size_t i = 0; i < spine.size(); ++i) {
+      int s = cfg.index(spine[i]);
+      if (s < 0 || !cfg.reachable(s) || reaches(cfg, s, s)) return false;
+      if (i + 1 == spine.size()) break;
+      int next = cfg.index(spine[i + 1]);
+      if (!cfg.dominates(s, next)) return false;
+      for (size_t j = 0; j < spine.size(); ++j)  // the stretch leads only to the next
+        if (j != i && j != i + 1 && reaches(cfg, s, cfg.index(spine[j]), next)) return false;
+    }
+    // Guards on every way into the spine blocks.
+    std::vector<uint32_t> guard(spine.size());
+    for (size_t i = 0; i < spine.size(); ++i) {
+      guard[i] = i ? m_.take_id() : first_guard;
+      int s = cfg.index(spine[i]);
+      for (int p : cfg.predecessors(s))
+        if (cfg.reachable(p)) ir::retarget(m_, f, f.blocks[p], spine[i], guard[i]);
+    }
+    for (size_t i = 0; i < spine.size(); ++i) {
+      std::vector<Instruction> g;
+      uint32_t stretch = emit(g, Op::OpLoad, u32, {resume_spine});
+      uint32_t run = m_.take_id();
+      if (i + 1 < spine.size()) {
+        uint32_t skip = emit(g, Op::OpUGreaterThan, boolean, {stretch, c_u32(uint32_t(i + 1))});
+        g.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{skip, guard[i + 1], run});
+      } else {
+        g.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{run});
+      }
+      std::vector<uint32_t> sw;
+      for (size_t k = 0; k < targets.size(); ++k)
+        if (spine_block[k] == spine[i] && targets[k] != spine[i]) {
+          sw.push_back(uint32_t(k));
+          sw.push_back(targets[k]);
+        }
+      std::vector<Instruction> r;
+      if (sw.empty()) {
+        r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{spine[i]});
+      } else {
+        uint32_t into = m_.take_id();
+        uint32_t here = emit(r, Op::OpIEqual, boolean, {stretch, c_u32(uint32_t(i + 1))});
+        r.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{here, into, spine[i]});
+        std::vector<Instruction> in;
+        uint32_t at = emit(in, Op::OpLoad, u32, {resume_at});
+        sw.insert(sw.begin(), {at, spine[i]});
+        in.emplace_back(Op::OpSwitch, 0, 0, sw);
+        f.blocks.push_back(Block{into, std::move(in)});
+      }
+      f.blocks.push_back(Block{run, std::move(r)});
+      if (i) f.blocks.push_back(Block{guard[i], std::move(g)});
+      else f.find_block(first_guard)->instructions = std::move(g);
+    }
+    // The restore path: the point's stretch, 1-based.
+    for (Block& b : f.blocks)
+      for (size_t n = 0; n < b.instructions.size(); ++n) {
+        if (b.instructions[n].result_id != spine_of) continue;
+        std::vector<Instruction> code;
+        uint32_t at = emit(code, Op::OpLoad, u32, {resume_at});
+        uint32_t index = c_u32(0);
+        for (size_t k = 0; k < targets.size(); ++k) {
+          uint32_t i = uint32_t(std::find(spine.begin(), spine.end(), spine_block[k]) - spine.begin());
+          uint32_t is = emit(code, Op::OpIEqual, boolean, {at, c_u32(uint32_t(k))});
+          index = emit(code, Op::OpSelect, u32, {is, c_u32(i + 1), index});
+        }
+        code.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{resume_spine, index});
+        b.instructions.erase(b.instructions.begin() + n);
+        b.instructions.insert(b.instructions.begin() + n, code.begin(), code.end());
+        return true;
+      }
+    return false;
+  }
+
+  // The workgroup barriers of one cycle (the first one's) that the work-group stops at: a
+  // resume path into two loops one after the other would need a merge the structurizer
+  // cannot find.
+  std::vector<std::pair<size_t, size_t>> cycle_barriers(Cfg& cfg, ir::Function& f) {
+    std::vector<std::pair<size_t, size_t>> barriers;  // (block, instruction)
+    auto reaches = [&](int from, int to, int avoid = -1) { return Resumer::reaches(cfg, from, to, avoid); };
+    int cycle = -1;
+    for (int b : cfg.rpo()) {
+      for (size_t k = 0; k < f.blocks[b].instructions.size(); ++k) {
+        const Instruction& i = f.blocks[b].instructions[k];
+        if (i.opcode != Op::OpControlBarrier || !is_workgroup_scope(i.operands[0])) continue;
+        if (!reaches(b, b)) continue;
+        if (cycle < 0) cycle = b;
+        if (b == cycle || (reaches(b, cycle) && reaches(cycle, b))) barriers.push_back({size_t(b), k});
+      }
+    }
+    // Each place to stop is one more way into the loop for the resume path, and lavapipe's
+    // build time grows with them (PyOpenCL's scan kernels, a dozen barriers in a loop: 13.6 s
+    // against 1.5 s). A barrier every iteration of the cycle passes (its block dominates
+    // each edge back to the header) is enough, with those of inner cycles that go round
+    // without it.
+    if (barriers.size() > 1) {
+      int header = -1;
+      std::vector<int> latches;
+      for (int b : cfg.rpo())
+        if (b == cycle || (reaches(b, cycle) && reaches(cycle, b))) {
+          if (header < 0) header = b;
+          for (int n : cfg.successors(b))
+            if (n == header) latches.push_back(b);
+        }
+      for (auto [b, k] : barriers) {
+        int at = int(b);
+        if (!std::all_of(latches.begin(), latches.end(), [&](int l) { return cfg.dominates(at, l); }))
+          continue;
+        std::vector<std::pair<size_t, size_t>> kept = {{b, k}};
+        for (auto [c, j] : barriers)
+          if (int(c) != at && reaches(int(c), int(c), at)) kept.push_back({c, j});
+        barriers = std::move(kept);
+        break;
+      }
+    }
+    return barriers;
+  }
+
+  // Where the work-items leaving the loop at |header| meet next: 1 at a workgroup barrier
+  // outside any loop (|*at|), reached on every way out before any other converging
+  // instruction or return; 0 where they only return; -1 otherwise (the loop has a barrier
+  // or group operation in it, or leads to several).
+  int next_meeting(Cfg& cfg, ir::Function& f, int header, std::pair<size_t, size_t>* at) {
+    std::set<std::pair<size_t, size_t>> found;
+    bool returns = false;
+    std::vector<bool> seen(f.blocks.size(), false);
+    std::vector<int> work = {header};
+    seen[header] = true;
+    while (!work.empty()) {
+      int b = work.back();
+      work.pop_back();
+      const auto& ins = f.blocks[b].instructions;
+      bool met = false;
+      for (size_t k = 0; k < ins.size() && !met; ++k)
+        if (is_converging(ins[k]) || (ins[k].opcode == Op::OpFunctionCall && converging_.count(ins[k].operands[0]))) {
+          found.insert({size_t(b), k});
+          met = true;
+        }
+      if (met) continue;
+      if (cfg.successors(b).empty()) returns = true;
+      for (int n : cfg.successors(b))
+        if (!seen[n]) seen[n] = true, work.push_back(n);
+    }
+    if (found.empty()) return returns ? 0 : -1;
+    if (found.size() != 1 || returns) return -1;
+    auto [b, k] = *found.begin();
+    const Instruction& i = f.blocks[b].instructions[k];
+    if (i.opcode != Op::OpControlBarrier || !is_workgroup_scope(i.operands[0])) return -1;
+    if (reaches(cfg, int(b), int(b))) return -1;
+    *at = {b, k};
+    return 1;
   }
 
   // Whether |to| can be reached from |from| (in at least one step), not through |avoid|.
@@ -1074,7 +1387,7 @@ class Resumer {
     for (const Block& b : f.blocks)
       for (const Instruction& i : b.instructions)
         if (is_converging(i) || (i.opcode == Op::OpFunctionCall && converging_.count(i.operands[0])))
-          return ctx_.caps.resumable_barrier_loops && transform_together(f);
+          return ctx_.caps.resumable_barrier_loops && together(f);
     demote_phis(f);
     std::unordered_set<uint32_t> hoisted = hoist_fixed_addresses(f);
 

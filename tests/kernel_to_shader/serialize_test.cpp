@@ -81,8 +81,10 @@ TEST(Serialize, TranslationsComeBackWhole) {
                                                                                : back.kernels[1].interface;
   ASSERT_TRUE(first.required_work_group_size);
   EXPECT_EQ((*first.required_work_group_size)[0], 8u);
-  ASSERT_EQ(first.printf_calls.size(), 1u);
-  EXPECT_EQ(first.printf_calls[0].args.size(), 3u);
+  // One call in each of its two forms: the loop after its barrier resumes on a driver that
+  // limits loops.
+  ASSERT_EQ(first.printf_calls.size(), 2u);
+  for (const auto& call : first.printf_calls) EXPECT_EQ(call.args.size(), 3u);
   // Cut anywhere, or with a count that claims more than is there: not a translation.
   for (size_t cut : {size_t(0), size_t(3), bytes.size() / 2, bytes.size() - 1}) {
     k2s::TranslateResult none;

@@ -443,6 +443,59 @@ TEST_P(LoopLimit, DivergentLoopsAndAtomics) {
   EXPECT_EQ(read<uint32_t>(dtotal, 1)[0], uint32_t(items));
 }
 
+// Long loops with no barrier in them between barriers (a histogram into local memory over a
+// grid-stride loop) and after the last one: a batch whose count runs out in one goes to the
+// barrier its work-group meets at next, all stop there and resume, the others waiting at
+// that barrier until it comes; after the last barrier it stops alone. Exact counts and
+// sums, whatever the work-group's batches (12: a partial last batch on llvmpipe).
+TEST_P(LoopLimit, LongLoopsBetweenBarriersResume) {
+  Program p = build(R"(
+    __kernel void counts(__global const uint* in, uint n, uint m, __global uint* out, __global uint* sums) {
+      __local uint bins[64];
+      uint l = get_local_id(0);
+      for (uint i = l; i < 64; i += get_local_size(0)) bins[i] = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint i = get_global_id(0); i < n; i += get_global_size(0)) atomic_inc(&bins[in[i & 4095] & 63]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint i = l; i < 64; i += get_local_size(0)) atomic_add(&out[i], bins[i]);
+      uint s = 0;
+      for (uint i = 0; i < m + l; i++) s += bins[(i * 7 + l) & 63] ^ i;
+      sums[get_global_id(0)] = s;
+    })");
+  std::vector<uint32_t> in(4096);
+  for (auto& x : in) x = uint32_t(rng_());
+  for (size_t local : {16, 12}) {
+    SCOPED_TRACE("local size " + std::to_string(local));
+    const size_t items = 2 * local;
+    const uint32_t n = uint32_t(items) * 80000, m = 70000;
+    Kernel k = kernel(p, "counts");
+    Mem din = buffer(in.size() * 4, in.data());
+    std::vector<uint32_t> zeros(64, 0);
+    Mem dout = buffer(64 * 4, zeros.data());
+    Mem dsums = poisoned(items * 4);
+    set_mem_arg(k, 0, din);
+    set_arg(k, 1, n);
+    set_arg(k, 2, m);
+    set_mem_arg(k, 3, dout);
+    set_mem_arg(k, 4, dsums);
+    run_uncut(k, items, &local);
+    std::vector<std::vector<uint32_t>> bins(2, std::vector<uint32_t>(64, 0));
+    std::vector<uint32_t> total(64, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t b = in[i & 4095] & 63;
+      ++bins[i % items / local][b];
+      ++total[b];
+    }
+    std::vector<uint32_t> out = read<uint32_t>(dout, 64), sums = read<uint32_t>(dsums, items);
+    for (uint32_t b = 0; b < 64; ++b) ASSERT_EQ(out[b], total[b]) << "bin " << b;
+    for (uint32_t g = 0; g < items; ++g) {
+      uint32_t l = uint32_t(g % local), s = 0;
+      for (uint32_t i = 0; i < m + l; ++i) s += bins[g / local][(i * 7 + l) & 63] ^ i;
+      ASSERT_EQ(sums[g], s) << "work-item " << g;
+    }
+  }
+}
+
 // A long loop with no barrier in it before a loop with barriers, whose work-group stops
 // together: the result is exact, or the command fails and says so; never a wrong result
 // reported as complete (the batch's stop at the barrier loop came after the driver had cut

@@ -517,11 +517,16 @@ TranslateResult translate_module(const std::vector<uint32_t>& kernel_spirv, cons
   // if that fails too. On a driver that cuts loops short, the first try makes kernels
   // resumable (resumable-loops); should that fail in any way, the same passes run without.
   struct Attempt {
-    bool resumable, dispatch_loops, rotate = false;
+    bool resumable, dispatch_loops, rotate = false, waits = false;
   };
   std::vector<Attempt> attempts = {{false, false}, {false, true}};
   if (caps.loop_iteration_limit && caps.resumable_loops)
-    attempts.insert(attempts.begin(), {Attempt{true, false, true}, Attempt{true, false, false}});
+    attempts.insert(attempts.begin(), {Attempt{true, false, true, true}, Attempt{true, false, false, true},
+                                       Attempt{true, false, true, false}, Attempt{true, false, false, false}});
+  // A resumable try that failed without rotating (or without stopping in loops without
+  // barriers) says the others would not either: tries that would do the same are skipped.
+  bool rotate_applies = true, waits_apply = true;
+  std::set<std::pair<bool, bool>> tried;
   const ir::Module input = module;
   const bool rerunnable = writes_only_local_memory_and_images(input);
   std::vector<std::vector<bool>> read_only;
@@ -531,12 +536,15 @@ TranslateResult translate_module(const std::vector<uint32_t>& kernel_spirv, cons
   std::string first_failure;
   for (size_t a = 0; a < attempts.size(); ++a) {
     const Attempt& attempt = attempts[a];
+    const std::pair<bool, bool> effect = {attempt.rotate && rotate_applies, attempt.waits && waits_apply};
+    if (attempt.resumable && !tried.insert(effect).second) continue;
     module = input;
     context = PassContext{};
     context.caps = caps;
     context.dispatch_loops = attempt.dispatch_loops;
     context.resumable_loops = attempt.resumable;
     context.rotate_resumed_loops = attempt.rotate;
+    context.wait_in_loops = attempt.waits;
     context.packable = packable;
     bool failed = false;
     for (const std::string& name : pass_names()) {
@@ -546,8 +554,11 @@ TranslateResult translate_module(const std::vector<uint32_t>& kernel_spirv, cons
         break;
       }
     }
+    if (attempt.resumable) {
+      rotate_applies = rotate_applies && (!attempt.rotate || context.rotated);
+      waits_apply = waits_apply && (!attempt.waits || context.waited);
+    }
     if (failed) {
-      if (attempt.rotate && !context.rotated) ++a;  // the next try would be the same
       if (attempt.resumable) continue;
       result.log = attempt.dispatch_loops ? first_failure : context.log;
       return result;

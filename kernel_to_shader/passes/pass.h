@@ -47,6 +47,10 @@ struct PassContext {
   // try, repeated without it where the structurizer cannot structure the result.
   bool rotate_resumed_loops = true;
   bool rotated = false;  // some loop was
+  // resumable-loops: whether loops without barriers in kernels with barriers stop too (at
+  // the barrier after them), and whether some did.
+  bool wait_in_loops = true;
+  bool waited = false;
   // Functions link-builtins imported from a library (polyfills, libclc).
   std::unordered_set<uint32_t> library_functions;
   // Kernels that resume where they stopped (resumable-loops), by entry point function id.

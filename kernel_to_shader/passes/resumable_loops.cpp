@@ -799,7 +799,7 @@ class Resumer {
   bool together(ir::Function& f) {
     ir::Function original = f;
     size_t annotations = m_.annotations.size();
-    if (transform_together(f, true)) return true;
+    if (ctx_.wait_in_loops && transform_together(f, true)) return true;
     f = std::move(original);
     m_.annotations.resize(annotations);
     return transform_together(f, false);
@@ -1072,6 +1072,7 @@ class Resumer {
     f.blocks.insert(f.blocks.begin(), std::move(entry));
     for (Block& b : added) f.blocks.push_back(std::move(b));
     if (first_guard && !guard_chain(f, resume_targets, first_guard, spine_of, resume_at, resume_spine)) return false;
+    if (first_guard) ctx_.waited = true;
     if (cycle_stops == 1 && ctx_.rotate_resumed_loops) rotate(f, points[0].rest, points[0].stop, hoisted);
     ctx_.resumable[f.id()] = {record, true};
     return true;

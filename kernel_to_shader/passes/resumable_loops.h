@@ -25,9 +25,14 @@
 // when it runs low, read by all after the barrier through a sub-group vote, as llvmpipe
 // needs a uniform loop exit) and resumes there. One such barrier per cycle, one passed in
 // every iteration where there is one, and the loop is rotated to start after it, so that the
-// resume path enters it at its header. Kernels with barriers only outside cycles keep the
-// detection (a probe loop; the command fails with CL_OUT_OF_RESOURCES) when their loops are
-// cut.
+// resume path enters it at its header. A loop without a barrier stops at the barrier after
+// it (outside any loop, the one place its work-items meet next): the batch that runs low
+// goes there straight from the loop, notes the loop's header as its place, and the others,
+// resumed before that barrier, wait for it there; after the last barrier it stops alone.
+// The resume path then reaches its places through guards along the kernel (a switch into
+// every stretch is a ladder of joins the structurizer cannot merge). Loops that lead
+// elsewhere keep the detection (a probe loop; the command fails with CL_OUT_OF_RESOURCES)
+// when they are cut; a work-item that stops runs the probe too.
 //
 // The pass works on Kernel SPIR-V before the structurizer and leaves what only the lowering
 // knows (record addresses, local memory, the dispatch block) to the instructions of an

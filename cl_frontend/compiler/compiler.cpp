@@ -532,10 +532,28 @@ static void keep_convergent_calls_in_place() {
   });
 }
 
+// LLVM's jump threading copies a block onto each path that knows its branch's outcome: a
+// test the unrolled iterations of a loop repeat (CLBlast's `a_transpose ? ... : ...` in its
+// checked loads) becomes two chains of blocks crossing at every iteration, which structured
+// control flow can only give back by copying the chains again (past the structurizer's
+// budget, CLBlast's XgemmDirect went through a dispatch loop: SGEMM at 512 ran 14 times
+// slower). Blocks with instructions in them are no longer copied. Process-wide, as above:
+// other LLVM users in the process lose only that optimisation.
+static void keep_jumps_unthreaded() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto& options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("jump-threading-threshold");
+    if (it != options.end())
+      if (auto* threshold = static_cast<llvm::cl::opt<unsigned>*>(it->second)) threshold->setValue(0);
+  });
+}
+
 CompileResult compile(const std::string& source, const std::string& options,
                       const DeviceFeatures& features, bool* invalid_options,
                       const Headers& headers, bool whole_program) {
   keep_convergent_calls_in_place();
+  keep_jumps_unthreaded();
   CompileResult result;
   if (invalid_options) *invalid_options = false;
   Translation t = translate_options(options);

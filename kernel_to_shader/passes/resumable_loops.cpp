@@ -799,7 +799,9 @@ class Resumer {
   bool together(ir::Function& f) {
     ir::Function original = f;
     size_t annotations = m_.annotations.size();
+    waits_found_ = false;
     if (ctx_.wait_in_loops && transform_together(f, true)) return true;
+    if (!waits_found_) return false;  // the same again would fail the same way
     f = std::move(original);
     m_.annotations.resize(annotations);
     return transform_together(f, false);
@@ -872,6 +874,7 @@ class Resumer {
         waits.clear();
         stops.resize(cycle_stops);
       }
+      waits_found_ = !waits.empty();
     }
     if (edges.empty() || (stops.empty() && waits.empty())) return false;
 
@@ -1889,6 +1892,7 @@ class Resumer {
   PassContext& ctx_;
   uint32_t resume_set_ = 0;
   std::unordered_set<uint32_t> converging_;
+  bool waits_found_ = false;  // transform_together() found loops without barriers to stop in
   std::unordered_set<uint32_t> library_looping_;
   std::unordered_map<uint32_t, ir::Function*> by_id_;
   std::unordered_map<uint32_t, uint32_t> masked_loops_;  // memo of masked_loops()

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <sstream>
 
+#include <llvm/Support/CommandLine.h>
+
 #include "compiler/compiler.h"
 
 namespace vkcl::compiler {
@@ -211,6 +213,19 @@ TEST(Compiler, SwitchesStayOptimisedAndValid) {
     problems.clear();
     EXPECT_TRUE(tools.Validate(r.spirv)) << source << "\n" << problems;
   }
+}
+
+// LLVM's jump threading copies no block with instructions in it once vkcl has compiled a
+// program: threaded, a test that unrolled iterations repeat (CLBlast's transpose flag in its
+// checked loads) became two crossing chains of blocks that the structurizer could only give
+// back through a dispatch loop, and CLBlast's SGEMM ran 14 times slower on lavapipe.
+TEST(Compiler, JumpThreadingCopiesNoBlocks) {
+  CompileResult r = compile("__kernel void k(__global int* o) { o[0] = 1; }", "", features());
+  ASSERT_TRUE(r.ok) << r.log;
+  auto& options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("jump-threading-threshold");
+  ASSERT_NE(it, options.end());
+  EXPECT_EQ(static_cast<llvm::cl::opt<unsigned>*>(it->second)->getValue(), 0u);
 }
 
 // Two private arrays, one copied into the other by a loop that LLVM turns into a memcpy:

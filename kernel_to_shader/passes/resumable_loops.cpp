@@ -1056,7 +1056,9 @@ class Resumer {
       c.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{low, raise, edge.to});
       auto& r = start(raise);
       ext(r, 0, ResumeOp::FlagSet);
-      auto w = waits.find(edge.to);
+      // (Only back edges stop: the way in, counted, lies between the loop's point and its
+      // header, where a stop would skip over the loop's way into an enclosing one.)
+      auto w = edge.back ? waits.find(edge.to) : waits.end();
       if (w == waits.end()) {
         r.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{edge.to});
       } else {

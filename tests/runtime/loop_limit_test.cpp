@@ -496,6 +496,47 @@ TEST_P(LoopLimit, LongLoopsBetweenBarriersResume) {
   }
 }
 
+// Nested loops with no barrier in them, trip counts differing between the work-items of a
+// batch, before a barrier: the batch that runs out stops in the inner loop and resumes
+// there, inside the outer one, while the others wait at the barrier.
+TEST_P(LoopLimit, NestedLoopsBeforeABarrierResume) {
+  Program p = build(R"(
+    __kernel void nest(__global const uint* in, uint n, uint m, __global uint* out) {
+      __local uint part[64];
+      uint l = get_local_id(0), acc = 0;
+      part[l] = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint i = 0; i < n; i++)
+        for (uint j = 0; j < m + (l & 3); j++) acc += in[(i * 31 + j + l) & 1023] ^ j;
+      part[l] = acc;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      out[get_global_id(0)] = part[l] + part[(l + 1) % get_local_size(0)];
+    })");
+  std::vector<uint32_t> in(1024);
+  for (auto& x : in) x = uint32_t(rng_());
+  const size_t items = 32, local = 16;
+  const uint32_t n = 300, m = 300;
+  Kernel k = kernel(p, "nest");
+  Mem din = buffer(in.size() * 4, in.data());
+  Mem dout = poisoned(items * 4);
+  set_mem_arg(k, 0, din);
+  set_arg(k, 1, n);
+  set_arg(k, 2, m);
+  set_mem_arg(k, 3, dout);
+  run_uncut(k, items, &local);
+  auto sum = [&](uint32_t l) {
+    uint32_t acc = 0;
+    for (uint32_t i = 0; i < n; i++)
+      for (uint32_t j = 0; j < m + (l & 3); j++) acc += in[(i * 31 + j + l) & 1023] ^ j;
+    return acc;
+  };
+  std::vector<uint32_t> out = read<uint32_t>(dout, items);
+  for (uint32_t g = 0; g < items; ++g) {
+    uint32_t l = uint32_t(g % local);
+    ASSERT_EQ(out[g], sum(l) + sum((l + 1) % local)) << "work-item " << g;
+  }
+}
+
 // A long loop with no barrier in it before a loop with barriers, whose work-group stops
 // together: the result is exact, or the command fails and says so; never a wrong result
 // reported as complete (the batch's stop at the barrier loop came after the driver had cut

@@ -859,7 +859,14 @@ class Resumer {
         int kind = next_meeting(cfg, f, h, &meet);
         if (kind < 0) continue;
         int index = -1;
-        if (kind > 0) {
+        if (kind == 2) {  // a barrier in a loop: one of the cycle's stops, resumed before it
+          auto it = std::find_if(stops.begin(), stops.begin() + cycle_stops, [&](const At& a) {
+            return a.block == meet.first && a.index == meet.second;
+          });
+          if (it == stops.begin() + cycle_stops) continue;
+          it->before = true;
+          index = int(it - stops.begin());
+        } else if (kind == 1) {
           auto it = stop_of.find(meet);
           if (it == stop_of.end()) {
             it = stop_of.emplace(meet, int(stops.size())).first;
@@ -1043,6 +1050,9 @@ class Resumer {
         ext(s, 0, ResumeOp::Yield, {c_u32(1)});
         s.emplace_back(Op::OpReturn, 0, 0);
       }
+    // (Stops inside loops, the ways into them that go through guard_chain().)
+    auto cycle_point = [&](size_t k) { return k < cycle_stops; };
+    std::map<uint32_t, uint32_t> into_loops;
     // Each edge into a loop header counts; a batch that runs low raises the flag. So does
     // each pass into a resume point in a loop: the reducible pass sends every edge into one
     // through the dispatch block of its loop, which the driver counts as an iteration.
@@ -1068,17 +1078,28 @@ class Resumer {
         r.emplace_back(Op::OpBranchConditional, 0, 0, std::vector<uint32_t>{out, go, edge.to});
         auto& g = start(go);
         g.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{jumped, c_u32(header_point[edge.to])});
-        g.emplace_back(Op::OpBranch, 0, 0,
-                       std::vector<uint32_t>{w->second < 0 ? alone : points[size_t(w->second)].check});
+        uint32_t to = w->second < 0 ? alone : points[size_t(w->second)].check;
+        if (w->second >= 0 && cycle_point(size_t(w->second))) {
+          // Into a loop's middle: guard_chain() makes this the way a work-item resuming
+          // there takes, through the loop's way in (a return until then, so that the loop
+          // keeps one way in while the guards are placed).
+          uint32_t via = m_.take_id();
+          into_loops[via] = uint32_t(w->second);
+          start(via).emplace_back(Op::OpReturn, 0, 0);
+          to = via;
+        }
+        g.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{to});
       }
       ir::retarget(m_, f, *f.find_block(edge.from), edge.to, check);
     }
     mark_done(f, rec);
     f.blocks.insert(f.blocks.begin(), std::move(entry));
     for (Block& b : added) f.blocks.push_back(std::move(b));
-    if (first_guard && !guard_chain(f, resume_targets, first_guard, spine_of, resume_at, resume_spine)) return false;
+    if (first_guard &&
+        !guard_chain(f, resume_targets, into_loops, first_guard, spine_of, resume_at, resume_spine))
+      return false;
     if (first_guard) ctx_.waited = true;
-    if (cycle_stops == 1 && ctx_.rotate_resumed_loops) rotate(f, points[0].rest, points[0].stop, hoisted);
+    if (cycle_stops == 1 && ctx_.rotate_resumed_loops) rotate(f, points[0].resume, points[0].stop, hoisted);
     ctx_.resumable[f.id()] = {record, true};
     return true;
   }
@@ -1090,8 +1111,8 @@ class Resumer {
   // record), one resuming here goes to its point, the others run it. Every guard is then the
   // merge of the one before. The restore path's |spine_of| (a placeholder) becomes the
   // point's stretch; false where the points do not lie on one line.
-  bool guard_chain(ir::Function& f, const std::vector<uint32_t>& targets, uint32_t first_guard, uint32_t spine_of,
-                   uint32_t resume_at, uint32_t resume_spine) {
+  bool guard_chain(ir::Function& f, const std::vector<uint32_t>& targets, const std::map<uint32_t, uint32_t>& into_loops,
+                   uint32_t first_guard, uint32_t spine_of, uint32_t resume_at, uint32_t resume_spine) {
     uint32_t u32 = t_int(32), boolean = t_bool();
     // Each point's spine block: itself, or a new block before the outermost loop it is in.
     std::vector<uint32_t> spine_block(targets.size());
@@ -1122,11 +1143,25 @@ class Resumer {
       }
     }
     std::vector<uint32_t> spine;
+    {
+      Cfg cfg(m_, f);
+      for (uint32_t s : spine_block)
+        if (std::find(spine.begin(), spine.end(), s) == spine.end()) spine.push_back(s);
+      std::sort(spine.begin(), spine.end(),
+                [&](uint32_t x, uint32_t y) { return cfg.rpo_number(cfg.index(x)) < cfg.rpo_number(cfg.index(y)); });
+      // The ways into a loop's middle from outside it (a loop without barriers going to the
+      // barrier it waits at, inside a reduction's loop) go through the loop's way in, as a
+      // work-item resuming there would.
+      for (const auto& [label, k] : into_loops) {
+        uint32_t stretch = uint32_t(std::find(spine.begin(), spine.end(), spine_block[k]) - spine.begin()) + 1;
+        auto& via = f.find_block(label)->instructions;
+        via.clear();
+        via.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{resume_spine, c_u32(stretch)});
+        via.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{resume_at, c_u32(k)});
+        via.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{spine_block[k]});
+      }
+    }
     Cfg cfg(m_, f);
-    for (uint32_t s : spine_block)
-      if (std::find(spine.begin(), spine.end(), s) == spine.end()) spine.push_back(s);
-    std::sort(spine.begin(), spine.end(),
-              [&](uint32_t x, uint32_t y) { return cfg.rpo_number(cfg.index(x)) < cfg.rpo_number(cfg.index(y)); });
     for (size_t i = 0; i < spine.size(); ++i) {
       int s = cfg.index(spine[i]);
       if (s < 0 || !cfg.reachable(s) || reaches(cfg, s, s)) return false;
@@ -1241,10 +1276,11 @@ class Resumer {
     return barriers;
   }
 
-  // Where the work-items leaving the loop at |header| meet next: 1 at a workgroup barrier
-  // outside any loop (|*at|), reached on every way out before any other converging
-  // instruction or return; 0 where they only return; -1 otherwise (the loop has a barrier
-  // or group operation in it, or leads to several).
+  // Where the work-items leaving the loop at |header| meet next: at a workgroup barrier
+  // (|*at|) reached on every way out before any other converging instruction or return, 1
+  // outside any loop, 2 inside a loop that |header|'s is not part of; 0 where they only
+  // return; -1 otherwise (the loop has a barrier or group operation in it, or leads to
+  // several).
   int next_meeting(Cfg& cfg, ir::Function& f, int header, std::pair<size_t, size_t>* at) {
     std::set<std::pair<size_t, size_t>> found;
     bool returns = false;
@@ -1271,9 +1307,11 @@ class Resumer {
     auto [b, k] = *found.begin();
     const Instruction& i = f.blocks[b].instructions[k];
     if (i.opcode != Op::OpControlBarrier || !is_workgroup_scope(i.operands[0])) return -1;
-    if (reaches(cfg, int(b), int(b))) return -1;
     *at = {b, k};
-    return 1;
+    if (!reaches(cfg, int(b), int(b))) return 1;
+    // In a loop (a reduction's tree that starts with its barrier): one the loop without
+    // barriers is not part of.
+    return reaches(cfg, int(b), header) && reaches(cfg, header, int(b)) ? -1 : 2;
   }
 
   // Whether |to| can be reached from |from| (in at least one step), not through |avoid|.

@@ -26,7 +26,8 @@
 // needs a uniform loop exit) and resumes there. One such barrier per cycle, one passed in
 // every iteration where there is one, and the loop is rotated to start after it, so that the
 // resume path enters it at its header. A loop without a barrier stops at the barrier after
-// it (outside any loop, the one place its work-items meet next): the batch that runs low
+// it (the one place its work-items meet next, outside any loop or in one that is entered on
+// every way and that this loop is not part of): the batch that runs low
 // goes there straight from the loop, notes the loop's header as its place, and the others,
 // resumed before that barrier, wait for it there; after the last barrier it stops alone.
 // The resume path then reaches its places through guards along the kernel (a switch into

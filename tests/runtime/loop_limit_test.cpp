@@ -105,6 +105,23 @@ class LoopLimit : public KernelTest {
     set_arg(b.k, 2, n);
     return b;
   }
+  // Runs |k| over |items| work-items (1D) in groups of |local| and waits for it: what the wait
+  // returned, the command's status and what vkcl said on stderr meanwhile.
+  struct Waited {
+    cl_int waited, status;
+    std::string said;
+  };
+  Waited launch_and_wait(const Kernel& k, size_t items, size_t local) {
+    cl_event e = nullptr;
+    CapturedStderr captured;
+    EXPECT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, &local, 0, nullptr, &e));
+    Event event(e);
+    Waited w;
+    w.waited = clWaitForEvents(1, &e);
+    w.status = status_of(e);
+    w.said = captured.text();
+    return w;
+  }
   cl_int status_of(cl_event e) {
     cl_int s = CL_QUEUED;
     EXPECT_EQ(CL_SUCCESS, clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, nullptr));
@@ -386,21 +403,16 @@ TEST_P(LoopLimit, BarriersAndLocalMemory) {
     set_mem_arg(k, 0, dout);
     ASSERT_EQ(CL_SUCCESS, clSetKernelArg(k, 1, local * 4, nullptr));
     set_arg(k, 2, n);
-    cl_event e = nullptr;
-    CapturedStderr captured;
-    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, &local, 0, nullptr, &e));
-    Event event(e);
-    cl_int waited = clWaitForEvents(1, &e);
-    std::string said = captured.text();
+    Waited w = launch_and_wait(k, items, local);
     const char* resumable = std::getenv("VKCL_RESUMABLE_LOOPS");
     if (driver_limits_loops() && resumable && std::string(resumable) == "0") {
-      EXPECT_EQ(waited, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-      EXPECT_EQ(status_of(e), CL_OUT_OF_RESOURCES);
-      EXPECT_NE(said.find("vkcl: kernel rotate:"), std::string::npos) << said;
+      EXPECT_EQ(w.waited, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+      EXPECT_EQ(w.status, CL_OUT_OF_RESOURCES);
+      EXPECT_NE(w.said.find("vkcl: kernel rotate:"), std::string::npos) << w.said;
       continue;
     }
-    EXPECT_EQ(waited, CL_SUCCESS);
-    EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
+    EXPECT_EQ(w.waited, CL_SUCCESS);
+    EXPECT_EQ(w.said.find("vkcl: kernel"), std::string::npos) << w.said;
     std::vector<uint32_t> ring = rotate_reference(uint32_t(local), n);
     std::vector<uint32_t> out = read<uint32_t>(dout, items);
     for (uint32_t g = 0; g < items; ++g) ASSERT_EQ(out[g], ring[g % local] ^ n) << "work-item " << g;
@@ -576,22 +588,17 @@ TEST_P(LoopLimit, LongLoopBeforeABarrierLoop) {
     set_mem_arg(k, 0, din);
     set_arg(k, 1, n);
     set_mem_arg(k, 2, dout);
-    cl_event e = nullptr;
-    CapturedStderr captured;
-    ASSERT_EQ(CL_SUCCESS, clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &items, &local, 0, nullptr, &e));
-    Event event(e);
-    cl_int waited = clWaitForEvents(1, &e);
-    std::string said = captured.text();
+    Waited w = launch_and_wait(k, items, local);
     // (Unoptimised, the tree tests its count before its first pass: it might not run.)
     const bool optimised = std::string(GetParam()).find("-cl-opt-disable") == std::string::npos;
-    if (waited != CL_SUCCESS && (std::string(name) == "tree" || !optimised)) {
+    if (w.waited != CL_SUCCESS && (std::string(name) == "tree" || !optimised)) {
       EXPECT_TRUE(driver_limits_loops());
-      EXPECT_EQ(status_of(e), CL_OUT_OF_RESOURCES);
-      EXPECT_NE(said.find("vkcl: kernel " + std::string(name) + ":"), std::string::npos) << said;
+      EXPECT_EQ(w.status, CL_OUT_OF_RESOURCES);
+      EXPECT_NE(w.said.find("vkcl: kernel " + std::string(name) + ":"), std::string::npos) << w.said;
       continue;
     }
-    EXPECT_EQ(waited, CL_SUCCESS);
-    EXPECT_EQ(said.find("vkcl: kernel"), std::string::npos) << said;
+    EXPECT_EQ(w.waited, CL_SUCCESS);
+    EXPECT_EQ(w.said.find("vkcl: kernel"), std::string::npos) << w.said;
     std::vector<uint32_t> out = read<uint32_t>(dout, 2);
     for (uint32_t g = 0; g < 2; ++g) ASSERT_EQ(out[g], want[g]) << "work-group " << g;
   }

@@ -2,6 +2,7 @@
 // and vendor; any other platform gets a column under its own name.
 
 #include <algorithm>
+#include <cstdio>
 
 #include "suite.h"
 
@@ -61,15 +62,20 @@ std::vector<Platform> FindPlatforms(const Options& options) {
   std::vector<cl_platform_id> ids(count);
   clGetPlatformIDs(count, ids.data(), nullptr);
 
+  // --platforms names labels in any case ("pocl" is PoCL); a name no platform has is said.
+  auto named = [](const std::string& wanted, const std::string& label) {
+    return wanted.size() == label.size() && ContainsIgnoringCase(label, wanted);
+  };
+  std::vector<bool> matched(options.platforms.size(), false);
   for (cl_platform_id id : ids) {
     Platform platform;
     platform.platform_name = PlatformString(id, CL_PLATFORM_NAME);
     platform.platform_version = PlatformString(id, CL_PLATFORM_VERSION);
     platform.label = LabelFor(platform.platform_name, PlatformString(id, CL_PLATFORM_VENDOR));
-    if (!options.platforms.empty() &&
-        std::find(options.platforms.begin(), options.platforms.end(), platform.label) ==
-            options.platforms.end())
-      continue;
+    bool wanted = options.platforms.empty();
+    for (size_t k = 0; k < options.platforms.size(); ++k)
+      if (named(options.platforms[k], platform.label)) wanted = matched[k] = true;
+    if (!wanted) continue;
     cl_uint devices = 0;
     cl_int error = clGetDeviceIDs(id, CL_DEVICE_TYPE_ALL, 1, &platform.device, &devices);
     if (error != CL_SUCCESS || devices == 0) {
@@ -94,6 +100,8 @@ std::vector<Platform> FindPlatforms(const Options& options) {
     if (error != CL_SUCCESS) platform.setup_error = "clCreateCommandQueue " + std::to_string(error);
     found.push_back(std::move(platform));
   }
+  for (size_t k = 0; k < options.platforms.size(); ++k)
+    if (!matched[k]) std::fprintf(stderr, "--platforms: no platform is %s\n", options.platforms[k].c_str());
   std::stable_sort(found.begin(), found.end(), [](const Platform& a, const Platform& b) {
     return OrderOf(a.label) < OrderOf(b.label);
   });

@@ -201,18 +201,14 @@ uint32_t Lowering::wide_atomic32(Op op, uint32_t offset32, uint32_t scope, uint3
     uint32_t entry = f.blocks.back().label;
     uint32_t header = take_id(), body = take_id(), next = take_id(), merge = take_id();
     uint32_t expected = take_id(), done = take_id();
-    auto start_block = [&](uint32_t label) {
-      f.blocks.push_back(ir::Block{label, {}});
-      block_ = &f.blocks.back().instructions;
-    };
     emit_void(Op::OpBranch, {header});
-    start_block(header);
+    start_block(f, header);
     size_t header_index = f.blocks.size() - 1;
     block_->emplace_back(Op::OpPhi, u64, expected, std::vector<uint32_t>{first, entry, 0, next});
     block_->emplace_back(Op::OpPhi, bt, done, std::vector<uint32_t>{skip_loop, entry, 0, next});
     emit_void(Op::OpLoopMerge, {merge, next, 0});
     emit_void(Op::OpBranchConditional, {done, merge, body});
-    start_block(body);
+    start_block(f, body);
     // A failed exchange only reads, and the value returned is the one the successful
     // exchange read, which carries the operation's semantics: the retries can be relaxed.
     uint32_t old = half_of(expected, shift);
@@ -225,11 +221,11 @@ uint32_t Lowering::wide_atomic32(Op op, uint32_t offset32, uint32_t scope, uint3
                          {ptr, scope, semantics, relaxed, emit(Op::OpBitwiseOr, u64, {kept, placed}), expected});
     uint32_t swapped = emit(Op::OpIEqual, bt, {seen, expected});
     emit_void(Op::OpBranch, {next});
-    start_block(next);
+    start_block(f, next);
     emit_void(Op::OpBranch, {header});
     f.blocks[header_index].instructions[0].operands[2] = seen;
     f.blocks[header_index].instructions[1].operands[2] = swapped;
-    start_block(merge);
+    start_block(f, merge);
     emit_void(Op::OpReturnValue, {half_of(expected, shift)});
     out_.functions.push_back(std::move(f));
     block_ = caller_block;
@@ -327,18 +323,14 @@ uint32_t Lowering::float_atomic_loop(Op op, AddressFormat af, uint32_t address, 
     uint32_t entry = f.blocks.back().label;
     uint32_t header = take_id(), body = take_id(), next = take_id(), merge = take_id();
     uint32_t expected = take_id(), done = take_id();
-    auto start_block = [&](uint32_t label) {
-      f.blocks.push_back(ir::Block{label, {}});
-      block_ = &f.blocks.back().instructions;
-    };
     emit_void(Op::OpBranch, {header});
-    start_block(header);
+    start_block(f, header);
     size_t header_index = f.blocks.size() - 1;
     block_->emplace_back(Op::OpPhi, u32, expected, std::vector<uint32_t>{first, entry, 0, next});
     block_->emplace_back(Op::OpPhi, bt, done, std::vector<uint32_t>{c_bool(false), entry, 0, next});
     emit_void(Op::OpLoopMerge, {merge, next, 0});
     emit_void(Op::OpBranchConditional, {done, merge, body});
-    start_block(body);
+    start_block(f, body);
     uint32_t old = emit(Op::OpBitcast, f32, {expected});
     uint32_t updated = op == Op::OpAtomicFAddEXT
                            ? emit(Op::OpFAdd, f32, {old, p[1]})
@@ -350,11 +342,11 @@ uint32_t Lowering::float_atomic_loop(Op op, AddressFormat af, uint32_t address, 
                          {ptr, scope, semantics_id, failure_id, emit(Op::OpBitcast, u32, {updated}), expected});
     uint32_t swapped = emit(Op::OpIEqual, bt, {seen, expected});
     emit_void(Op::OpBranch, {next});
-    start_block(next);
+    start_block(f, next);
     emit_void(Op::OpBranch, {header});
     f.blocks[header_index].instructions[0].operands[2] = seen;
     f.blocks[header_index].instructions[1].operands[2] = swapped;
-    start_block(merge);
+    start_block(f, merge);
     emit_void(Op::OpReturnValue, {emit(Op::OpBitcast, f32, {expected})});
     out_.functions.push_back(std::move(f));
     block_ = caller_block;

@@ -34,25 +34,21 @@ void emit_loop(Lowering& L, ir::Function& f, uint32_t type, uint32_t start, uint
   uint32_t header = L.take_id(), inner = L.take_id(), next = L.take_id(), merge = L.take_id();
   uint32_t counter = L.take_id();
   L.emit_void(Op::OpBranch, {header});
-  auto start_block = [&](uint32_t label) {
-    f.blocks.push_back(ir::Block{label, {}});
-    L.block_ = &f.blocks.back().instructions;
-  };
-  start_block(header);
+  L.start_block(f, header);
   size_t header_index = f.blocks.size() - 1;
   L.block_->emplace_back(Op::OpPhi, type, counter,
                          std::vector<uint32_t>{start, before, 0, next});
   uint32_t go = L.emit(Op::OpULessThan, L.t_bool(), {counter, end});
   L.emit_void(Op::OpLoopMerge, {merge, next, 0});
   L.emit_void(Op::OpBranchConditional, {go, inner, merge});
-  start_block(inner);
+  L.start_block(f, inner);
   body(counter);
   L.emit_void(Op::OpBranch, {next});
-  start_block(next);
+  L.start_block(f, next);
   uint32_t stepped = step(counter);
   L.emit_void(Op::OpBranch, {header});
   f.blocks[header_index].instructions[0].operands[2] = stepped;
-  start_block(merge);
+  L.start_block(f, merge);
 }
 
 uint32_t Lowering::local_linear_id() {

@@ -975,22 +975,18 @@ uint32_t Lowering::emit_probe_loop(ir::Function& f) {
   uint32_t before = f.blocks.back().label;
   uint32_t header = take_id(), body = take_id(), next = take_id(), merge = take_id();
   uint32_t trip = take_id(), stepped = take_id();
-  auto start_block = [&](uint32_t label) {
-    f.blocks.push_back(ir::Block{label, {}});
-    block_ = &f.blocks.back().instructions;
-  };
   emit_void(Op::OpBranch, {header});
-  start_block(header);
+  start_block(f, header);
   block_->emplace_back(Op::OpPhi, u32, trip, std::vector<uint32_t>{c_u32(0), before, stepped, next});
   uint32_t go = emit(Op::OpULessThan, t_bool(), {trip, trips});
   emit_void(Op::OpLoopMerge, {merge, next, 0});
   emit_void(Op::OpBranchConditional, {go, body, merge});
-  start_block(body);
+  start_block(f, body);
   emit_void(Op::OpBranch, {next});
-  start_block(next);
+  start_block(f, next);
   block_->emplace_back(Op::OpIAdd, u32, stepped, std::vector<uint32_t>{trip, c_u32(1)});
   emit_void(Op::OpBranch, {header});
-  start_block(merge);
+  start_block(f, merge);
   // Not the loop's own test: a use of that condition after the loop could be folded to
   // false by a compiler that knows only the loop's exit through it.
   return emit(Op::OpINotEqual, t_bool(), {trip, trips});
@@ -1023,10 +1019,6 @@ void Lowering::emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t
   uint32_t u64 = t_uint(64);
   uint32_t report = take_id(), end = take_id();
   uint32_t cut = emit_probe_loop(main);
-  auto start_block = [&](uint32_t label) {
-    main.blocks.push_back(ir::Block{label, {}});
-    block_ = &main.blocks.back().instructions;
-  };
   // A work-item that stopped to resume in the next round had its loops counted and cut
   // them itself; what the probe sees of its batch then says nothing. What it saw when it
   // stopped does (a batch of a work-group that stops together may have run a long loop
@@ -1037,13 +1029,13 @@ void Lowering::emit_loop_limit_probe(ir::Function& main, uint32_t args, uint32_t
     cut = emit(Op::OpLogicalOr, t_bool(), {cut, emit(Op::OpLoad, t_bool(), {cut_before_stop_var_})});
   emit_void(Op::OpSelectionMerge, {end, 0});
   emit_void(Op::OpBranchConditional, {cut, report, end});
-  start_block(report);
+  start_block(main, report);
   uint32_t address = load_out(AddressFormat::Global64,
                               add_offset(AddressFormat::Global64, args, c_u64(slot)), u64, 8);
   uint32_t status = emit(Op::OpConvertUToPtr, t_ptr(spv::StorageClass::PhysicalStorageBuffer, t_uint(32)), {address});
   emit(Op::OpAtomicOr, t_uint(32), {status, c_u32(uint32_t(spv::Scope::Device)), c_u32(0), c_u32(1)});
   emit_void(Op::OpBranch, {end});
-  start_block(end);
+  start_block(main, end);
 }
 
 bool Lowering::loops_reachable(uint32_t fn) const {

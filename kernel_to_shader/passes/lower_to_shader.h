@@ -272,6 +272,11 @@ class Lowering {
   uint32_t workgroup_invocations();
   void workgroup_barrier(bool global_memory);
   uint32_t group_slot(uint32_t index);
+  // Appends block |label| to |f| and makes it the one emitted into.
+  void start_block(ir::Function& f, uint32_t label) {
+    f.blocks.push_back(ir::Block{label, {}});
+    block_ = &f.blocks.back().instructions;
+  }
   void start_helper(ir::Function& f, uint32_t return_type,
                     const std::vector<uint32_t>& param_types, std::vector<uint32_t>& params);
   uint32_t async_copy_helper(AddressFormat fd, AddressFormat fs, uint32_t size, uint32_t chunk);

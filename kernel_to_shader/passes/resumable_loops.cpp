@@ -1050,8 +1050,8 @@ class Resumer {
         ext(s, 0, ResumeOp::Yield, {c_u32(1)});
         s.emplace_back(Op::OpReturn, 0, 0);
       }
-    // (Stops inside loops, the ways into them that go through guard_chain().)
-    auto cycle_point = [&](size_t k) { return k < cycle_stops; };
+    // Ways from loops without barriers into the middle of a loop with them (to one of its
+    // stops): their block, and the stop's point; guard_chain() finishes them.
     std::map<uint32_t, uint32_t> into_loops;
     // Each edge into a loop header counts; a batch that runs low raises the flag. So does
     // each pass into a resume point in a loop: the reducible pass sends every edge into one
@@ -1079,7 +1079,7 @@ class Resumer {
         auto& g = start(go);
         g.emplace_back(Op::OpStore, 0, 0, std::vector<uint32_t>{jumped, c_u32(header_point[edge.to])});
         uint32_t to = w->second < 0 ? alone : points[size_t(w->second)].check;
-        if (w->second >= 0 && cycle_point(size_t(w->second))) {
+        if (w->second >= 0 && size_t(w->second) < cycle_stops) {
           // Into a loop's middle: guard_chain() makes this the way a work-item resuming
           // there takes, through the loop's way in (a return until then, so that the loop
           // keeps one way in while the guards are placed).

@@ -172,6 +172,29 @@ void remove_unreached_functions(ir::Module& m, const std::vector<uint32_t>& entr
                       m.annotations.end());
 }
 
+// The local arenas of the other kernels (wide_arena.cpp), which this one's functions do not
+// name: drivers and validation count every Workgroup variable of a module against the
+// device's shared memory, used or not.
+void remove_other_arenas(ir::Module& m, const std::vector<uint32_t>& interface) {
+  std::unordered_set<uint32_t> named;
+  for (const auto& f : m.functions)
+    for (const auto& b : f.blocks)
+      for (const auto& i : b.instructions)
+        for (size_t k = 0; k < i.operands.size(); ++k)
+          if (!ir::is_literal_operand(i, k)) named.insert(i.operands[k]);
+  std::unordered_set<uint32_t> gone;
+  for (const auto& g : m.globals)
+    if (g.opcode == spv::Op::OpVariable && spv::StorageClass(g.operands[0]) == spv::StorageClass::Workgroup &&
+        !named.count(g.result_id) && std::find(interface.begin(), interface.end(), g.result_id) == interface.end())
+      gone.insert(g.result_id);
+  if (gone.empty()) return;
+  auto is_gone = [&](const ir::Instruction& i) { return gone.count(i.result_id) > 0; };
+  m.globals.erase(std::remove_if(m.globals.begin(), m.globals.end(), is_gone), m.globals.end());
+  auto names_gone = [&](const ir::Instruction& i) { return !i.operands.empty() && gone.count(i.operands[0]); };
+  m.debug.erase(std::remove_if(m.debug.begin(), m.debug.end(), names_gone), m.debug.end());
+  m.annotations.erase(std::remove_if(m.annotations.begin(), m.annotations.end(), names_gone), m.annotations.end());
+}
+
 // The module reduced to one kernel: its entry point renamed "main", its local memory laid out
 // (|*local_bytes|) and functions it does not reach removed.
 bool extract_kernel(const ir::Module& shader, size_t index, const PassContext& context,
@@ -191,6 +214,8 @@ bool extract_kernel(const ir::Module& shader, size_t index, const PassContext& c
     if (mode.operands[0] == ep.operands[1]) modes.push_back(mode);
   m.execution_modes = modes;
   remove_unreached_functions(m, {ep.operands[1]});
+  const size_t interface_at = 2 + 2;  // after the model, the function and "main" (two words)
+  remove_other_arenas(m, std::vector<uint32_t>(renamed.operands.begin() + interface_at, renamed.operands.end()));
   *out = ir::serialize(m);
   *local_bytes = lay_out_local_memory(*out, context.local_regions, context.local_base);
   return true;

@@ -63,7 +63,7 @@ bool Lowering::lower_copy_loop(const ir::Instruction& i) {
 // void copy(dst, src, u64 bytes). With |words|, the first bytes & ~3 go as 32-bit words and
 // the rest as bytes; otherwise all go as bytes.
 uint32_t Lowering::copy_helper(AddressFormat fd, AddressFormat fs, bool words) {
-  std::vector<uint32_t> key = {uint32_t(fd), uint32_t(fs), words, wide_arena_, byte_arena_,  // wide_arena.cpp
+  std::vector<uint32_t> key = {uint32_t(fd), uint32_t(fs), words, arena_kind(),  // wide_arena.cpp
                                private_arena_};
   auto cached = copy_helpers_.find(key);
   if (cached != copy_helpers_.end()) return cached->second;

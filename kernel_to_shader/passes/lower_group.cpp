@@ -155,7 +155,7 @@ bool Lowering::lower_async_copy(const ir::Instruction& i) {
 // the global side at e * stride * |size|.
 uint32_t Lowering::async_copy_helper(AddressFormat fd, AddressFormat fs, uint32_t size,
                                      uint32_t chunk) {
-  std::vector<uint32_t> key = {kAsyncCopy, uint32_t(fd), uint32_t(fs), size, chunk, wide_arena_, byte_arena_};
+  std::vector<uint32_t> key = {kAsyncCopy, uint32_t(fd), uint32_t(fs), size, chunk, arena_kind()};
   auto cached = group_helpers_.find(key);
   if (cached != group_helpers_.end()) return cached->second;
 
@@ -250,7 +250,7 @@ uint32_t Lowering::group_identity(uint32_t c, uint32_t t, const Shape& s) {
 // in its slot, then log2(n) rounds of Hillis-Steele steps turn the slots into the inclusive
 // scan, from which the reduction (last slot) and the exclusive scan (previous slot) follow.
 uint32_t Lowering::scan_helper(uint32_t c, uint32_t t, spv::GroupOperation operation) {
-  std::vector<uint32_t> key = {kScan, c, t, uint32_t(operation), wide_arena_, byte_arena_};
+  std::vector<uint32_t> key = {kScan, c, t, uint32_t(operation), arena_kind()};
   auto cached = group_helpers_.find(key);
   if (cached != group_helpers_.end()) return cached->second;
 

@@ -71,6 +71,11 @@ uint32_t Lowering::word_pointer_at(AddressFormat f, uint32_t index, uint32_t wor
   bool local = f == AddressFormat::Local32;
   if (local && wide_arena_) fail("internal: 32-bit word access to the wide local arena");
   if (local && byte_arena_) fail("internal: 32-bit word access to the byte local arena");
+  if (local && quad_arena_) {  // a component of a 16-byte element
+    uint32_t quad = emit(Op::OpShiftRightLogical, t_uint(32), {index, c_u32(2)});
+    uint32_t word = emit(Op::OpBitwiseAnd, t_uint(32), {index, c_u32(3)});
+    return emit(Op::OpAccessChain, t_ptr(spv::StorageClass::Workgroup, t_uint(32)), {local_quad_var_, quad, word});
+  }
   auto storage = local ? spv::StorageClass::Workgroup : spv::StorageClass::Private;
   return emit(Op::OpAccessChain, t_ptr(storage, t_uint(32)),
               {local ? local_memory_var_ : private_memory_[private_arena_].variable, index});
@@ -259,6 +264,8 @@ GenericParts split_generic(Lowering& L, uint32_t address) {
 // offsets, stores LLVM merged): byte by byte, so no access spills into a neighbouring word.
 uint32_t Lowering::load_words_unaligned(AddressFormat f, uint32_t off, uint32_t out_type,
                                         uint32_t alignment) {
+  if (f == AddressFormat::Local32 && quad_arena_)
+    if (uint32_t v = load_quad(off, out_type, alignment)) return v;
   Shape s = shape_of(out_type);
   uint32_t bytes = s.width / 8;
   if (alignment >= bytes || s.width == 8 || !s.ok) return load_words(f, off, out_type);
@@ -279,6 +286,7 @@ uint32_t Lowering::load_words_unaligned(AddressFormat f, uint32_t off, uint32_t 
 
 void Lowering::store_words_unaligned(AddressFormat f, uint32_t off, uint32_t out_type,
                                      uint32_t v, uint32_t alignment) {
+  if (f == AddressFormat::Local32 && quad_arena_ && store_quad(off, out_type, v, alignment)) return;
   Shape s = shape_of(out_type);
   uint32_t bytes = s.width / 8;
   if (alignment >= bytes || s.width == 8 || !s.ok) return store_words(f, off, out_type, v);

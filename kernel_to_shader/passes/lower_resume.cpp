@@ -17,7 +17,7 @@ constexpr uint32_t kResumeEpoch = 7, kResumeRound = 11, kResumeSlotWord = 15;
 // first + step, ... below words / 4 (the frontend makes the word count a multiple of 4), to
 // (save) or from the bytes at |address|.
 uint32_t Lowering::resume_local_copy_helper(bool save) {
-  std::vector<uint32_t> key = {save, wide_arena_, byte_arena_};
+  std::vector<uint32_t> key = {save, arena_kind()};
   auto cached = resume_helpers_.find(key);
   if (cached != resume_helpers_.end()) return cached->second;
   auto* caller_block = block_;

@@ -588,6 +588,7 @@ bool Lowering::lower_function(const ir::Function& f) {
   if (!classify_variables(f)) return false;
   wide_arena_ = wide_functions_.count(f.id()) > 0;
   byte_arena_ = byte_functions_.count(f.id()) > 0;
+  quad_arena_ = quad_functions_.count(f.id()) > 0;
   lowering_function_ = f.id();
   ir::Function out;
   const ir::Instruction& d = f.definition;
@@ -1089,7 +1090,7 @@ bool Lowering::build_entry_point(const ir::Instruction& entry) {
                   " work-items; the device's have " + std::to_string(ctx_.caps.subgroup_size));
   }
 
-  wide_arena_ = byte_arena_ = false;  // the wrapper below touches no local memory
+  wide_arena_ = byte_arena_ = quad_arena_ = false;  // the wrapper below touches no local memory
   ir::Function main;
   uint32_t fn_type = type(Op::OpTypeFunction, {t_void()});
   uint32_t main_id = take_id();
@@ -1346,6 +1347,20 @@ bool Lowering::run(ir::Module* result) {
                               std::vector<uint32_t>{uint32_t(spv::StorageClass::Workgroup)});
   }
 
+  if (!quad_functions_.empty()) {
+    // The quad arena (wide_arena.cpp): as many bytes in 16-byte elements (the frontend makes
+    // the word count a multiple of 4).
+    uint32_t quad_array = take_id();
+    local_quads_ = take_id();
+    out_.globals.emplace_back(Op::OpSpecConstantOp, t_uint(32), local_quads_,
+                              std::vector<uint32_t>{uint32_t(Op::OpUDiv), local_words, c_u32(4)});
+    out_.globals.emplace_back(Op::OpTypeArray, 0, quad_array, std::vector<uint32_t>{t_vec(t_uint(32), 4), local_quads_});
+    local_quad_var_ = take_id();
+    out_.globals.emplace_back(Op::OpVariable, t_ptr(spv::StorageClass::Workgroup, quad_array),
+                              local_quad_var_,
+                              std::vector<uint32_t>{uint32_t(spv::StorageClass::Workgroup)});
+  }
+
   // Private memory: its size is known once every function is lowered; ids are reserved now.
   private_arenas_.analyze(in_);
   for (uint32_t a = 0; a < private_arenas_.count(); ++a) {
@@ -1465,9 +1480,13 @@ class LowerToShaderPass : public Pass {
     std::unordered_set<uint32_t> wide = prepare_wide_arena(module);
     std::unordered_set<uint32_t> bytes;
     if (context.caps.int8) bytes = prepare_byte_arena(module, wide);
+    std::unordered_set<uint32_t> others = wide;
+    others.insert(bytes.begin(), bytes.end());
+    std::unordered_set<uint32_t> quads = prepare_quad_arena(module, others);
     Lowering lowering(module, context);
     lowering.wide_functions_ = std::move(wide);
     lowering.byte_functions_ = std::move(bytes);
+    lowering.quad_functions_ = std::move(quads);
     if (!lowering.run(&out)) return PassStatus::Failure;
     module = std::move(out);
     return PassStatus::SuccessWithChange;

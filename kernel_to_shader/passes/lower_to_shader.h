@@ -27,6 +27,9 @@ std::unordered_set<uint32_t> prepare_wide_arena(ir::Module& module);
 // Likewise for the byte arena (wide_arena.cpp): kernels that store 8- or 16-bit values into
 // local memory and use no atomic there (none of them wide).
 std::unordered_set<uint32_t> prepare_byte_arena(ir::Module& module, const std::unordered_set<uint32_t>& wide);
+// Likewise for the quad arena (wide_arena.cpp): kernels that move 8- or 16-byte vectors
+// through local memory and use neither atomics nor narrow stores there (of the others).
+std::unordered_set<uint32_t> prepare_quad_arena(ir::Module& module, const std::unordered_set<uint32_t>& others);
 
 class Lowering;
 // Emits `for (i = start; i < end; i = step(i)) body(i);` at the end of |f|, whose last block
@@ -191,6 +194,11 @@ class Lowering {
   uint32_t wide_shift(uint32_t offset32);
   uint32_t wide_load(uint32_t offset32, uint32_t width);
   void wide_store(uint32_t offset32, uint32_t width, uint32_t bits);
+  // The quad arena (wide_arena.cpp): 8- and 16-byte vectors through the 16-byte element
+  // holding them; 0 / false where |type| and |alignment| do not allow that.
+  uint32_t quad_pointer(uint32_t offset32);
+  uint32_t load_quad(uint32_t offset32, uint32_t type, uint32_t alignment);
+  bool store_quad(uint32_t offset32, uint32_t type, uint32_t v, uint32_t alignment);
   uint32_t load_words_unaligned(AddressFormat f, uint32_t offset32, uint32_t out_type,
                                 uint32_t alignment);
   // __constant arguments read as uniform buffers (constant_buffers.h): the argument an input
@@ -282,7 +290,7 @@ class Lowering {
   uint32_t async_copy_helper(AddressFormat fd, AddressFormat fs, uint32_t size, uint32_t chunk);
   uint32_t scan_helper(uint32_t combine, uint32_t out_type, spv::GroupOperation operation);
   uint32_t group_identity(uint32_t combine, uint32_t out_type, const Shape& s);
-  // Helper functions by kind. Keys of helpers that touch local memory include wide_arena_ and byte_arena_.
+  // Helper functions by kind. Keys of helpers that touch local memory include arena_kind().
   std::map<std::vector<uint32_t>, uint32_t> group_helpers_;
 
   uint32_t group_scratch_offset_ = 0;  // local_region() of the work-group scratch slots, or 0
@@ -379,6 +387,12 @@ class Lowering {
   uint32_t local_bytes_ = 0;         // its length, spec * 4
   std::unordered_set<uint32_t> byte_functions_;  // input functions lowered with the byte arena
   bool byte_arena_ = false;          // the function being lowered uses the byte arena
+  uint32_t local_quad_var_ = 0;      // Workgroup uvec4[spec / 4], the quad arena
+  uint32_t local_quads_ = 0;         // its length, spec / 4
+  std::unordered_set<uint32_t> quad_functions_;  // input functions lowered with the quad arena
+  bool quad_arena_ = false;          // the function being lowered uses the quad arena
+  // Which arena the function being lowered uses, for the keys of helpers.
+  uint32_t arena_kind() const { return uint32_t(wide_arena_) | uint32_t(byte_arena_) << 1 | uint32_t(quad_arena_) << 2; }
   // Private memory: u32 word arrays, the arenas of private_arenas.h. Arena 0's first 64
   // bytes are scratch for generic accesses; the others leave offset 0 to null pointers.
   struct PrivateArena {

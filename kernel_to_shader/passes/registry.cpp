@@ -5,6 +5,7 @@
 #include "passes/reducible.h"
 #include "passes/resumable_loops.h"
 #include "passes/structurize.h"
+#include "passes/vector_loads.h"
 #include "passes/vulkan_memory_model.h"
 #include "passes/widen_small_integers.h"
 
@@ -22,6 +23,7 @@ const Entry kPasses[] = {
     {"resumable-loops", create_resumable_loops_pass},
     {"reducible", create_reducible_pass},
     {"structurize", create_structurize_pass},
+    {"vector-loads", create_vector_loads_pass},
     {"lower-to-shader", create_lower_to_shader_pass},
     {"widen-small-integers", create_widen_small_integers_pass},
     {"vulkan-memory-model", create_vulkan_memory_model_pass},

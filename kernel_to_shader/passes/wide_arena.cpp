@@ -1,4 +1,4 @@
-// The wide and the byte local arenas. Workgroup variables cannot alias (no
+// The wide, byte and quad local arenas. Workgroup variables cannot alias (no
 // VK_KHR_workgroup_memory_explicit_layout on lavapipe), so each kernel sees all its local
 // memory as one array, whose element type is chosen per kernel:
 //  - 64-bit words where the kernel needs a 64-bit atomic on local memory (directly or through
@@ -8,6 +8,11 @@
 //    with two atomics, since other work-items may write the word's other bytes meanwhile
 //    (OpenCV's filters write their tiles byte by byte: 1.05-2.3x faster with bytes on
 //    lavapipe); wider values then go byte by byte;
+//  - 16-byte vectors (quads) where it loads or stores vectors of 8 or 16 bytes and neither
+//    stores narrow values nor uses atomics there: such a vector is one access of its element,
+//    where a word arena needs one per word (llvmpipe runs a loop over the lanes per access
+//    of local memory: CLBlast's Xgemm reads float4 and float2 tiles); single words are a
+//    component of their element;
 //  - 32-bit words for every other kernel.
 // The arrays have the same byte size. A function called from kernels of different arenas is
 // lowered once per arena (the others get a copy of it).
@@ -91,26 +96,55 @@ bool has_local_atomic(const ir::Function& f, const TypeOf& types, const Globals&
 }
 
 // Local memory accesses of |f| (through Workgroup pointers, as written): stores of 8- or
-// 16-bit values (or vectors of them), and loads and stores of wider ones.
+// 16-bit values (or vectors of them), and loads and stores of wider ones, of which those of
+// vectors of 8 or 16 bytes; narrow stores through generic pointers, and work-group
+// functions of narrow values (both may store to local memory).
 struct LocalAccesses {
-  int narrow_stores = 0, wider = 0;
+  int narrow_stores = 0, wider = 0, quad_sized = 0, narrow_elsewhere = 0;
 };
+
+bool is_work_group_function(Op op) {
+  switch (op) {
+    case Op::OpGroupBroadcast: case Op::OpGroupIAdd: case Op::OpGroupFAdd: case Op::OpGroupFMin:
+    case Op::OpGroupUMin: case Op::OpGroupSMin: case Op::OpGroupFMax: case Op::OpGroupUMax:
+    case Op::OpGroupSMax:
+      return true;
+    default: return false;
+  }
+}
 LocalAccesses local_accesses(const ir::Function& f, const TypeOf& types, const Globals& globals) {
   LocalAccesses n;
   for (const auto& b : f.blocks)
     for (const auto& i : b.instructions) {
+      if (is_work_group_function(i.opcode)) {
+        auto r = globals.find(i.type_id);
+        if (r != globals.end() && r->second->opcode == Op::OpTypeVector) r = globals.find(r->second->operands[0]);
+        if (r == globals.end() || r->second->operands.empty() || r->second->operands[0] < 32) ++n.narrow_elsewhere;
+        continue;
+      }
       const bool store = i.opcode == Op::OpStore;
       if ((!store && i.opcode != Op::OpLoad) || i.operands.empty()) continue;
       auto t = types.find(i.operands[0]);  // the pointer
       auto p = t == types.end() ? globals.end() : globals.find(t->second);
-      if (p == globals.end() || p->second->opcode != Op::OpTypePointer ||
-          spv::StorageClass(p->second->operands[0]) != spv::StorageClass::Workgroup)
-        continue;
+      if (p == globals.end() || p->second->opcode != Op::OpTypePointer) continue;
+      const auto storage = spv::StorageClass(p->second->operands[0]);
+      if (storage != spv::StorageClass::Workgroup && storage != spv::StorageClass::Generic) continue;
       auto e = globals.find(p->second->operands[1]);
-      if (e != globals.end() && e->second->opcode == Op::OpTypeVector) e = globals.find(e->second->operands[0]);
+      uint32_t count = 1;
+      if (e != globals.end() && e->second->opcode == Op::OpTypeVector) {
+        count = e->second->operands[1];
+        e = globals.find(e->second->operands[0]);
+      }
       if (e == globals.end() || (e->second->opcode != Op::OpTypeInt && e->second->opcode != Op::OpTypeFloat)) continue;
-      if (e->second->operands[0] >= 32) ++n.wider;
-      else if (store) ++n.narrow_stores;
+      const uint32_t width = e->second->operands[0];
+      if (storage == spv::StorageClass::Generic) {
+        if (store && width < 32) ++n.narrow_elsewhere;
+      } else if (width >= 32) {
+        ++n.wider;
+        if (count * width == 64 || count * width == 128) ++n.quad_sized;
+      } else if (store) {
+        ++n.narrow_stores;
+      }
     }
   return n;
 }
@@ -220,9 +254,29 @@ std::unordered_set<uint32_t> prepare_byte_arena(ir::Module& m, const std::unorde
   return split_functions(m, index.graph, roots, /*uncalled=*/false);
 }
 
+std::unordered_set<uint32_t> prepare_quad_arena(ir::Module& m, const std::unordered_set<uint32_t>& others) {
+  ModuleIndex index(m);
+  std::vector<uint32_t> roots;
+  for (const auto& e : m.entry_points) {
+    LocalAccesses sum;
+    bool excluded = false;
+    for (uint32_t f : index.graph.closure({e.operands[1]})) {
+      const ir::Function& fn = *index.graph.functions.at(f);
+      LocalAccesses a = local_accesses(fn, index.types, index.globals);
+      sum.quad_sized += a.quad_sized;
+      excluded = excluded || others.count(f) || a.narrow_stores || a.narrow_elsewhere ||
+                 has_local_atomic(fn, index.types, index.globals);
+    }
+    if (sum.quad_sized > 0 && !excluded) roots.push_back(e.operands[1]);
+  }
+  if (roots.empty()) return {};
+  return split_functions(m, index.graph, roots, /*uncalled=*/false);
+}
+
 Lowering::Arena Lowering::arena_of(uint32_t kernel) {
   if (wide_functions_.count(kernel)) return {local_wide_var_, t_uint(64), local_wide_words_};
   if (byte_functions_.count(kernel)) return {local_byte_var_, t_uint(8), local_bytes_};
+  if (quad_functions_.count(kernel)) return {local_quad_var_, t_vec(t_uint(32), 4), local_quads_};
   return {local_memory_var_, t_uint(32), local_words_};
 }
 
@@ -313,6 +367,74 @@ void Lowering::store_bytes(uint32_t offset32, uint32_t type, uint32_t v) {
       emit_void(Op::OpStore, {byte_pointer(at), byte});
     }
   }
+}
+
+// ---------------------------------------------------------------- access to the quad arena
+
+uint32_t Lowering::quad_pointer(uint32_t offset32) {
+  uint32_t index = emit(Op::OpShiftRightLogical, t_uint(32), {offset32, c_u32(4)});
+  return emit(Op::OpAccessChain, t_ptr(spv::StorageClass::Workgroup, t_vec(t_uint(32), 4)),
+              {local_quad_var_, index});
+}
+
+namespace {
+// Bytes of a vector (or 64-bit scalar) of 32- or 64-bit components that the quad arena moves
+// whole: 8 or 16, aligned to that; 0 for others.
+uint32_t quad_bytes(bool ok, bool wide, uint32_t width, uint32_t count, uint32_t alignment) {
+  const uint32_t bytes = count * width / 8;
+  if (!ok || wide || (width != 32 && width != 64) || (bytes != 8 && bytes != 16)) return 0;
+  return alignment >= bytes ? bytes : 0;
+}
+}  // namespace
+
+// An 8-byte value is the low or high half of its element, as bit 3 of its offset says.
+uint32_t Lowering::load_quad(uint32_t offset32, uint32_t type, uint32_t alignment) {
+  const Shape s = shape_of(type);
+  const uint32_t bytes = quad_bytes(s.ok, s.wide, s.width, s.count, alignment);
+  if (!bytes) return 0;
+  const uint32_t u32 = t_uint(32), u64 = t_uint(64);
+  uint32_t quad = emit(Op::OpLoad, t_vec(u32, 4), {quad_pointer(offset32)});
+  uint32_t words[4];
+  for (uint32_t w = 0; w < 4; ++w) words[w] = emit(Op::OpCompositeExtract, u32, {quad, w});
+  if (bytes == 8) {
+    uint32_t bit = emit(Op::OpBitwiseAnd, u32, {offset32, c_u32(8)});
+    uint32_t high = emit(Op::OpINotEqual, t_bool(), {bit, c_u32(0)});
+    words[0] = emit(Op::OpSelect, u32, {high, words[2], words[0]});
+    words[1] = emit(Op::OpSelect, u32, {high, words[3], words[1]});
+  }
+  const uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);
+  std::vector<uint32_t> parts;
+  for (uint32_t c = 0; c < s.count; ++c) {
+    uint32_t bits = words[c];
+    if (s.width == 64) {
+      uint32_t lo = emit(Op::OpUConvert, u64, {words[2 * c]});
+      uint32_t hi = emit(Op::OpUConvert, u64, {words[2 * c + 1]});
+      bits = emit(Op::OpBitwiseOr, u64, {lo, emit(Op::OpShiftLeftLogical, u64, {hi, c_u32(32)})});
+    }
+    parts.push_back(s.is_float ? emit(Op::OpBitcast, element, {bits}) : bits);
+  }
+  return s.count == 1 ? parts[0] : emit(Op::OpCompositeConstruct, type, parts);
+}
+
+// Only a whole element is stored at once: a half store would write the other half too.
+bool Lowering::store_quad(uint32_t offset32, uint32_t type, uint32_t v, uint32_t alignment) {
+  const Shape s = shape_of(type);
+  if (quad_bytes(s.ok, s.wide, s.width, s.count, alignment) != 16) return false;
+  const uint32_t u32 = t_uint(32), u64 = t_uint(64);
+  const uint32_t element = s.is_float ? t_float(s.width) : t_uint(s.width);
+  std::vector<uint32_t> words;
+  for (uint32_t c = 0; c < s.count; ++c) {
+    uint32_t part = emit(Op::OpCompositeExtract, element, {v, c});
+    uint32_t bits = s.is_float ? emit(Op::OpBitcast, t_uint(s.width), {part}) : part;
+    if (s.width == 32) {
+      words.push_back(bits);
+      continue;
+    }
+    words.push_back(emit(Op::OpUConvert, u32, {bits}));
+    words.push_back(emit(Op::OpUConvert, u32, {emit(Op::OpShiftRightLogical, u64, {bits, c_u32(32)})}));
+  }
+  emit_void(Op::OpStore, {quad_pointer(offset32), emit(Op::OpCompositeConstruct, t_vec(u32, 4), words)});
+  return true;
 }
 
 }  // namespace vkcl::k2s

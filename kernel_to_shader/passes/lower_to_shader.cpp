@@ -976,6 +976,7 @@ uint32_t Lowering::emit_probe_loop(ir::Function& f) {
   uint32_t before = f.blocks.back().label;
   uint32_t header = take_id(), body = take_id(), next = take_id(), merge = take_id();
   uint32_t trip = take_id(), stepped = take_id();
+  ctx_.probe_loops.insert(header);
   emit_void(Op::OpBranch, {header});
   start_block(f, header);
   block_->emplace_back(Op::OpPhi, u32, trip, std::vector<uint32_t>{c_u32(0), before, stepped, next});

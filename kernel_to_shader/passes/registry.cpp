@@ -4,6 +4,7 @@
 #include "passes/pass.h"
 #include "passes/reducible.h"
 #include "passes/resumable_loops.h"
+#include "passes/single_block_loops.h"
 #include "passes/structurize.h"
 #include "passes/vector_loads.h"
 #include "passes/vulkan_memory_model.h"
@@ -27,6 +28,7 @@ const Entry kPasses[] = {
     {"lower-to-shader", create_lower_to_shader_pass},
     {"widen-small-integers", create_widen_small_integers_pass},
     {"vulkan-memory-model", create_vulkan_memory_model_pass},
+    {"single-block-loops", create_single_block_loops_pass},
 };
 }  // namespace
 

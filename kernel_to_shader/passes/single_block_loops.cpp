@@ -103,13 +103,12 @@ class SingleBlockLoops : public Pass {
     auto& header_preds = preds[header.label];
     if (!has_continue || header_preds.size() != 2) return false;
     const uint32_t outside = header_preds[0] == back_edge ? header_preds[1] : header_preds[0];
-    if (outside == back_edge || preds[merge_label] != std::vector<uint32_t>{header.label}) return false;
+    if (outside == back_edge) return false;
     for (const auto& b : f.blocks) {
       const ir::Instruction* mi = b.merge();
       if (!mi || mi == merge) continue;
-      if (mi->opcode == Op::OpLoopMerge && mi->operands[1] == merge_label) return false;  // an outer continue
       if (mi->operands[0] == header.label || (mi->opcode == Op::OpLoopMerge && mi->operands[1] == header.label))
-        return false;  // the header ends another construct
+        return false;  // the header ends another construct (until that one is done)
     }
 
     // The header: its phis (start value, value after a pass), the instructions between them
@@ -128,7 +127,9 @@ class SingleBlockLoops : public Pass {
       return uint32_t(0);
     };
 
-    const uint32_t guard = m_->take_id(), loop = m_->take_id(), exit = m_->take_id();
+    // guard: the first test; loop: the loop; exit: its merge; join: where both ways meet
+    // (the selection's merge) before the old merge, which may head a loop of its own.
+    const uint32_t guard = m_->take_id(), loop = m_->take_id(), exit = m_->take_id(), join = m_->take_id();
     // Header values as the body sees them (phis of the new loop), before the loop (the
     // guard's copies) and after each pass (the copies at the loop's end).
     std::unordered_map<uint32_t, uint32_t> in_body, before, after, copies_before, copies_after;
@@ -187,8 +188,8 @@ class SingleBlockLoops : public Pass {
 
     ir::Block g{guard, {}};
     copy_header(before, copies_before, &g.instructions);
-    g.instructions.emplace_back(Op::OpSelectionMerge, 0, 0, std::vector<uint32_t>{merge_label, 0});
-    g.instructions.push_back(branch(value_of(before, condition), merge_label, loop));
+    g.instructions.emplace_back(Op::OpSelectionMerge, 0, 0, std::vector<uint32_t>{join, 0});
+    g.instructions.push_back(branch(value_of(before, condition), join, loop));
 
     ir::Block l{loop, {}};
     for (const ir::Instruction* p : phis)
@@ -205,47 +206,32 @@ class SingleBlockLoops : public Pass {
     l.instructions.push_back(branch(value_of(after, condition), exit, loop));
 
     ir::Block x{exit, {}};
-    x.instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{merge_label});
+    x.instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{join});
 
-    // After the loop, header values come from the guard or the loop's last pass: the
-    // merge's phis take both ways, and other uses one phi of the two each.
+    // After the loop, header values come from the guard or the loop's last pass: a phi of
+    // the two in the join for each header value used there on.
     std::unordered_set<uint32_t> gone_blocks = {header.label};
     for (size_t b : line) gone_blocks.insert(f.blocks[b].label);
-    std::unordered_map<uint32_t, uint32_t> outside_uses;  // header value -> the merge's phi
-    std::vector<ir::Instruction> merge_phis;
-    auto header_value = [&](uint32_t id) { return before.count(id) > 0; };
-    ir::Block& merge_block = f.blocks[at[merge_label]];
-    for (auto& i : merge_block.instructions) {
-      if (i.opcode != Op::OpPhi) continue;
-      std::vector<uint32_t> ops;
-      for (size_t k = 0; k + 1 < i.operands.size(); k += 2) {
-        if (i.operands[k + 1] != header.label) {
-          ops.insert(ops.end(), {i.operands[k], i.operands[k + 1]});
-          continue;
-        }
-        ops.insert(ops.end(), {value_of(before, i.operands[k]), guard, value_of(after, i.operands[k]), exit});
+    std::unordered_map<uint32_t, uint32_t> joined;  // header value -> its phi in the join
+    ir::Block j{join, {}};
+    auto join_value = [&](uint32_t id) {
+      if (!before.count(id)) return id;
+      uint32_t& phi = joined[id];
+      if (!phi) {
+        phi = m_->take_id();
+        j.instructions.emplace_back(Op::OpPhi, type_of(id, phis, computed), phi,
+                                    std::vector<uint32_t>{before[id], guard, after[id], exit});
       }
-      i.operands = ops;
-    }
+      return phi;
+    };
     for (size_t b = 0; b < f.blocks.size(); ++b) {
-      if (b == h || gone_blocks.count(f.blocks[b].label)) continue;
-      for (auto& i : f.blocks[b].instructions) {
-        const bool merge_phi = b == at[merge_label] && i.opcode == Op::OpPhi;
-        for (size_t k = 0; k < i.operands.size(); ++k) {
-          if (ir::is_literal_operand(i, k) || !header_value(i.operands[k])) continue;
-          if (merge_phi && k % 2 == 0 && (i.operands[k + 1] == guard || i.operands[k + 1] == exit)) continue;
-          uint32_t& phi = outside_uses[i.operands[k]];
-          if (!phi) {
-            phi = m_->take_id();
-            const uint32_t type = type_of(f, i.operands[k], phis, computed);
-            merge_phis.emplace_back(Op::OpPhi, type, phi,
-                                    std::vector<uint32_t>{before[i.operands[k]], guard, after[i.operands[k]], exit});
-          }
-          i.operands[k] = phi;
-        }
-      }
+      if (gone_blocks.count(f.blocks[b].label)) continue;
+      for (auto& i : f.blocks[b].instructions)
+        for (size_t k = 0; k < i.operands.size(); ++k)
+          if (!ir::is_literal_operand(i, k)) i.operands[k] = join_value(i.operands[k]);
     }
-    merge_block.instructions.insert(merge_block.instructions.begin(), merge_phis.begin(), merge_phis.end());
+    j.instructions.emplace_back(Op::OpBranch, 0, 0, std::vector<uint32_t>{merge_label});
+    ir::rename_phi_predecessor(f.blocks[at[merge_label]], header.label, join);
     ir::retarget(*m_, f, f.blocks[at[outside]], header.label, guard);
 
     // Names and decorations follow the header's values to their copies; labels and values
@@ -265,6 +251,7 @@ class SingleBlockLoops : public Pass {
         blocks.push_back(std::move(g));
         blocks.push_back(std::move(l));
         blocks.push_back(std::move(x));
+        blocks.push_back(std::move(j));
       }
       if (!gone_blocks.count(f.blocks[b].label)) blocks.push_back(std::move(f.blocks[b]));
     }
@@ -272,7 +259,7 @@ class SingleBlockLoops : public Pass {
     return true;
   }
 
-  uint32_t type_of(const ir::Function&, uint32_t id, const std::vector<const ir::Instruction*>& phis,
+  uint32_t type_of(uint32_t id, const std::vector<const ir::Instruction*>& phis,
                    const std::vector<const ir::Instruction*>& computed) const {
     for (const ir::Instruction* i : phis)
       if (i->result_id == id) return i->type_id;

@@ -1,5 +1,6 @@
 #include "passes/copy_byval_arguments.h"
 #include "passes/link_builtins.h"
+#include "passes/loop_variables.h"
 #include "passes/lower_to_shader.h"
 #include "passes/pass.h"
 #include "passes/reducible.h"
@@ -29,6 +30,7 @@ const Entry kPasses[] = {
     {"widen-small-integers", create_widen_small_integers_pass},
     {"vulkan-memory-model", create_vulkan_memory_model_pass},
     {"single-block-loops", create_single_block_loops_pass},
+    {"loop-variables", create_loop_variables_pass},
 };
 }  // namespace
 

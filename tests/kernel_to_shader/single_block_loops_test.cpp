@@ -1,7 +1,8 @@
-// single-block-loops on hand-written Shader SPIR-V: a loop tested at its header with a
-// straight body becomes one block that is its own continue target (valid for Vulkan, header
-// values used after the loop still reaching there); loops with a second way out or a header
-// that writes memory stay as they are. (What such loops compute is checked on the device:
+// single-block-loops and loop-variables on hand-written Shader SPIR-V: a loop tested at its
+// header with a straight body becomes one block that is its own continue target (valid for
+// Vulkan, header values used after the loop still reaching there); loops with a second way
+// out or a header that writes memory stay as they are, and loop-variables carries the values
+// of the first kind through variables. (What such loops compute is checked on the device:
 // LoopShapes.* in the runtime tests.)
 #include <gtest/gtest.h>
 
@@ -55,12 +56,12 @@ struct Result {
   std::string invalid, text;
 };
 
-Result run_pass(const std::string& loop) {
+Result run_pass(const std::string& loop, const char* pass = "single-block-loops") {
   ir::Module m = parse_text(shader_with(loop));
   m.version = 0x00010500;
   k2s::PassContext context;
   Result r;
-  r.changed = k2s::create_pass("single-block-loops")->Process(m, context) == k2s::PassStatus::SuccessWithChange;
+  r.changed = k2s::create_pass(pass)->Process(m, context) == k2s::PassStatus::SuccessWithChange;
   for (const auto& f : m.functions)
     for (const auto& b : f.blocks)
       if (const ir::Instruction* merge = b.merge(); merge && merge->opcode == spv::Op::OpLoopMerge)
@@ -114,6 +115,39 @@ OpStore %pout %i
 )");
   EXPECT_FALSE(r.changed) << r.text;
   EXPECT_EQ(r.invalid, "") << r.text;
+}
+
+const char* kLoopWithABreak = R"(
+%header = OpLabel
+%i = OpPhi %uint %u0 %entry %i1 %cont
+%c = OpPhi %uint %u1 %entry %c1 %cont
+%more = OpULessThan %bool %i %n
+OpLoopMerge %merge %cont None
+OpBranchConditional %more %body %merge
+%body = OpLabel
+%three = OpIEqual %bool %c %u3
+OpSelectionMerge %go None
+OpBranchConditional %three %out %go
+%out = OpLabel
+OpBranch %merge
+%go = OpLabel
+%c1 = OpIMul %uint %c %u3
+%i1 = OpIAdd %uint %i %u1
+OpBranch %cont
+%cont = OpLabel
+OpBranch %header
+%merge = OpLabel
+%sum = OpIAdd %uint %c %i
+OpStore %pout %sum
+)";
+
+TEST(LoopVariables, ALoopWithABreakCarriesItsValuesInVariables) {
+  EXPECT_FALSE(run_pass(kLoopWithABreak).changed);  // not a line of blocks
+  Result r = run_pass(kLoopWithABreak, "loop-variables");
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(r.invalid, "") << r.text;
+  EXPECT_EQ(r.text.find("OpPhi"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("OpVariable %_ptr_Function_uint Function"), std::string::npos) << r.text;
 }
 
 TEST(SingleBlockLoops, AHeaderThatWritesKeepsTheLoop) {

@@ -66,8 +66,9 @@ struct PassContext {
   // the lowering computes every kernel's ids so that several such work-groups can share a
   // Vulkan workgroup, where there is one.
   std::unordered_set<uint32_t> packable;
-  // Loops (header labels) single-block-loops leaves as they are: the lowering's probes for
-  // cut loops, whose answer depends on where the driver's loop limiter stops them.
+  // Loops (header labels) single-block-loops and loop-variables leave as they are: the
+  // lowering's probes for cut loops, whose answer depends on where the driver's loop
+  // limiter stops them.
   std::unordered_set<uint32_t> probe_loops;
   // The other kernels whose loops a launch can count from their arguments (loop_bounds.h).
   std::map<uint32_t, std::vector<CountedLoop>> counted_loops;

@@ -234,9 +234,11 @@ KernelInfo kernel_info(const llvm::Function& f) {
 }
 
 // Stops LLVM's loop rotation (while (c) {...} into if (c) do {...} while (c)). Vulkan drivers
-// are made for loops as shaders write them, tested at the top, and a CPU driver runs the
-// rotated form's guard as one more execution mask in every iteration: on lavapipe a 16-step
-// dependent loop took 1.4 times as long rotated. Loops with constant trip counts still unroll.
+// are made for loops as shaders write them, tested at the top: on lavapipe a 16-step
+// dependent loop took 1.4 times as long rotated. (Measured before single-block-loops and
+// loop-variables took away the cost Mesa's first-pass flag puts on loops whose continue
+// target is a block of their own, which may have been that cost; not measured again since.)
+// Loops with constant trip counts still unroll.
 // The setting is LLVM's own option, set once per process.
 bool keep_loops_top_tested() {
   auto& options = llvm::cl::getRegisteredOptions();

@@ -12,6 +12,19 @@ std::vector<uint32_t> successor_labels(const Module& module, const Function& fun
   return block.successors(words);
 }
 
+BlockLabels block_labels(const Module& module, const Function& function) {
+  BlockLabels out;
+  for (size_t b = 0; b < function.blocks.size(); ++b) {
+    const uint32_t label = function.blocks[b].label;
+    out.at[label] = b;
+    for (uint32_t s : successor_labels(module, function, function.blocks[b])) {
+      auto& p = out.preds[s];
+      if (std::find(p.begin(), p.end(), label) == p.end()) p.push_back(label);
+    }
+  }
+  return out;
+}
+
 void retarget(const Module& module, const Function& function, Block& block, uint32_t from,
               uint32_t to) {
   Instruction& t = block.instructions.back();

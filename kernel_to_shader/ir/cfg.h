@@ -41,4 +41,12 @@ void retarget(const Module& module, const Function& function, Block& block, uint
 // In |block|'s OpPhi instructions, renames predecessor |from| to |to|.
 void rename_phi_predecessor(Block& block, uint32_t from, uint32_t to);
 
+// Each block of |function| by label: its index, and the labels of its predecessors (each
+// once), for passes that rewrite a function between lookups.
+struct BlockLabels {
+  std::unordered_map<uint32_t, size_t> at;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> preds;
+};
+BlockLabels block_labels(const Module& module, const Function& function);
+
 }  // namespace vkcl::ir

@@ -41,15 +41,9 @@ class LoopVariables : public Pass {
     if (!merge || merge->opcode != Op::OpLoopMerge || probes.count(f.blocks[h].label)) return false;
     const uint32_t header = f.blocks[h].label, continue_label = merge->operands[1];
     if (continue_label == header) return false;
-    std::unordered_map<uint32_t, size_t> at;
-    std::unordered_map<uint32_t, std::vector<uint32_t>> preds;
-    for (size_t b = 0; b < f.blocks.size(); ++b) {
-      at[f.blocks[b].label] = b;
-      for (uint32_t s : ir::successor_labels(*m_, f, f.blocks[b])) {
-        auto& p = preds[s];
-        if (std::find(p.begin(), p.end(), f.blocks[b].label) == p.end()) p.push_back(f.blocks[b].label);
-      }
-    }
+    ir::BlockLabels labels = ir::block_labels(*m_, f);
+    auto& at = labels.at;
+    auto& preds = labels.preds;
     // The continue target: phis and the back edge, nothing else.
     ir::Block& next = f.blocks[at[continue_label]];
     for (const auto& i : next.instructions)

@@ -108,15 +108,9 @@ class SingleBlockLoops : public Pass {
     if (c->exit_when_true == (test.operands[2] == merge_label)) return false;
     c->control.assign(merge->operands.begin() + 2, merge->operands.end());
 
-    std::unordered_map<uint32_t, size_t> at;
-    std::unordered_map<uint32_t, std::vector<uint32_t>> preds;
-    for (size_t b = 0; b < f.blocks.size(); ++b) {
-      at[f.blocks[b].label] = b;
-      for (uint32_t s : ir::successor_labels(*m_, f, f.blocks[b])) {
-        auto& p = preds[s];
-        if (std::find(p.begin(), p.end(), f.blocks[b].label) == p.end()) p.push_back(f.blocks[b].label);
-      }
-    }
+    ir::BlockLabels labels = ir::block_labels(*m_, f);
+    auto& at = labels.at;
+    auto& preds = labels.preds;
     // The body: a line of blocks back to the header, each entered only from the one before
     // it, without merges.
     bool has_continue = false;
